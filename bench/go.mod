@@ -1,0 +1,10 @@
+module github.com/zlua-go/zlua/bench
+
+go 1.26
+
+require (
+	github.com/yuin/gopher-lua v1.1.2
+	github.com/zlua-go/zlua v0.0.0
+)
+
+replace github.com/zlua-go/zlua => ../

@@ -1,0 +1,75 @@
+// Package native holds the "native C" rows of zlua's benchmarks: the same
+// operations written directly against the Lua C API, the limit zlua is
+// measured against. It is benchmark support, not part of the library.
+package native
+
+/*
+#cgo !luajit pkg-config: lua5.4
+#cgo luajit pkg-config: luajit
+#cgo luajit CFLAGS: -DZLUA_LUAJIT
+#include <stdlib.h>
+#include <lua.h>
+#include <lauxlib.h>
+#include <lualib.h>
+
+// add: the C function a script calls in the Lua->Go call row.
+static int native_add(lua_State *L)
+{
+	lua_Integer a = luaL_checkinteger(L, 1), b = luaL_checkinteger(L, 2);
+	lua_pushinteger(L, a + b);
+	return 1;
+}
+
+static lua_State *native_open(void)
+{
+	lua_State *L = luaL_newstate();
+	if (L == NULL)
+		return NULL;
+	luaL_openlibs(L);
+	lua_pushcfunction(L, native_add);
+	lua_setglobal(L, "add");
+	return L;
+}
+
+// native_run runs chunk under lua_pcall; 0 on success.
+static int native_run(lua_State *L, const char *chunk)
+{
+	int st = luaL_loadstring(L, chunk);
+	if (st == LUA_OK)
+		st = lua_pcall(L, 0, 0, 0);
+	if (st != LUA_OK)
+		lua_pop(L, 1);
+	return st;
+}
+*/
+import "C"
+
+import (
+	"errors"
+	"unsafe"
+)
+
+// State is a plain lua_State with the native functions registered.
+type State struct{ L *C.lua_State }
+
+// Open creates a native state with the standard libraries and add(a, b).
+func Open() (*State, error) {
+	L := C.native_open()
+	if L == nil {
+		return nil, errors.New("native: cannot create state")
+	}
+	return &State{L}, nil
+}
+
+// Close closes the state.
+func (s *State) Close() { C.lua_close(s.L) }
+
+// DoString runs chunk; it reports whether it succeeded.
+func (s *State) DoString(chunk string) error {
+	c := C.CString(chunk)
+	defer C.free(unsafe.Pointer(c))
+	if C.native_run(s.L, c) != 0 {
+		return errors.New("native: chunk failed")
+	}
+	return nil
+}

@@ -1,0 +1,146 @@
+package callbackgate
+
+import (
+	"reflect"
+
+	"github.com/zlua-go/zlua/cgo"
+)
+
+// fastPlans serve common signatures without reflect.Value.Call and without
+// allocating (string arguments are the only copies made).
+var fastPlans map[reflect.Type]callFunc
+
+func init() { fastPlans = makeFastPlans() }
+
+func makeFastPlans() map[reflect.Type]callFunc {
+	return map[reflect.Type]callFunc{
+		reflect.TypeFor[func()](): func(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
+			e.fn.(func())()
+			return g.ret0()
+		},
+		reflect.TypeFor[func() error](): func(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
+			if err := e.fn.(func() error)(); err != nil {
+				return g.fail(err)
+			}
+			return g.ret0()
+		},
+		reflect.TypeFor[func(int) int](): func(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
+			a, err := g.intArg(fr, 0)
+			if err != nil {
+				return g.raiseArg(1, e.name, err)
+			}
+			return retInt(fr, int64(e.fn.(func(int) int)(int(a))))
+		},
+		reflect.TypeFor[func(int, int) int](): func(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
+			a, err := g.intArg(fr, 0)
+			if err != nil {
+				return g.raiseArg(1, e.name, err)
+			}
+			b, err := g.intArg(fr, 1)
+			if err != nil {
+				return g.raiseArg(2, e.name, err)
+			}
+			return retInt(fr, int64(e.fn.(func(int, int) int)(int(a), int(b))))
+		},
+		reflect.TypeFor[func(int, int) (int, error)](): func(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
+			a, err := g.intArg(fr, 0)
+			if err != nil {
+				return g.raiseArg(1, e.name, err)
+			}
+			b, err := g.intArg(fr, 1)
+			if err != nil {
+				return g.raiseArg(2, e.name, err)
+			}
+			r, err := e.fn.(func(int, int) (int, error))(int(a), int(b))
+			if err != nil {
+				return g.fail(err)
+			}
+			return retInt(fr, int64(r))
+		},
+		reflect.TypeFor[func(float64) float64](): func(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
+			a, err := g.floatArg(fr, 0)
+			if err != nil {
+				return g.raiseArg(1, e.name, err)
+			}
+			return retNum(fr, e.fn.(func(float64) float64)(a))
+		},
+		reflect.TypeFor[func(float64, float64) float64](): func(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
+			a, err := g.floatArg(fr, 0)
+			if err != nil {
+				return g.raiseArg(1, e.name, err)
+			}
+			b, err := g.floatArg(fr, 1)
+			if err != nil {
+				return g.raiseArg(2, e.name, err)
+			}
+			return retNum(fr, e.fn.(func(float64, float64) float64)(a, b))
+		},
+		reflect.TypeFor[func(string)](): func(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
+			a, err := g.stringArg(fr, 0)
+			if err != nil {
+				return g.raiseArg(1, e.name, err)
+			}
+			e.fn.(func(string))(a)
+			return g.ret0()
+		},
+		reflect.TypeFor[func(string) error](): func(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
+			a, err := g.stringArg(fr, 0)
+			if err != nil {
+				return g.raiseArg(1, e.name, err)
+			}
+			if err := e.fn.(func(string) error)(a); err != nil {
+				return g.fail(err)
+			}
+			return g.ret0()
+		},
+		reflect.TypeFor[func(string) string](): func(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
+			a, err := g.stringArg(fr, 0)
+			if err != nil {
+				return g.raiseArg(1, e.name, err)
+			}
+			return g.retStr(e.fn.(func(string) string)(a))
+		},
+	}
+}
+
+func (g *Gate) intArg(fr cgo.Frame, i int) (int64, error) {
+	a := arg(fr, i)
+	if a.Type == int32(cgo.TNumber) && a.IsInt() {
+		return a.Int(), nil
+	}
+	return g.readInt(fr.Thread(), i+1, &a)
+}
+
+func (g *Gate) floatArg(fr cgo.Frame, i int) (float64, error) {
+	a := arg(fr, i)
+	if a.Type == int32(cgo.TNumber) && !a.IsInt() {
+		return a.Num(), nil
+	}
+	return g.readFloat(fr.Thread(), i+1, &a)
+}
+
+func (g *Gate) stringArg(fr cgo.Frame, i int) (string, error) {
+	a := arg(fr, i)
+	return g.readString(fr.Thread(), i+1, &a)
+}
+
+func (g *Gate) ret0() int32 {
+	g.S.ProgReset()
+	return g.commitReturn()
+}
+
+func retInt(fr cgo.Frame, r int64) int32 {
+	fr.ReturnInt(r)
+	return cgo.StatusReturn1
+}
+
+func retNum(fr cgo.Frame, r float64) int32 {
+	fr.ReturnNum(r)
+	return cgo.StatusReturn1
+}
+
+func (g *Gate) retStr(r string) int32 {
+	g.S.ProgReset()
+	g.S.PutStr(r)
+	return g.commitReturn()
+}

@@ -1,0 +1,147 @@
+package callbackgate
+
+import (
+	"errors"
+	"fmt"
+	"reflect"
+	"sync"
+
+	"github.com/zlua-go/zlua/cgo"
+)
+
+// callFunc runs one Lua→Go call of e: it converts the arguments, calls the
+// Go function and leaves the results (or the error) in the push program.
+type callFunc func(g *Gate, e *funcEntry, fr cgo.Frame) int32
+
+var (
+	errorType = reflect.TypeFor[error]()
+	plans     sync.Map // reflect.Type → callFunc
+)
+
+// RegisterFunc makes fn (a Go func of any signature) callable from Lua as
+// name and returns its id for [cgo.State.PutGoFunc]. The id is released
+// when the closure's sentinel is collected, or at the next Settle if the
+// program that was to create the closure never ran.
+func (g *Gate) RegisterFunc(name string, fn any) (uint32, error) {
+	call, err := planFor(reflect.TypeOf(fn))
+	if err != nil {
+		return 0, err
+	}
+	var id uint32
+	if n := len(g.free); n > 0 {
+		id = g.free[n-1]
+		g.free = g.free[:n-1]
+	} else {
+		id = uint32(len(g.funcs))
+		g.funcs = append(g.funcs, funcEntry{})
+	}
+	if err := g.S.PrepareFunc(id); err != nil {
+		g.free = append(g.free, id)
+		return 0, err
+	}
+	g.funcs[id] = funcEntry{name: name, fn: fn, call: call}
+	g.unarmed = append(g.unarmed, id)
+	g.stats.LiveFuncs++
+	return id, nil
+}
+
+func planFor(t reflect.Type) (callFunc, error) {
+	if t == nil || t.Kind() != reflect.Func {
+		return nil, fmt.Errorf("%w: %v is not a function", ErrCannotPush, t)
+	}
+	if c, ok := plans.Load(t); ok {
+		return c.(callFunc), nil
+	}
+	c, ok := fastPlans[t]
+	if !ok {
+		c = reflectPlan(t)
+	}
+	plans.Store(t, c)
+	return c, nil
+}
+
+// reflectPlan serves any signature through reflect.Value.Call.
+func reflectPlan(t reflect.Type) callFunc {
+	nin := t.NumIn()
+	fixed := nin
+	var elem reflect.Type
+	if t.IsVariadic() {
+		fixed--
+		elem = t.In(nin - 1).Elem()
+	}
+	in := make([]reflect.Type, fixed)
+	for i := range in {
+		in[i] = t.In(i)
+	}
+	errLast := t.NumOut() > 0 && t.Out(t.NumOut()-1) == errorType
+	return func(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
+		n := fr.NArgs()
+		count := fixed
+		if elem != nil && n > fixed {
+			count = n
+		}
+		args := make([]reflect.Value, count)
+		for i := range args {
+			typ := elem
+			if i < fixed {
+				typ = in[i]
+			}
+			v := reflect.New(typ).Elem()
+			if err := g.readArg(fr, i, v); err != nil {
+				return g.raiseArg(i+1, e.name, err)
+			}
+			args[i] = v
+		}
+		out := reflect.ValueOf(e.fn).Call(args)
+		if errLast {
+			last := out[len(out)-1]
+			out = out[:len(out)-1]
+			if !last.IsNil() {
+				return g.fail(last.Interface().(error))
+			}
+		}
+		g.S.ProgReset()
+		for i, v := range out {
+			if err := g.pushValue(v, e.name, 0); err != nil {
+				return g.raiseText(fmt.Sprintf("result #%d of '%s': %v", i+1, e.name, err), err)
+			}
+		}
+		return g.commitReturn()
+	}
+}
+
+// readArg converts argument i (0-based) into v.
+func (g *Gate) readArg(fr cgo.Frame, i int, v reflect.Value) error {
+	a := arg(fr, i)
+	t := fr.Thread()
+	if ok, err := g.setScalar(t, i+1, &a, v); ok {
+		return err
+	}
+	return g.read(t, i+1, &a, v, 0)
+}
+
+// fail handles a non-nil error returned by a Go function: a Yield request
+// yields, anything else is raised.
+func (g *Gate) fail(err error) int32 {
+	var y *yieldRequest
+	if errors.As(err, &y) {
+		g.S.ProgReset()
+		for _, v := range y.values {
+			if err := g.push(v, "", 0); err != nil {
+				return g.raiseText("zlua: yield: "+err.Error(), err)
+			}
+		}
+		if g.S.Commit() != nil {
+			return g.raiseNoMemory()
+		}
+		return cgo.StatusYield
+	}
+	return g.raiseError(err)
+}
+
+func (g *Gate) commitReturn() int32 {
+	if g.S.Commit() != nil {
+		return g.raiseNoMemory()
+	}
+	return cgo.StatusReturn
+}

@@ -1,0 +1,178 @@
+package callbackgate
+
+import (
+	"errors"
+	"math"
+	"reflect"
+)
+
+// ErrCannotPush reports a Go value that has no Lua form (yet).
+var ErrCannotPush = errors.New("cannot push Go value")
+
+// Push appends v to the push program being built: nil, booleans, numbers,
+// strings and []byte as Lua values, maps, slices and arrays as new tables,
+// and functions as callable Go functions registered under name.
+func (g *Gate) Push(v any, name string) error { return g.push(v, name, 0) }
+
+func (g *Gate) push(v any, name string, depth int) error {
+	s := g.S
+	switch x := v.(type) {
+	case nil:
+		s.PutNil()
+	case bool:
+		s.PutBool(x)
+	case int:
+		s.PutInt(int64(x))
+	case int64:
+		s.PutInt(x)
+	case int32:
+		s.PutInt(int64(x))
+	case float64:
+		s.PutNum(x)
+	case float32:
+		s.PutNum(float64(x))
+	case string:
+		s.PutStr(x)
+	case []byte:
+		s.PutBytes(x)
+	case []any:
+		if depth >= MaxDepth {
+			return errTooDeep
+		}
+		s.PutNewTable(len(x), 0)
+		for i, e := range x {
+			s.PutInt(int64(i + 1))
+			if err := g.push(e, name, depth+1); err != nil {
+				return err
+			}
+			s.PutRawSet()
+		}
+	case map[string]any:
+		if depth >= MaxDepth {
+			return errTooDeep
+		}
+		s.PutNewTable(0, len(x))
+		for k, e := range x {
+			s.PutStr(k)
+			if err := g.push(e, k, depth+1); err != nil {
+				return err
+			}
+			s.PutRawSet()
+		}
+	default:
+		return g.pushValue(reflect.ValueOf(v), name, depth)
+	}
+	return nil
+}
+
+func (g *Gate) pushValue(v reflect.Value, name string, depth int) error {
+	s := g.S
+	switch v.Kind() {
+	case reflect.Invalid:
+		s.PutNil()
+	case reflect.Bool:
+		s.PutBool(v.Bool())
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		s.PutInt(v.Int())
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		if u := v.Uint(); u <= math.MaxInt64 {
+			s.PutInt(int64(u))
+		} else {
+			s.PutNum(float64(u)) // beyond Lua's integers: nearest float
+		}
+	case reflect.Float32, reflect.Float64:
+		s.PutNum(v.Float())
+	case reflect.String:
+		s.PutStr(v.String())
+	case reflect.Chan:
+		if v.IsNil() {
+			s.PutNil()
+			return nil
+		}
+		return cannotPush(v.Type())
+	case reflect.Interface, reflect.Pointer:
+		if v.IsNil() {
+			s.PutNil()
+			return nil
+		}
+		if v.Kind() == reflect.Interface {
+			return g.pushValue(v.Elem(), name, depth)
+		}
+		return cannotPush(v.Type())
+	case reflect.Slice:
+		if v.IsNil() {
+			s.PutNil()
+			return nil
+		}
+		if v.Type().Elem().Kind() == reflect.Uint8 {
+			s.PutBytes(v.Bytes())
+			return nil
+		}
+		return g.pushSeq(v, name, depth)
+	case reflect.Array:
+		return g.pushSeq(v, name, depth)
+	case reflect.Map:
+		if v.IsNil() {
+			s.PutNil()
+			return nil
+		}
+		if depth >= MaxDepth {
+			return errTooDeep
+		}
+		s.PutNewTable(0, v.Len())
+		it := v.MapRange()
+		for it.Next() {
+			k := it.Key()
+			if err := g.pushValue(k, name, depth+1); err != nil {
+				return err
+			}
+			sub := name
+			if k.Kind() == reflect.String {
+				sub = k.String()
+			}
+			if err := g.pushValue(it.Value(), sub, depth+1); err != nil {
+				return err
+			}
+			s.PutRawSet()
+		}
+	case reflect.Func:
+		if v.IsNil() {
+			s.PutNil()
+			return nil
+		}
+		id, err := g.RegisterFunc(name, v.Interface())
+		if err != nil {
+			return err
+		}
+		s.PutGoFunc(id)
+	default:
+		return cannotPush(v.Type())
+	}
+	return nil
+}
+
+func (g *Gate) pushSeq(v reflect.Value, name string, depth int) error {
+	if depth >= MaxDepth {
+		return errTooDeep
+	}
+	n := v.Len()
+	g.S.PutNewTable(n, 0)
+	for i := 0; i < n; i++ {
+		g.S.PutInt(int64(i + 1))
+		if err := g.pushValue(v.Index(i), name, depth+1); err != nil {
+			return err
+		}
+		g.S.PutRawSet()
+	}
+	return nil
+}
+
+func cannotPush(t reflect.Type) error {
+	return &pushError{t}
+}
+
+type pushError struct{ t reflect.Type }
+
+func (e *pushError) Error() string { return "cannot push Go value of type " + e.t.String() }
+
+func (e *pushError) Is(target error) bool { return target == ErrCannotPush }

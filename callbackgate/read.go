@@ -1,0 +1,368 @@
+package callbackgate
+
+import (
+	"math"
+	"reflect"
+	"strconv"
+	"strings"
+
+	"github.com/zlua-go/zlua/cgo"
+)
+
+// MaxDepth bounds nested tables read from Lua or written from Go: deeper
+// values (and cycles) are refused instead of overflowing a stack.
+const MaxDepth = 64
+
+// ReadStack is the stack space a top-level read of a nested value needs.
+const ReadStack = 2*MaxDepth + 8
+
+var errTooDeep = &argError{detail: "value nesting too deep (cycle?)"}
+
+// arg returns argument i (0-based) of a gate call.
+func arg(fr cgo.Frame, i int) cgo.Arg {
+	if i < fr.NArgs() {
+		if i < cgo.FastArgs {
+			return fr.Arg(i)
+		}
+		return fr.Thread().Arg(i + 1)
+	}
+	return cgo.Arg{Type: int32(cgo.TNone)}
+}
+
+func (g *Gate) typeName(t cgo.Thread, idx int, a *cgo.Arg) string {
+	if a.Type == int32(cgo.TNone) {
+		return "no value"
+	}
+	return g.S.TypeName(t, idx)
+}
+
+func floatToInt(f float64) (int64, error) {
+	if f != math.Trunc(f) || f < -9.223372036854775808e18 || f >= 9.223372036854775808e18 {
+		return 0, &argError{detail: "number has no integer representation"}
+	}
+	return int64(f), nil
+}
+
+// readInt converts a number (or numeric string) with an integral value.
+func (g *Gate) readInt(t cgo.Thread, idx int, a *cgo.Arg) (int64, error) {
+	switch a.Type {
+	case int32(cgo.TNumber):
+		if a.IsInt() {
+			return a.Int(), nil
+		}
+		return floatToInt(a.Num())
+	case int32(cgo.TString):
+		if f, ok := t.ToNumberConv(idx); ok {
+			return floatToInt(f)
+		}
+	}
+	return 0, typeError("number", g.typeName(t, idx, a))
+}
+
+// readFloat converts a number or numeric string.
+func (g *Gate) readFloat(t cgo.Thread, idx int, a *cgo.Arg) (float64, error) {
+	switch a.Type {
+	case int32(cgo.TNumber):
+		if a.IsInt() {
+			return float64(a.Int()), nil
+		}
+		return a.Num(), nil
+	case int32(cgo.TString):
+		if f, ok := t.ToNumberConv(idx); ok {
+			return f, nil
+		}
+	}
+	return 0, typeError("number", g.typeName(t, idx, a))
+}
+
+// readString converts a string, or a number the way Lua's tostring does.
+func (g *Gate) readString(t cgo.Thread, idx int, a *cgo.Arg) (string, error) {
+	switch a.Type {
+	case int32(cgo.TString):
+		return a.String(), nil
+	case int32(cgo.TNumber):
+		if a.IsInt() {
+			return strconv.FormatInt(a.Int(), 10), nil
+		}
+		return formatFloat(a.Num()), nil
+	}
+	return "", typeError("string", g.typeName(t, idx, a))
+}
+
+// formatFloat spells a float like Lua's "%.14g" (5.4 adds ".0" to
+// integral values, as its tostring does).
+func formatFloat(f float64) string {
+	switch {
+	case math.IsInf(f, 1):
+		return "inf"
+	case math.IsInf(f, -1):
+		return "-inf"
+	case math.IsNaN(f):
+		return "nan"
+	}
+	s := strconv.FormatFloat(f, 'g', 14, 64)
+	if cgo.HasIntegers && !strings.ContainsAny(s, ".e") {
+		s += ".0"
+	}
+	return s
+}
+
+func (g *Gate) readBool(t cgo.Thread, idx int, a *cgo.Arg) (bool, error) {
+	if a.Type == int32(cgo.TBoolean) {
+		return a.Bool(), nil
+	}
+	return false, typeError("boolean", g.typeName(t, idx, a))
+}
+
+func outOfRange(k reflect.Kind) error {
+	return &argError{detail: "number out of range for " + k.String()}
+}
+
+// setScalar stores a converted scalar into v; handled is false for kinds
+// that are not scalars.
+func (g *Gate) setScalar(t cgo.Thread, idx int, a *cgo.Arg, v reflect.Value) (handled bool, err error) {
+	switch k := v.Kind(); k {
+	case reflect.Bool:
+		b, err := g.readBool(t, idx, a)
+		v.SetBool(b)
+		return true, err
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		i, err := g.readInt(t, idx, a)
+		if err == nil && v.OverflowInt(i) {
+			err = outOfRange(k)
+		}
+		if err == nil {
+			v.SetInt(i)
+		}
+		return true, err
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		i, err := g.readInt(t, idx, a)
+		if err == nil && (i < 0 || v.OverflowUint(uint64(i))) {
+			err = outOfRange(k)
+		}
+		if err == nil {
+			v.SetUint(uint64(i))
+		}
+		return true, err
+	case reflect.Float32, reflect.Float64:
+		f, err := g.readFloat(t, idx, a)
+		v.SetFloat(f)
+		return true, err
+	case reflect.String:
+		s, err := g.readString(t, idx, a)
+		v.SetString(s)
+		return true, err
+	}
+	return false, nil
+}
+
+// ReadInto converts the Lua value at absolute index idx of t into v (a
+// settable value). Nested values need ReadStack free slots.
+func (g *Gate) ReadInto(t cgo.Thread, idx int, v reflect.Value) error {
+	a := t.Arg(idx)
+	return g.read(t, idx, &a, v, 0)
+}
+
+func (g *Gate) read(t cgo.Thread, idx int, a *cgo.Arg, v reflect.Value, depth int) error {
+	if depth > MaxDepth {
+		return errTooDeep
+	}
+	if ok, err := g.setScalar(t, idx, a, v); ok {
+		return err
+	}
+	typ := v.Type()
+	switch typ.Kind() {
+	case reflect.Interface:
+		if a.Type == int32(cgo.TNil) || a.Type == int32(cgo.TNone) {
+			v.SetZero()
+			return nil
+		}
+		x, err := g.natural(t, idx, a, depth)
+		if err != nil {
+			return err
+		}
+		xv := reflect.ValueOf(x)
+		if !xv.Type().AssignableTo(typ) {
+			return typeError(typ.String(), g.typeName(t, idx, a))
+		}
+		v.Set(xv)
+		return nil
+	case reflect.Slice:
+		if a.Type == int32(cgo.TNil) || a.Type == int32(cgo.TNone) {
+			v.SetZero()
+			return nil
+		}
+		if typ.Elem().Kind() == reflect.Uint8 && a.Type == int32(cgo.TString) {
+			v.SetBytes(a.Bytes())
+			return nil
+		}
+		if a.Type != int32(cgo.TTable) {
+			return typeError("table", g.typeName(t, idx, a))
+		}
+		n := t.RawLen(idx)
+		v.Set(reflect.MakeSlice(typ, n, n))
+		return g.readSeq(t, idx, v, n, depth)
+	case reflect.Array:
+		if a.Type != int32(cgo.TTable) {
+			return typeError("table", g.typeName(t, idx, a))
+		}
+		n := t.RawLen(idx)
+		if n > v.Len() {
+			return &argError{detail: "table has " + strconv.Itoa(n) + " elements, " + typ.String() + " holds " + strconv.Itoa(v.Len())}
+		}
+		v.SetZero()
+		return g.readSeq(t, idx, v, n, depth)
+	case reflect.Map:
+		if a.Type == int32(cgo.TNil) || a.Type == int32(cgo.TNone) {
+			v.SetZero()
+			return nil
+		}
+		if a.Type != int32(cgo.TTable) {
+			return typeError("table", g.typeName(t, idx, a))
+		}
+		return g.readMap(t, idx, v, depth)
+	case reflect.Pointer, reflect.Func, reflect.Chan:
+		if a.Type == int32(cgo.TNil) || a.Type == int32(cgo.TNone) {
+			v.SetZero()
+			return nil
+		}
+	}
+	return typeError(typ.String(), g.typeName(t, idx, a))
+}
+
+// readSeq fills v[0:n] from t[1..n] of the table at idx.
+func (g *Gate) readSeq(t cgo.Thread, idx int, v reflect.Value, n, depth int) error {
+	for i := 0; i < n; i++ {
+		t.RawGetI(idx, int64(i+1))
+		top := t.Top()
+		a := t.Arg(top)
+		err := g.read(t, top, &a, v.Index(i), depth+1)
+		t.Pop(1)
+		if err != nil {
+			return elemError("[", strconv.Itoa(i+1), err)
+		}
+	}
+	return nil
+}
+
+func (g *Gate) readMap(t cgo.Thread, idx int, v reflect.Value, depth int) error {
+	typ := v.Type()
+	m := reflect.MakeMap(typ)
+	k := reflect.New(typ.Key()).Elem()
+	e := reflect.New(typ.Elem()).Elem()
+	t.PushNil()
+	for t.Next(idx) {
+		top := t.Top()
+		ka, ea := t.Arg(top-1), t.Arg(top)
+		k.SetZero()
+		e.SetZero()
+		if err := g.read(t, top-1, &ka, k, depth+1); err != nil {
+			t.Pop(2)
+			return elemError("key ", "", err)
+		}
+		if err := g.read(t, top, &ea, e, depth+1); err != nil {
+			t.Pop(2)
+			return elemError("[", keyText(&ka, k), err)
+		}
+		m.SetMapIndex(k, e)
+		t.Pop(1)
+	}
+	v.Set(m)
+	return nil
+}
+
+func keyText(a *cgo.Arg, k reflect.Value) string {
+	if a.Type == int32(cgo.TString) {
+		return strconv.Quote(k.String())
+	}
+	return "?"
+}
+
+func elemError(open, key string, err error) error {
+	if err == errTooDeep {
+		return err
+	}
+	closeB := "]"
+	if open != "[" {
+		closeB = ""
+	}
+	return &argError{detail: "element " + open + key + closeB + ": " + err.Error()}
+}
+
+// natural converts a Lua value to its natural Go form: nil, bool, int64
+// (integers, and on LuaJIT integral numbers below 2^53), float64, string,
+// []any for sequences, map[any]any for other tables.
+func (g *Gate) natural(t cgo.Thread, idx int, a *cgo.Arg, depth int) (any, error) {
+	if depth > MaxDepth {
+		return nil, errTooDeep
+	}
+	switch a.Type {
+	case int32(cgo.TNil), int32(cgo.TNone):
+		return nil, nil
+	case int32(cgo.TBoolean):
+		return a.Bool(), nil
+	case int32(cgo.TNumber):
+		if a.IsInt() {
+			return a.Int(), nil
+		}
+		f := a.Num()
+		if !cgo.HasIntegers && f == math.Trunc(f) && math.Abs(f) < 1<<53 {
+			return int64(f), nil
+		}
+		return f, nil
+	case int32(cgo.TString):
+		return a.String(), nil
+	case int32(cgo.TTable):
+		return g.naturalTable(t, idx, depth)
+	}
+	return nil, &argError{detail: "cannot convert a " + g.typeName(t, idx, a) + " to a Go value"}
+}
+
+func (g *Gate) naturalTable(t cgo.Thread, idx int, depth int) (any, error) {
+	n := t.RawLen(idx)
+	count := 0
+	t.PushNil()
+	for t.Next(idx) {
+		count++
+		t.Pop(1)
+	}
+	if n > 0 && count == n {
+		s := make([]any, n)
+		for i := range s {
+			t.RawGetI(idx, int64(i+1))
+			top := t.Top()
+			a := t.Arg(top)
+			x, err := g.natural(t, top, &a, depth+1)
+			t.Pop(1)
+			if err != nil {
+				return nil, elemError("[", strconv.Itoa(i+1), err)
+			}
+			s[i] = x
+		}
+		return s, nil
+	}
+	m := make(map[any]any, count)
+	t.PushNil()
+	for t.Next(idx) {
+		top := t.Top()
+		ka, ea := t.Arg(top-1), t.Arg(top)
+		var k any
+		var err error
+		if ka.Type == int32(cgo.TTable) {
+			err = &argError{detail: "a table key cannot be a Go map key"}
+		} else {
+			k, err = g.natural(t, top-1, &ka, depth+1)
+		}
+		if err == nil {
+			var e any
+			e, err = g.natural(t, top, &ea, depth+1)
+			m[k] = e
+		}
+		if err != nil {
+			t.Pop(2)
+			return nil, elemError("[", "?", err)
+		}
+		t.Pop(1)
+	}
+	return m, nil
+}

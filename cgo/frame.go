@@ -1,0 +1,102 @@
+package cgo
+
+// #include "zlua.h"
+import "C"
+
+import (
+	"math"
+	"unsafe"
+)
+
+var _ [unsafe.Sizeof(C.zlua_arg{}) - unsafe.Sizeof(Arg{})]struct{}
+var _ [unsafe.Sizeof(Arg{}) - unsafe.Sizeof(C.zlua_arg{})]struct{}
+
+// FastArgs is the number of arguments the trampoline reads before Go is
+// entered; later ones are read through Frame.Thread.
+const FastArgs = int(C.ZLUA_FAST_ARGS)
+
+// Gate statuses (zlua_status) a gate handler returns.
+const (
+	StatusReturn  = int32(C.ZLUA_RET)
+	StatusError   = int32(C.ZLUA_ERR)
+	StatusErrPos  = int32(C.ZLUA_ERRPOS)
+	StatusArgErr  = int32(C.ZLUA_ARGERR)
+	StatusYield   = int32(C.ZLUA_YIELD)
+	StatusReturn1 = int32(C.ZLUA_RET1)
+)
+
+// Frame is one Lua→Go call as the trampoline prepared it. It is valid only
+// during the gate call.
+type Frame struct{ p *C.zlua_frame }
+
+// Thread returns the lua_State running the call.
+func (f Frame) Thread() Thread { return Thread{f.p.L} }
+
+// NArgs returns the number of arguments.
+func (f Frame) NArgs() int { return int(f.p.nargs) }
+
+// Arg returns a copy of argument i (0-based, i < FastArgs).
+func (f Frame) Arg(i int) Arg { return *(*Arg)(unsafe.Pointer(&f.p.args[i])) }
+
+// ReturnInt sets the call's one result to an integer; the handler then
+// returns StatusReturn1 (no push program is needed).
+func (f Frame) ReturnInt(i int64) {
+	r := (*Arg)(unsafe.Pointer(&f.p.ret))
+	r.Type, r.isint, r.v = int32(C.LUA_TNUMBER), 1, uint64(i)
+}
+
+// ReturnNum sets the call's one result to a float (see ReturnInt).
+func (f Frame) ReturnNum(n float64) {
+	r := (*Arg)(unsafe.Pointer(&f.p.ret))
+	r.Type, r.isint, r.v = int32(C.LUA_TNUMBER), 0, math.Float64bits(n)
+}
+
+// ReturnBool sets the call's one result to a boolean (see ReturnInt).
+func (f Frame) ReturnBool(b bool) {
+	r := (*Arg)(unsafe.Pointer(&f.p.ret))
+	r.Type, r.isint, r.v = int32(C.LUA_TBOOLEAN), 0, 0
+	if b {
+		r.v = 1
+	}
+}
+
+// Arg is one Lua value read without allocation: its type and, for numbers,
+// booleans and strings, its value. A string's bytes stay valid only while
+// the value is on the stack.
+type Arg struct {
+	Type  int32
+	isint int32
+	len   uintptr
+	v     uint64
+}
+
+// IsInt reports whether a number had the integer subtype.
+func (a *Arg) IsInt() bool { return a.isint != 0 }
+
+// Int returns the integer of a number with the integer subtype.
+func (a *Arg) Int() int64 { return int64(a.v) }
+
+// Num returns the float of a number without the integer subtype.
+func (a *Arg) Num() float64 { return *(*float64)(unsafe.Pointer(&a.v)) }
+
+// Bool returns a boolean's value.
+func (a *Arg) Bool() bool { return *(*C.int)(unsafe.Pointer(&a.v)) != 0 }
+
+// String copies a string's bytes.
+func (a *Arg) String() string {
+	return C.GoStringN(*(**C.char)(unsafe.Pointer(&a.v)), C.int(a.len))
+}
+
+// Bytes copies a string's bytes into a new slice.
+func (a *Arg) Bytes() []byte {
+	return C.GoBytes(*(*unsafe.Pointer)(unsafe.Pointer(&a.v)), C.int(a.len))
+}
+
+// GateHandler serves a Lua→Go call: goid names the Env, fnid the function.
+// It returns a Status* value with its program committed.
+type GateHandler func(goid uintptr, fnid uint32, fr Frame) int32
+
+var gateHandler GateHandler = func(uintptr, uint32, Frame) int32 { return StatusError }
+
+// SetGateHandler installs the gate; callbackgate does it at init.
+func SetGateHandler(h GateHandler) { gateHandler = h }

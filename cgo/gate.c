@@ -1,0 +1,236 @@
+/* gate.c: the one C function behind every Go function, and the push-program
+ * interpreter it shares with the protected operations. */
+#include "zlua.h"
+
+static uint32_t get_u32(const unsigned char *p)
+{
+	uint32_t v;
+	memcpy(&v, p, sizeof v);
+	return v;
+}
+
+/* [lua] Pushes a Go function closure: a sentinel userdata whose __gc
+ * releases fnid, as upvalue 1 of the trampoline. [-0, +1] */
+static void push_gofunc(lua_State *L, zlua_env *env, uint32_t fnid)
+{
+	zlua_funcud *fu = (zlua_funcud *)zlua_newuserdata(L, sizeof *fu);
+	memset(fu, 0, sizeof *fu);
+	fu->header.magic = ZLUA_MAGIC;
+	fu->header.kind = ZLUA_KIND_FUNC;
+	fu->env = env;
+	fu->fnid = fnid;
+	lua_rawgeti(L, LUA_REGISTRYINDEX, env->funcmt_ref);
+	lua_setmetatable(L, -2);
+	env->armed[fnid] = 1; /* from here on __gc owns the id */
+	lua_pushcclosure(L, zlua_trampoline, 1);
+}
+
+int zlua_prog_run(lua_State *L, zlua_env *env, const unsigned char *p, size_t n)
+{
+	const unsigned char *end = p + n;
+	int base = lua_gettop(L);
+	while (p < end) {
+		int op = *p++;
+		luaL_checkstack(L, 3, "zlua: too many values");
+		switch (op) {
+		case ZLUA_OP_NIL:
+			lua_pushnil(L);
+			break;
+		case ZLUA_OP_TRUE:
+		case ZLUA_OP_FALSE:
+			lua_pushboolean(L, op == ZLUA_OP_TRUE);
+			break;
+		case ZLUA_OP_INT: {
+			int64_t i;
+			memcpy(&i, p, sizeof i);
+			p += sizeof i;
+#ifdef ZLUA_LUAJIT
+			lua_pushnumber(L, (lua_Number)i);
+#else
+			lua_pushinteger(L, (lua_Integer)i);
+#endif
+			break;
+		}
+		case ZLUA_OP_NUM: {
+			double d;
+			memcpy(&d, p, sizeof d);
+			p += sizeof d;
+			lua_pushnumber(L, (lua_Number)d);
+			break;
+		}
+		case ZLUA_OP_STR: {
+			uint32_t len = get_u32(p);
+			p += 4;
+			lua_pushlstring(L, (const char *)p, len);
+			p += len;
+			break;
+		}
+		case ZLUA_OP_NEWTABLE:
+			lua_createtable(L, (int)get_u32(p), (int)get_u32(p + 4));
+			p += 8;
+			break;
+		case ZLUA_OP_RAWSET:
+			lua_rawset(L, -3);
+			break;
+		case ZLUA_OP_GOFUNC:
+			push_gofunc(L, env, get_u32(p));
+			p += 4;
+			break;
+		case ZLUA_OP_REF:
+			lua_rawgeti(L, LUA_REGISTRYINDEX, (int)(int32_t)get_u32(p));
+			p += 4;
+			break;
+		default:
+			return luaL_error(L, "zlua: corrupt push program (op %d)", op);
+		}
+	}
+	return lua_gettop(L) - base;
+}
+
+int zlua_prog_run_env(lua_State *L, zlua_env *env)
+{
+	size_t n = env->prog_len;
+	env->prog_len = 0;
+	if (n <= ZLUA_PROG_INLINE) {
+		unsigned char buf[ZLUA_PROG_INLINE];
+		memcpy(buf, env->prog, n);
+		return zlua_prog_run(L, env, buf, n);
+	} else {
+		/* On the inflight list until the run ends; a raise leaves it there
+		 * for zlua_reclaim. */
+		zlua_inflight *f = (zlua_inflight *)malloc(sizeof *f + n);
+		int k;
+		if (f == NULL)
+			return luaL_error(L, "not enough memory");
+		memcpy(f->data, env->prog, n);
+		f->len = n;
+		f->prev = NULL;
+		f->next = env->inflight;
+		if (f->next != NULL)
+			f->next->prev = f;
+		env->inflight = f;
+		k = zlua_prog_run(L, env, f->data, n);
+		if (f->prev != NULL)
+			f->prev->next = f->next;
+		else
+			env->inflight = f->next;
+		if (f->next != NULL)
+			f->next->prev = f->prev;
+		free(f);
+		return k;
+	}
+}
+
+/* [go-safe] Reads one value without allocating: strings are read in
+ * place, numbers are not converted. [-0, +0] */
+void zlua_read_arg(lua_State *L, int idx, zlua_arg *a)
+{
+	a->type = lua_type(L, idx);
+	a->isint = 0;
+	a->len = 0;
+	switch (a->type) {
+	case LUA_TNUMBER:
+		if (zlua_isinteger(L, idx)) {
+			a->isint = 1;
+			a->v.i = lua_tointeger(L, idx);
+		} else {
+			a->v.n = lua_tonumber(L, idx);
+		}
+		break;
+	case LUA_TSTRING:
+		a->v.s = lua_tolstring(L, idx, &a->len);
+		break;
+	case LUA_TBOOLEAN:
+		a->v.b = lua_toboolean(L, idx);
+		break;
+	default:
+		a->v.i = 0;
+	}
+}
+
+/* [lua] Raises "bad argument #n to 'f' (detail)" like luaL_argerror, with
+ * the caller's position, from a program INT argn, STR fname, STR detail. */
+static int raise_argerror(lua_State *L, zlua_env *env)
+{
+	int top = lua_gettop(L);
+	zlua_prog_run_env(L, env);
+	luaL_where(L, 1);
+	lua_pushfstring(L, "bad argument #%d to '%s' (%s)", (int)lua_tointeger(L, top + 1),
+			lua_tostring(L, top + 2), lua_tostring(L, top + 3));
+	lua_concat(L, 2);
+	return lua_error(L);
+}
+
+int zlua_trampoline(lua_State *L)
+{
+	zlua_funcud *fu = (zlua_funcud *)lua_touserdata(L, lua_upvalueindex(1));
+	zlua_env *env;
+	zlua_frame fr;
+	int n = lua_gettop(L), i, st;
+	if (fu->header.flags & ZLUA_F_RELEASED)
+		return luaL_error(L, "attempt to call a released Go function");
+	env = fu->env;
+	luaL_checkstack(L, ZLUA_GO_STACK, "zlua: too many arguments");
+	fr.L = L;
+	fr.nargs = n;
+	fr.pad = 0;
+	for (i = 0; i < n && i < ZLUA_FAST_ARGS; i++)
+		zlua_read_arg(L, i + 1, &fr.args[i]);
+	st = zluaGateCall(env->goid, fu->fnid, &fr);
+	switch (st) {
+	case ZLUA_RET1:
+		switch (fr.ret.type) {
+		case LUA_TNUMBER:
+#ifndef ZLUA_LUAJIT
+			if (fr.ret.isint)
+				lua_pushinteger(L, fr.ret.v.i);
+			else
+#endif
+				lua_pushnumber(L, fr.ret.isint ? (lua_Number)fr.ret.v.i : fr.ret.v.n);
+			break;
+		case LUA_TBOOLEAN:
+			lua_pushboolean(L, fr.ret.v.b);
+			break;
+		default:
+			lua_pushnil(L);
+		}
+		return 1;
+	case ZLUA_RET:
+		return zlua_prog_run_env(L, env);
+	case ZLUA_YIELD:
+		return lua_yield(L, zlua_prog_run_env(L, env));
+	case ZLUA_ERRPOS:
+		luaL_where(L, 1);
+		zlua_prog_run_env(L, env);
+		lua_concat(L, 2);
+		return lua_error(L);
+	case ZLUA_ARGERR:
+		return raise_argerror(L, env);
+	default: /* ZLUA_ERR */
+		zlua_prog_run_env(L, env);
+		return lua_error(L);
+	}
+}
+
+int zlua_funcud_gc(lua_State *L)
+{
+	zlua_funcud *fu = (zlua_funcud *)lua_touserdata(L, 1);
+	zlua_env *env;
+	if (fu == NULL || (fu->header.flags & ZLUA_F_RELEASED))
+		return 0;
+	fu->header.flags |= ZLUA_F_RELEASED;
+	env = fu->env;
+	env->armed[fu->fnid] = 2;
+	if (env->freed_len == env->freed_cap) {
+		size_t cap = env->freed_cap ? env->freed_cap * 2 : 256;
+		uint32_t *q = (uint32_t *)realloc(env->freed, cap * sizeof *q);
+		if (q == NULL) {
+			env->freed_lost++; /* reported in stats; never raises */
+			return 0;
+		}
+		env->freed = q;
+		env->freed_cap = cap;
+	}
+	env->freed[env->freed_len++] = fu->fnid;
+	return 0;
+}

@@ -1,0 +1,14 @@
+package cgo
+
+// #include "zlua.h"
+import "C"
+
+// zluaGateCall is the Go side of zlua_trampoline: the only C→Go entry of
+// a Lua→Go call. It returns a zlua_status; results are left in the push
+// program. It never panics (the handler recovers) and never lets a Lua
+// error cross it (the handler calls nothing that raises).
+//
+//export zluaGateCall
+func zluaGateCall(goid C.uintptr_t, fnid C.uint32_t, fr *C.zlua_frame) C.int {
+	return C.int(gateHandler(uintptr(goid), uint32(fnid), Frame{fr}))
+}

@@ -1,0 +1,179 @@
+/* protect.c: every Lua API call that may raise and is requested by Go runs
+ * here, under lua_pcall, with no Go frame between the raise and the catch. */
+#include "zlua.h"
+
+/* [lua] zlua's message handler: records a printable message and a
+ * traceback in the errinfo table and returns the error value unchanged, so
+ * error objects keep their identity. Upvalue 1: env. [-0, +0] */
+int zlua_msgh(lua_State *L)
+{
+	zlua_env *env = (zlua_env *)lua_touserdata(L, lua_upvalueindex(1));
+	int t = lua_type(L, 1);
+	lua_settop(L, 1);
+	if (t == LUA_TSTRING || t == LUA_TNUMBER) {
+		lua_pushvalue(L, 1);
+		lua_tostring(L, -1); /* converts the copy, never the error value */
+	} else if (luaL_callmeta(L, 1, "__tostring") && lua_type(L, -1) == LUA_TSTRING) {
+		/* message from __tostring */
+	} else {
+		lua_settop(L, 1);
+		lua_pushfstring(L, "(error object is a %s value)", luaL_typename(L, 1));
+	}
+	luaL_traceback(L, L, NULL, 1);
+	lua_rawgeti(L, LUA_REGISTRYINDEX, env->errinfo_ref);
+	lua_pushvalue(L, 2);
+	lua_rawseti(L, -2, 1);
+	lua_pushvalue(L, 3);
+	lua_rawseti(L, -2, 2);
+	lua_pushvalue(L, 1);
+	lua_rawseti(L, -2, 3);
+	env->errinfo_set = 1;
+	lua_settop(L, 1);
+	return 1;
+}
+
+/* [lua] The protected dispatcher: arg 1 opcode, arg 2 the zlua_opargs as a
+ * lightuserdata, then the operation's stack arguments. Upvalue 1: env.
+ * Returns the operation's results. */
+int zlua_dispatch(lua_State *L)
+{
+	zlua_env *env = (zlua_env *)lua_touserdata(L, lua_upvalueindex(1));
+	int opcode = (int)lua_tointeger(L, 1);
+	zlua_opargs *a = (zlua_opargs *)lua_touserdata(L, 2);
+	int base, st;
+	lua_remove(L, 1);
+	lua_remove(L, 1); /* stack now holds only the operation's arguments */
+	base = lua_gettop(L);
+	switch (opcode) {
+	case ZLUA_DO_SETGLOBAL: /* program: name, value */
+		zlua_prog_run(L, env, a->prog, a->prog_len);
+		zlua_pushglobaltable(L);
+		lua_insert(L, -3);
+		lua_settable(L, -3);
+		return 0;
+	case ZLUA_DO_GETGLOBAL: /* program: name */
+		zlua_prog_run(L, env, a->prog, a->prog_len);
+		zlua_pushglobaltable(L);
+		lua_insert(L, -2);
+		lua_gettable(L, -2);
+		return 1;
+	case ZLUA_DO_LOAD:
+	case ZLUA_DO_DOSTRING:
+		st = luaL_loadbufferx(L, a->chunk, a->chunk_len, a->chunk_name, a->mode);
+		if (st != LUA_OK)
+			return lua_error(L); /* the syntax error message */
+		if (opcode == ZLUA_DO_LOAD)
+			return 1;
+		lua_call(L, 0, 0);
+		return 0;
+	case ZLUA_DO_CALL: /* stack: f; program: args */
+		zlua_prog_run(L, env, a->prog, a->prog_len);
+		lua_call(L, lua_gettop(L) - base, a->n);
+		return lua_gettop(L) - base + 1;
+	case ZLUA_DO_REF: /* stack: v */
+		a->ref = luaL_ref(L, LUA_REGISTRYINDEX);
+		return 0;
+	case ZLUA_DO_OPENLIBS:
+		luaL_openlibs(L);
+		return 0;
+	case ZLUA_DO_RESERVE:
+		luaL_checkstack(L, a->n, "zlua: cannot reserve stack");
+		return 0;
+	default:
+		return luaL_error(L, "zlua: unknown protected operation %d", opcode);
+	}
+}
+
+int zlua_op(zlua_env *env, lua_State *L, int opcode, int nargs, int nres,
+	    zlua_opargs *a)
+{
+	unsigned char inline_prog[ZLUA_PROG_INLINE];
+	unsigned char *heap_prog = NULL;
+	int base = lua_gettop(L) - nargs;
+	int st;
+
+	/* Copy the program before anything can allocate: a collection step
+	 * may run finalizers that re-enter Go and rebuild env->prog. */
+	a->prog = NULL;
+	a->prog_len = 0;
+	if (opcode == ZLUA_DO_SETGLOBAL || opcode == ZLUA_DO_GETGLOBAL ||
+	    opcode == ZLUA_DO_CALL) {
+		a->prog_len = env->prog_len;
+		env->prog_len = 0;
+	}
+	if (a->prog_len > 0) {
+		if (a->prog_len <= sizeof inline_prog) {
+			memcpy(inline_prog, env->prog, a->prog_len);
+			a->prog = inline_prog;
+		} else {
+			heap_prog = (unsigned char *)malloc(a->prog_len);
+			if (heap_prog == NULL) {
+				lua_settop(L, base);
+				lua_pushnil(L); /* the error value: nothing can be allocated */
+				return LUA_ERRMEM;
+			}
+			memcpy(heap_prog, env->prog, a->prog_len);
+			a->prog = heap_prog;
+		}
+	}
+
+	lua_rawgeti(L, LUA_REGISTRYINDEX, env->msgh_ref);
+	lua_insert(L, base + 1);
+	lua_rawgeti(L, LUA_REGISTRYINDEX, env->dispatch_ref);
+	lua_insert(L, base + 2);
+	lua_pushinteger(L, opcode);
+	lua_insert(L, base + 3);
+	lua_pushlightuserdata(L, a);
+	lua_insert(L, base + 4);
+	env->errinfo_set = 0;
+	st = lua_pcall(L, nargs + 2, nres, base + 1);
+	lua_remove(L, base + 1); /* the message handler */
+	free(heap_prog);
+	return st;
+}
+
+int zlua_errinfo(zlua_env *env, lua_State *L, const char **msg, size_t *msglen,
+		 const char **tb, size_t *tblen)
+{
+	int same;
+	if (!env->errinfo_set)
+		return 0;
+	lua_rawgeti(L, LUA_REGISTRYINDEX, env->errinfo_ref);
+	lua_rawgeti(L, -1, 3);
+	same = lua_rawequal(L, -1, -3); /* recorded for this error value? */
+	lua_pop(L, 1);
+	if (!same) {
+		lua_pop(L, 1);
+		return 0;
+	}
+	lua_rawgeti(L, -1, 1);
+	*msg = lua_type(L, -1) == LUA_TSTRING ? lua_tolstring(L, -1, msglen) : NULL;
+	lua_pop(L, 1);
+	lua_rawgeti(L, -1, 2);
+	*tb = lua_type(L, -1) == LUA_TSTRING ? lua_tolstring(L, -1, tblen) : NULL;
+	lua_pop(L, 2); /* the strings stay anchored in errinfo */
+	return *msg != NULL;
+}
+
+void zlua_unref(lua_State *L, int ref)
+{
+	luaL_unref(L, LUA_REGISTRYINDEX, ref);
+}
+
+int zlua_reserve(zlua_env *env, lua_State *L, int n)
+{
+#ifdef ZLUA_LUAJIT
+	/* LuaJIT grows the stack with an allocation that may raise. */
+	zlua_opargs a;
+	memset(&a, 0, sizeof a);
+	a.n = n + 8;
+	if (zlua_op(env, L, ZLUA_DO_RESERVE, 0, 0, &a) != LUA_OK) {
+		lua_pop(L, 1);
+		return 0;
+	}
+	return 1;
+#else
+	(void)env;
+	return lua_checkstack(L, n); /* never raises in 5.4 */
+#endif
+}

@@ -1,0 +1,69 @@
+/* read.c: reads Go may do directly. None allocates, calls a metamethod or
+ * raises; callers guarantee the stack slots they push into. */
+#include "zlua.h"
+
+const char *zlua_tostr(lua_State *L, int idx, size_t *len)
+{
+	if (lua_type(L, idx) != LUA_TSTRING)
+		return NULL;
+	return lua_tolstring(L, idx, len); /* a string: read in place */
+}
+
+lua_Number zlua_tonum(lua_State *L, int idx, int *ok)
+{
+	int isnum = 0;
+	lua_Number n;
+#ifdef ZLUA_LUAJIT
+	isnum = lua_isnumber(L, idx);
+	n = isnum ? lua_tonumber(L, idx) : 0;
+#else
+	n = lua_tonumberx(L, idx, &isnum);
+#endif
+	*ok = isnum;
+	return n;
+}
+
+const char *zlua_typename(zlua_env *env, lua_State *L, int idx)
+{
+	const char *name = NULL;
+	idx = lua_absindex_compat(L, idx);
+	if (lua_getmetatable(L, idx)) { /* [+1] */
+		lua_rawgeti(L, LUA_REGISTRYINDEX, env->name_ref); /* anchored key */
+		lua_rawget(L, -2);
+		if (lua_type(L, -1) == LUA_TSTRING)
+			name = lua_tostring(L, -1); /* kept alive by the metatable */
+		lua_pop(L, 1);
+#ifdef ZLUA_LUAJIT
+		/* LuaJIT's io metatable has no __name: recognise it by identity so
+		 * file handles read "FILE*" on both backends. */
+		if (name == NULL && env->filemt_ref != LUA_NOREF) {
+			lua_rawgeti(L, LUA_REGISTRYINDEX, env->filemt_ref);
+			lua_rawget(L, LUA_REGISTRYINDEX);
+			if (lua_rawequal(L, -1, -2))
+				name = "FILE*";
+			lua_pop(L, 1);
+		}
+#endif
+		lua_pop(L, 1);
+	}
+	return name != NULL ? name : lua_typename(L, lua_type(L, idx));
+}
+
+zlua_udheader *zlua_toown(zlua_env *env, lua_State *L, int idx)
+{
+	zlua_udheader *h;
+	int ours;
+	if (lua_type(L, idx) != LUA_TUSERDATA || zlua_rawlen(L, idx) < sizeof *h)
+		return NULL;
+	h = (zlua_udheader *)lua_touserdata(L, idx);
+	if (h->magic != ZLUA_MAGIC)
+		return NULL;
+	idx = lua_absindex_compat(L, idx);
+	if (!lua_getmetatable(L, idx))
+		return NULL;
+	lua_pushlightuserdata(L, (void *)&zlua_marker);
+	lua_rawget(L, -2);
+	ours = lua_touserdata(L, -1) == (void *)env;
+	lua_pop(L, 2);
+	return ours ? h : NULL;
+}

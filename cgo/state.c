@@ -1,0 +1,152 @@
+/* state.c: creating and closing a state with zlua's registry entries. */
+#include "zlua.h"
+
+const char zlua_marker = 0;
+
+#ifdef ZLUA_LUAJIT
+/* LuaJIT numbers are doubles; the integer subtype does not exist. */
+int zlua_isinteger(lua_State *L, int idx)
+{
+	(void)L;
+	(void)idx;
+	return 0;
+}
+#endif
+
+int zlua_dispatch(lua_State *L); /* protect.c */
+int zlua_msgh(lua_State *L);     /* protect.c */
+
+/* [lua] Makes a metatable for zlua userdata: marker, protected __metatable,
+ * __name. [-0, +1] */
+static void new_metatable(lua_State *L, zlua_env *env, const char *name)
+{
+	lua_createtable(L, 0, 4);
+	lua_pushlightuserdata(L, (void *)&zlua_marker);
+	lua_pushlightuserdata(L, env);
+	lua_rawset(L, -3);
+	lua_pushstring(L, name);
+	lua_setfield(L, -2, "__name");
+	lua_pushstring(L, "zlua: protected metatable");
+	lua_setfield(L, -2, "__metatable");
+}
+
+/* [lua] Boot step run under protection: creates the dispatcher, the message
+ * handler, the errinfo table, the function sentinel metatable and the
+ * anchored "__name" key, each kept in the registry. [-0, +0] */
+static int boot(lua_State *L)
+{
+	zlua_env *env = (zlua_env *)lua_touserdata(L, 1);
+
+	lua_pushlightuserdata(L, env);
+	lua_pushcclosure(L, zlua_dispatch, 1);
+	env->dispatch_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+
+	lua_pushlightuserdata(L, env);
+	lua_pushcclosure(L, zlua_msgh, 1);
+	env->msgh_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+
+	lua_createtable(L, 3, 0);
+	env->errinfo_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+
+	new_metatable(L, env, "zlua.function");
+	lua_pushcfunction(L, zlua_funcud_gc);
+	lua_setfield(L, -2, "__gc");
+	env->funcmt_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+
+	lua_pushliteral(L, "__name");
+	env->name_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+
+	lua_pushliteral(L, "FILE*");
+	env->filemt_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+	return 0;
+}
+
+/* [go-safe] Runs boot protected on either backend: LuaJIT's pushcclosure
+ * allocates, so there lua_cpcall makes the closure inside protection.
+ * [-0, +0] */
+static int protected_boot(lua_State *L, zlua_env *env)
+{
+	int st;
+#ifdef ZLUA_LUAJIT
+	st = lua_cpcall(L, boot, env);
+#else
+	lua_pushcfunction(L, boot); /* light C function: no allocation */
+	lua_pushlightuserdata(L, env);
+	st = lua_pcall(L, 1, 0, 0);
+#endif
+	if (st != LUA_OK)
+		lua_pop(L, 1);
+	return st;
+}
+
+zlua_env *zlua_env_new(uintptr_t goid)
+{
+	zlua_env *env = (zlua_env *)calloc(1, sizeof *env);
+	if (env == NULL)
+		return NULL;
+	env->goid = goid;
+	env->dispatch_ref = env->msgh_ref = env->errinfo_ref = LUA_NOREF;
+	env->funcmt_ref = env->name_ref = env->filemt_ref = LUA_NOREF;
+	env->L = luaL_newstate();
+	if (env->L == NULL || protected_boot(env->L, env) != LUA_OK) {
+		zlua_env_close(env);
+		return NULL;
+	}
+	return env;
+}
+
+void zlua_env_close(zlua_env *env)
+{
+	if (env == NULL)
+		return;
+	if (env->L != NULL)
+		lua_close(env->L); /* runs every __gc; they may still use env */
+	env->L = NULL;
+	zlua_reclaim(env);
+	free(env->prog);
+	free(env->freed);
+	free(env->armed);
+	free(env);
+}
+
+int zlua_prog_reserve(zlua_env *env, size_t need)
+{
+	size_t cap = env->prog_cap ? env->prog_cap : 256;
+	unsigned char *p;
+	if (need <= env->prog_cap)
+		return 1;
+	while (cap < need)
+		cap *= 2;
+	p = (unsigned char *)realloc(env->prog, cap);
+	if (p == NULL)
+		return 0;
+	env->prog = p;
+	env->prog_cap = cap;
+	return 1;
+}
+
+int zlua_armed_reserve(zlua_env *env, size_t n)
+{
+	size_t cap = env->armed_cap ? env->armed_cap : 1024;
+	unsigned char *p;
+	if (n < env->armed_cap)
+		return 1;
+	while (cap <= n)
+		cap *= 2;
+	p = (unsigned char *)realloc(env->armed, cap);
+	if (p == NULL)
+		return 0;
+	memset(p + env->armed_cap, 0, cap - env->armed_cap);
+	env->armed = p;
+	env->armed_cap = cap;
+	return 1;
+}
+
+void zlua_reclaim(zlua_env *env)
+{
+	while (env->inflight != NULL) {
+		zlua_inflight *f = env->inflight;
+		env->inflight = f->next;
+		free(f);
+	}
+}

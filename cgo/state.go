@@ -1,0 +1,344 @@
+package cgo
+
+/*
+#include "zlua.h"
+
+// zlua_run runs a protected operation that takes no chunk; opargs live on
+// this C frame. out receives DO_REF's ref. [-nargs, +results or +1 error]
+static int zlua_run(zlua_env *env, lua_State *L, int opcode, int nargs, int nres,
+		    int n, int *out)
+{
+	zlua_opargs a;
+	int st;
+	memset(&a, 0, sizeof a);
+	a.n = n;
+	a.ref = LUA_NOREF;
+	st = zlua_op(env, L, opcode, nargs, nres, &a);
+	*out = a.ref;
+	return st;
+}
+
+// zlua_load runs DO_LOAD or DO_DOSTRING on a chunk that Go passes for the
+// duration of the call; the chunk name is copied into a C buffer.
+// [-0, +1 function or +0 for DO_DOSTRING, or +1 error]
+static int zlua_load(zlua_env *env, lua_State *L, int opcode, const char *chunk,
+		     size_t len, const char *name, size_t namelen, const char *mode)
+{
+	char namebuf[512];
+	zlua_opargs a;
+	if (namelen >= sizeof namebuf)
+		namelen = sizeof namebuf - 1;
+	memcpy(namebuf, name, namelen);
+	namebuf[namelen] = 0;
+	memset(&a, 0, sizeof a);
+	a.chunk = chunk;
+	a.chunk_len = len;
+	a.chunk_name = namebuf;
+	a.mode = mode;
+	return zlua_op(env, L, opcode, 0, opcode == ZLUA_DO_LOAD ? 1 : 0, &a);
+}
+
+static size_t zlua_freed_take(zlua_env *env, uint32_t *dst, size_t max)
+{
+	size_t n = env->freed_len < max ? env->freed_len : max;
+	memcpy(dst, env->freed + (env->freed_len - n), n * sizeof *dst);
+	env->freed_len -= n;
+	return n;
+}
+*/
+import "C"
+
+import (
+	"encoding/binary"
+	"errors"
+	"math"
+	"unsafe"
+)
+
+// Lua status codes returned by protected operations.
+const (
+	OK      = int(C.LUA_OK)
+	Yield   = int(C.LUA_YIELD)
+	ErrRun  = int(C.LUA_ERRRUN)
+	ErrMem  = int(C.LUA_ERRMEM)
+	ErrErr  = int(C.LUA_ERRERR)
+	ErrSynt = int(C.LUA_ERRSYNTAX)
+)
+
+// Protected operations (zlua_opcode).
+const (
+	OpSetGlobal = int(C.ZLUA_DO_SETGLOBAL)
+	OpGetGlobal = int(C.ZLUA_DO_GETGLOBAL)
+	OpCall      = int(C.ZLUA_DO_CALL)
+	OpRef       = int(C.ZLUA_DO_REF)
+	OpOpenLibs  = int(C.ZLUA_DO_OPENLIBS)
+	opLoad      = int(C.ZLUA_DO_LOAD)
+	opDoString  = int(C.ZLUA_DO_DOSTRING)
+)
+
+// MultRet asks OpCall for all results.
+const MultRet = int(C.LUA_MULTRET)
+
+// GoStack is the number of stack slots Go code may push inside a gate call
+// or after Reserve without asking again.
+const GoStack = int(C.ZLUA_GO_STACK)
+
+// ErrNoMemory is returned when C memory for the state cannot be had.
+var ErrNoMemory = errors.New("zlua: not enough memory")
+
+// State is one lua_State with its C env. It is not safe for concurrent use;
+// the zlua package serialises access.
+type State struct {
+	env *C.zlua_env
+	// prog is a Go view of env->prog (C memory); n is the bytes written.
+	prog []byte
+	n    int
+	// progErr records that the program could not grow; Commit reports it.
+	progErr bool
+	freed   [256]C.uint32_t
+}
+
+// Thread is a lua_State of a State: its main thread or a coroutine.
+type Thread struct{ p *C.lua_State }
+
+// Open creates a state whose gate calls carry goid. Libraries are not
+// opened (see OpOpenLibs).
+func Open(goid uintptr) (*State, error) {
+	env := C.zlua_env_new(C.uintptr_t(goid))
+	if env == nil {
+		return nil, ErrNoMemory
+	}
+	return &State{env: env}, nil
+}
+
+// Close runs lua_close (every __gc) and frees the C env. Idempotent.
+func (s *State) Close() {
+	if s.env == nil {
+		return
+	}
+	C.zlua_env_close(s.env)
+	s.env = nil
+	s.prog = nil
+}
+
+// Closed reports whether Close ran.
+func (s *State) Closed() bool { return s.env == nil }
+
+// Main returns the main thread.
+func (s *State) Main() Thread { return Thread{s.env.L} }
+
+// IsZero reports whether t is the zero Thread.
+func (t Thread) IsZero() bool { return t.p == nil }
+
+// ---- push programs ----
+
+// ProgReset starts a new push program.
+func (s *State) ProgReset() { s.n = 0; s.progErr = false }
+
+// ProgLen returns the bytes written so far.
+func (s *State) ProgLen() int { return s.n }
+
+func (s *State) need(k int) bool {
+	if s.n+k <= len(s.prog) {
+		return true
+	}
+	if s.progErr || C.zlua_prog_reserve(s.env, C.size_t(s.n+k)) == 0 {
+		s.progErr = true
+		return false
+	}
+	s.prog = unsafe.Slice((*byte)(unsafe.Pointer(s.env.prog)), int(s.env.prog_cap))
+	return true
+}
+
+func (s *State) op(o byte) {
+	if s.need(1) {
+		s.prog[s.n] = o
+		s.n++
+	}
+}
+
+func (s *State) u32(o byte, v uint32) {
+	if s.need(5) {
+		s.prog[s.n] = o
+		binary.LittleEndian.PutUint32(s.prog[s.n+1:], v)
+		s.n += 5
+	}
+}
+
+func (s *State) u64(o byte, v uint64) {
+	if s.need(9) {
+		s.prog[s.n] = o
+		binary.LittleEndian.PutUint64(s.prog[s.n+1:], v)
+		s.n += 9
+	}
+}
+
+// PutNil appends a nil push.
+func (s *State) PutNil() { s.op(C.ZLUA_OP_NIL) }
+
+// PutBool appends a boolean push.
+func (s *State) PutBool(b bool) {
+	if b {
+		s.op(C.ZLUA_OP_TRUE)
+	} else {
+		s.op(C.ZLUA_OP_FALSE)
+	}
+}
+
+// PutInt appends an integer push (a float on LuaJIT).
+func (s *State) PutInt(i int64) { s.u64(C.ZLUA_OP_INT, uint64(i)) }
+
+// PutNum appends a float push.
+func (s *State) PutNum(f float64) { s.u64(C.ZLUA_OP_NUM, math.Float64bits(f)) }
+
+// PutStr appends a string push.
+func (s *State) PutStr(str string) {
+	if uint64(len(str)) > math.MaxUint32 {
+		s.progErr = true
+		return
+	}
+	if s.need(5 + len(str)) {
+		s.u32(C.ZLUA_OP_STR, uint32(len(str)))
+		s.n += copy(s.prog[s.n:], str)
+	}
+}
+
+// PutBytes appends a string push of b's bytes.
+func (s *State) PutBytes(b []byte) { s.PutStr(unsafe.String(unsafe.SliceData(b), len(b))) }
+
+// PutNewTable appends a table creation with size hints.
+func (s *State) PutNewTable(narr, nrec int) {
+	if s.need(9) {
+		s.u32(C.ZLUA_OP_NEWTABLE, uint32(min(narr, math.MaxInt32)))
+		binary.LittleEndian.PutUint32(s.prog[s.n:], uint32(min(nrec, math.MaxInt32)))
+		s.n += 4
+	}
+}
+
+// PutRawSet appends t[k] = v for the table, key and value last pushed.
+func (s *State) PutRawSet() { s.op(C.ZLUA_OP_RAWSET) }
+
+// PutGoFunc appends a Go function closure push for fnid. The caller must
+// have called PrepareFunc(fnid).
+func (s *State) PutGoFunc(fnid uint32) { s.u32(C.ZLUA_OP_GOFUNC, fnid) }
+
+// PutRef appends a push of the registry value at ref.
+func (s *State) PutRef(ref int32) { s.u32(C.ZLUA_OP_REF, uint32(ref)) }
+
+// Commit hands the program to C; it fails if the program could not grow.
+func (s *State) Commit() error {
+	if s.progErr {
+		s.n = 0
+		s.env.prog_len = 0
+		return ErrNoMemory
+	}
+	s.env.prog_len = C.size_t(s.n)
+	return nil
+}
+
+// ---- Go function ids ----
+
+// PrepareFunc marks fnid as held by Go with no closure yet; it fails when
+// the C-side table cannot grow.
+func (s *State) PrepareFunc(fnid uint32) error {
+	if C.zlua_armed_reserve(s.env, C.size_t(fnid)) == 0 {
+		return ErrNoMemory
+	}
+	*(*byte)(unsafe.Add(unsafe.Pointer(s.env.armed), fnid)) = 0
+	return nil
+}
+
+// FuncArmed reports whether a closure was created for fnid (0: not yet,
+// 1: alive, 2: released by __gc).
+func (s *State) FuncArmed(fnid uint32) int {
+	return int(*(*byte)(unsafe.Add(unsafe.Pointer(s.env.armed), fnid)))
+}
+
+// FreedFuncs calls f with ids whose closures were collected, in batches,
+// and empties the queue. f must not call into Lua.
+func (s *State) FreedFuncs(f func(ids []uint32)) {
+	for s.env.freed_len > 0 {
+		n := C.zlua_freed_take(s.env, &s.freed[0], C.size_t(len(s.freed)))
+		ids := unsafe.Slice((*uint32)(unsafe.Pointer(&s.freed[0])), int(n))
+		f(ids)
+	}
+}
+
+// HasFreedFuncs reports whether released ids wait in the queue.
+func (s *State) HasFreedFuncs() bool { return s.env.freed_len > 0 }
+
+// LostFuncIDs is the number of released ids dropped because the queue
+// could not grow (each is a leaked Go function entry).
+func (s *State) LostFuncIDs() int { return int(s.env.freed_lost) }
+
+// Reclaim frees copies of large programs abandoned by raises. Only call it
+// when no Lua code of this state is running.
+func (s *State) Reclaim() { C.zlua_reclaim(s.env) }
+
+// ---- protected operations ----
+
+// Run runs a protected operation that uses the committed push program.
+// It returns a Lua status; on error one error value is on t's stack. For
+// OpRef the new ref is returned.
+func (s *State) Run(t Thread, opcode, nargs, nres, n int) (status int, ref int) {
+	var out C.int
+	st := C.zlua_run(s.env, t.p, C.int(opcode), C.int(nargs), C.int(nres), C.int(n), &out)
+	return int(st), int(out)
+}
+
+// Load compiles chunk (mode "t", "b" or "bt") and leaves the function on
+// t's stack, or an error value.
+func (s *State) Load(t Thread, chunk, name, mode string) int {
+	return s.load(t, opLoad, chunk, name, mode)
+}
+
+// DoString compiles and runs chunk with no results; on error one error
+// value is left on t's stack.
+func (s *State) DoString(t Thread, chunk, name, mode string) int {
+	return s.load(t, opDoString, chunk, name, mode)
+}
+
+func (s *State) load(t Thread, opcode int, chunk, name, mode string) int {
+	var m *C.char
+	switch mode {
+	case "t":
+		m = modeT
+	case "b":
+		m = modeB
+	default:
+		m = modeBT
+	}
+	return int(C.zlua_load(s.env, t.p, C.int(opcode),
+		(*C.char)(unsafe.Pointer(unsafe.StringData(chunk))), C.size_t(len(chunk)),
+		(*C.char)(unsafe.Pointer(unsafe.StringData(name))), C.size_t(len(name)), m))
+}
+
+var (
+	modeT  = C.CString("t")
+	modeB  = C.CString("b")
+	modeBT = C.CString("bt")
+)
+
+// ErrInfo returns the message and traceback the message handler recorded
+// for the error value on top of t's stack; ok is false if it did not run
+// for that value (memory errors skip it).
+func (s *State) ErrInfo(t Thread) (msg, traceback string, ok bool) {
+	var m, tb *C.char
+	var ml, tl C.size_t
+	if C.zlua_errinfo(s.env, t.p, &m, &ml, &tb, &tl) == 0 {
+		return "", "", false
+	}
+	msg = C.GoStringN(m, C.int(ml))
+	if tb != nil {
+		traceback = C.GoStringN(tb, C.int(tl))
+	}
+	return msg, traceback, true
+}
+
+// Unref releases a registry ref. Never raises.
+func (s *State) Unref(ref int) { C.zlua_unref(s.env.L, C.int(ref)) }
+
+// Reserve ensures n free slots on t's stack; false if it cannot grow.
+func (s *State) Reserve(t Thread, n int) bool {
+	return C.zlua_reserve(s.env, t.p, C.int(n)) != 0
+}

@@ -1,0 +1,297 @@
+/*
+ * zlua.h: the whole C interface of zlua, for Lua 5.4 and LuaJIT 2.1.
+ *
+ * Rules every function here follows (see docs/ARCHITECTURE.md):
+ *  - Go code only calls functions marked [go-safe]: they never raise a Lua
+ *    error (no allocation, no metamethod, stack space pre-checked) or they
+ *    run the raising work under lua_pcall entirely inside C.
+ *  - Functions marked [lua] run as lua_CFunctions or inside a protected call;
+ *    they may raise, because no Go frame sits between them and the catching
+ *    setjmp.
+ *  - No Go pointer is ever stored in memory declared here.
+ * Each function states its Lua stack effect as [-pop, +push].
+ */
+#ifndef ZLUA_H
+#define ZLUA_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <stdlib.h>
+
+#include <lua.h>
+#include <lauxlib.h>
+#include <lualib.h>
+#ifdef ZLUA_LUAJIT
+#include <luajit.h>
+#endif
+
+/* ---- backend compatibility (Lua 5.1 API of LuaJIT -> 5.4 names) ---- */
+
+#ifdef ZLUA_LUAJIT
+#define ZLUA_BACKEND "LuaJIT"
+#define zlua_newuserdata(L, sz) lua_newuserdata((L), (sz))
+#define zlua_rawlen(L, i) lua_objlen((L), (i))
+#define zlua_pushglobaltable(L) lua_pushvalue((L), LUA_GLOBALSINDEX)
+int zlua_isinteger(lua_State *L, int idx);
+#else
+#define ZLUA_BACKEND LUA_RELEASE
+#define zlua_newuserdata(L, sz) lua_newuserdatauv((L), (sz), 0)
+#define zlua_rawlen(L, i) ((size_t)lua_rawlen((L), (i)))
+#define zlua_pushglobaltable(L) lua_pushglobaltable(L)
+#define zlua_isinteger(L, i) lua_isinteger((L), (i))
+#endif
+
+/* lua_absindex for both backends (pseudo-indices are returned unchanged). */
+#define lua_absindex_compat(L, i) \
+	(((i) > 0 || (i) <= LUA_REGISTRYINDEX) ? (i) : lua_gettop(L) + (i) + 1)
+
+/* Stack slots a Go frame may use without asking: every C function that
+ * enters Go (trampoline, protected dispatcher) reserves this many first. */
+#define ZLUA_GO_STACK 200
+
+/* ---- userdata layouts ---- */
+
+/* Stamped into the first word of every userdata zlua creates. Recognition
+ * never trusts it alone: the metatable must also carry zlua's marker key
+ * mapped to the owning env (see zlua_toown). */
+#define ZLUA_MAGIC 0x5a4c5541u /* "ZLUA" */
+
+enum zlua_kind {
+	ZLUA_KIND_FUNC = 1,  /* sentinel upvalue of a Go function closure */
+	ZLUA_KIND_BYOBJ = 2, /* Go object held by reference in a slot */
+	ZLUA_KIND_BYVAL = 3  /* Go struct copied into the userdata */
+};
+
+/* header flags */
+#define ZLUA_F_RELEASED 1u /* __gc ran: any later use is an error */
+
+typedef struct zlua_udheader {
+	uint32_t magic;
+	uint16_t kind;
+	uint16_t flags;
+	uint32_t type_id; /* zlua type id of the Go type (0 for FUNC) */
+	uint32_t reserved;
+} zlua_udheader;
+
+/* ByObj: the Go object lives in the Go slot table; C keeps integers only. */
+typedef struct ZLuaObjectUserData {
+	zlua_udheader header; /* kind == ZLUA_KIND_BYOBJ */
+	uint32_t slot;        /* index into the env's slot table */
+	uint32_t gen;         /* slot generation at push time */
+	uint32_t view_id;     /* declared view type id (cache key part) */
+	uint32_t pad;
+} ZLuaObjectUserData;
+
+/* ByVal: the payload (a copy of a blittable Go struct) follows the header,
+ * 8-byte aligned; non-blittable payloads hold a companion index instead. */
+typedef struct ZLuaByValHeader {
+	zlua_udheader header; /* kind == ZLUA_KIND_BYVAL */
+	uint32_t size;        /* payload bytes */
+	uint32_t companion;   /* companion index + 1, 0 when blittable */
+} ZLuaByValHeader;
+
+struct zlua_env;
+
+/* Sentinel stored as upvalue 1 of every Go function closure; its __gc hands
+ * the function id back to Go. */
+typedef struct zlua_funcud {
+	zlua_udheader header; /* kind == ZLUA_KIND_FUNC */
+	struct zlua_env *env;
+	uint32_t fnid;
+	uint32_t pad;
+} zlua_funcud;
+
+/* ---- values crossing the gate ---- */
+
+#define ZLUA_FAST_ARGS 8
+
+/* One argument read by the trampoline before Go is entered. */
+typedef struct zlua_arg {
+	int32_t type;  /* LUA_T* */
+	int32_t isint; /* number with integer subtype (always 0 on LuaJIT) */
+	size_t len;    /* string length */
+	union {
+		lua_Integer i;
+		lua_Number n;
+		const char *s; /* valid while the argument stays on the stack */
+		int b;
+	} v;
+} zlua_arg;
+
+/* Gate status returned by Go to the trampoline. */
+enum zlua_status {
+	ZLUA_RET = 0,     /* program pushes the results */
+	ZLUA_ERR = 1,     /* program pushes one error value; raise it */
+	ZLUA_ERRPOS = 2,  /* program pushes a message; prefix position, raise */
+	ZLUA_ARGERR = 3,  /* program: INT argn, STR fname, STR detail */
+	ZLUA_YIELD = 4,   /* program pushes the yielded values */
+	ZLUA_RET1 = 5     /* one result in fr->ret, pushed without a program */
+};
+
+typedef struct zlua_frame {
+	lua_State *L;
+	int32_t nargs;
+	int32_t pad;
+	zlua_arg args[ZLUA_FAST_ARGS];
+	zlua_arg ret; /* ZLUA_RET1: the one scalar result (nil/bool/number) */
+} zlua_frame;
+
+/* ---- push programs ----
+ * Go never pushes a value that allocates: it writes a program of these ops
+ * into env->prog and C interprets it where raising is safe. Operands are
+ * little-endian and unaligned. */
+enum zlua_op {
+	ZLUA_OP_NIL = 1,
+	ZLUA_OP_TRUE = 2,
+	ZLUA_OP_FALSE = 3,
+	ZLUA_OP_INT = 4,      /* i64 */
+	ZLUA_OP_NUM = 5,      /* f64 */
+	ZLUA_OP_STR = 6,      /* u32 len, bytes */
+	ZLUA_OP_NEWTABLE = 7, /* u32 narr, u32 nrec */
+	ZLUA_OP_RAWSET = 8,   /* t[k] = v with t, k, v on top; pops k, v */
+	ZLUA_OP_GOFUNC = 9,   /* u32 fnid: Go function closure */
+	ZLUA_OP_REF = 10      /* i32 registry ref */
+};
+
+/* Programs up to this size are copied onto the C stack before they run, so
+ * Go code re-entered during the run (finalizers, metamethods) may reuse
+ * env->prog; larger ones are copied into a Lua userdata. */
+#define ZLUA_PROG_INLINE 512
+
+/* Protected operations run by zlua_op under lua_pcall. */
+enum zlua_opcode {
+	ZLUA_DO_SETGLOBAL = 1, /* program: name, value */
+	ZLUA_DO_GETGLOBAL = 2, /* program: name; leaves the value */
+	ZLUA_DO_LOAD = 3,      /* args->chunk: loads it; leaves the function */
+	ZLUA_DO_CALL = 4,      /* stack: f; program: args; leaves results */
+	ZLUA_DO_DOSTRING = 8,  /* loads args->chunk and calls it, no results */
+	ZLUA_DO_RESERVE = 9,   /* grows the stack by args->n slots (LuaJIT) */
+	ZLUA_DO_REF = 5,       /* stack: v; leaves nothing, env->ref = ref */
+	ZLUA_DO_OPENLIBS = 6,  /* opens the standard libraries */
+	ZLUA_DO_INIT = 7       /* creates zlua's registry entries */
+};
+
+/* Inputs and outputs of one protected operation; lives on zlua_op's C
+ * stack and reaches the dispatcher as a lightuserdata, so nested operations
+ * started by re-entered Go code never see it. */
+typedef struct zlua_opargs {
+	const unsigned char *prog; /* private copy of the push program */
+	size_t prog_len;
+	const char *chunk; /* DO_LOAD/DO_DOSTRING: bytes, valid for the call */
+	size_t chunk_len;
+	const char *chunk_name; /* NUL-terminated */
+	const char *mode;       /* "t", "b" or "bt" */
+	int n;                  /* DO_CALL: result count or LUA_MULTRET; DO_RESERVE: slots */
+	int ref;                /* DO_REF: the new ref */
+} zlua_opargs;
+
+typedef struct zlua_inflight {
+	struct zlua_inflight *next, *prev;
+	size_t len;
+	unsigned char data[];
+} zlua_inflight;
+
+/* Per-state C side of an Env; Go holds the pointer, never the reverse. */
+typedef struct zlua_env {
+	lua_State *L;
+	uintptr_t goid; /* Env id in Go's env table */
+
+	/* push program being built by Go */
+	unsigned char *prog;
+	size_t prog_len, prog_cap;
+
+	/* copies of large programs while they run; freed when the run ends,
+	 * or by zlua_reclaim when a raise skipped that */
+	struct zlua_inflight *inflight;
+	int dispatch_ref; /* registry ref of the protected dispatcher closure */
+	int msgh_ref;     /* registry ref of the message handler closure */
+	int errinfo_ref;  /* registry ref of {message, traceback} */
+	int funcmt_ref;   /* registry ref of the Go function sentinel metatable */
+	int name_ref;     /* registry ref of the interned string "__name" */
+	int filemt_ref;   /* registry ref of the string "FILE*" (LuaJIT) */
+	int errinfo_set;  /* message handler filled errinfo since last reset */
+
+	/* ids of Go function closures released by __gc, drained by Go */
+	uint32_t *freed;
+	size_t freed_len, freed_cap;
+	size_t freed_lost; /* ids dropped because the queue could not grow */
+
+	/* armed[fnid]: 0 while Go holds the id and no closure exists yet, 1
+	 * once a closure exists (its __gc will release the id), 2 after that
+	 * __gc ran. Go frees ids still at 0 when no program is running: the
+	 * program that was to create their closure raised first. */
+	unsigned char *armed;
+	size_t armed_cap;
+} zlua_env;
+
+/* ---- state (state.c) ---- */
+
+/* [go-safe] Creates the state and the env; NULL on allocation failure. */
+zlua_env *zlua_env_new(uintptr_t goid);
+/* [go-safe] lua_close (runs every __gc), then frees the env. */
+void zlua_env_close(zlua_env *env);
+/* [go-safe] Grows env->prog to at least need bytes; 0 on failure. */
+int zlua_prog_reserve(zlua_env *env, size_t need);
+/* [go-safe] Grows env->armed to hold index n; 0 on failure. */
+int zlua_armed_reserve(zlua_env *env, size_t n);
+/* [go-safe] Ensures n free stack slots; 0 when the stack cannot grow.
+ * [-0, +0] */
+int zlua_reserve(zlua_env *env, lua_State *L, int n);
+
+/* ---- protected operations (protect.c) ---- */
+
+/* [go-safe] Runs opcode under lua_pcall with zlua's message handler; the
+ * push program in env->prog is copied first. Needs 4 free stack slots.
+ * Stack: [-nargs, +results or +1 error value]. Returns a LUA_* status. */
+int zlua_op(zlua_env *env, lua_State *L, int opcode, int nargs, int nres,
+	    zlua_opargs *a);
+/* [go-safe] Frees large-program copies left behind by raises. Call only
+ * when no Lua code of this env is running. */
+void zlua_reclaim(zlua_env *env);
+/* [go-safe] Copies errinfo (message, traceback) into out pointers valid
+ * while the errinfo table holds them; returns 0 if the handler did not run.
+ * [-0, +0] */
+int zlua_errinfo(zlua_env *env, lua_State *L, const char **msg, size_t *msglen,
+		 const char **tb, size_t *tblen);
+/* [go-safe] Releases a registry ref. [-0, +0] */
+void zlua_unref(lua_State *L, int ref);
+
+/* ---- gate (gate.c) ---- */
+
+/* [lua] Runs a push program. Returns the number of values pushed. */
+int zlua_prog_run(lua_State *L, zlua_env *env, const unsigned char *p, size_t n);
+/* [lua] Runs env->prog after copying it (inline, or onto the inflight
+ * list), so re-entered Go code may rebuild env->prog meanwhile. */
+int zlua_prog_run_env(lua_State *L, zlua_env *env);
+/* [go-safe] Reads the value at idx into a without allocating (strings in
+ * place, numbers unconverted). [-0, +0] */
+void zlua_read_arg(lua_State *L, int idx, zlua_arg *a);
+/* [lua] The lua_CFunction behind every Go function. */
+int zlua_trampoline(lua_State *L);
+/* [lua] __gc of the function sentinel: queues its id for Go. [-0, +0] */
+int zlua_funcud_gc(lua_State *L);
+
+/* ---- reading values from Go (read.c) ---- */
+
+/* [go-safe] lua_tolstring for strings only (numbers are not converted, so
+ * nothing allocates). NULL for other types. [-0, +0] */
+const char *zlua_tostr(lua_State *L, int idx, size_t *len);
+/* [go-safe] Number conversion of a numeric string or number; ok = 0 if not
+ * convertible. [-0, +0] */
+lua_Number zlua_tonum(lua_State *L, int idx, int *ok);
+/* [go-safe] Type name the way luaL_typeerror spells it (honours a string
+ * __name in the metatable, looked up without metamethods). [-0, +0] */
+const char *zlua_typename(zlua_env *env, lua_State *L, int idx);
+/* [go-safe] The zlua header of the userdata at idx if it was made by env,
+ * else NULL. [-0, +0] */
+zlua_udheader *zlua_toown(zlua_env *env, lua_State *L, int idx);
+
+/* Address whose lightuserdata is the key of zlua's marker in every zlua
+ * metatable; the value is the owning env as a lightuserdata. */
+extern const char zlua_marker;
+
+/* Go side of the gate, exported from gate_export.go. */
+extern int zluaGateCall(uintptr_t goid, uint32_t fnid, zlua_frame *fr);
+
+#endif

@@ -1,0 +1,104 @@
+package zlua
+
+import (
+	"fmt"
+	"reflect"
+
+	"github.com/zlua-go/zlua/callbackgate"
+	"github.com/zlua-go/zlua/cgo"
+)
+
+// SetGlobal sets the Lua global name to v: nil, booleans, every Go integer
+// and float kind, strings and []byte become Lua values; maps, slices and
+// arrays are copied into new tables; functions of any signature become Lua
+// functions (see the package documentation for argument and result rules).
+func (e *Env) SetGlobal(name string, v any) error {
+	var perr error
+	err := e.protect(func(t cgo.Thread) int {
+		s := e.g.S
+		s.ProgReset()
+		s.PutStr(name)
+		if perr = e.g.Push(v, name); perr != nil {
+			return cgo.OK
+		}
+		if perr = s.Commit(); perr != nil {
+			return cgo.OK
+		}
+		st, _ := s.Run(t, cgo.OpSetGlobal, 0, 0, 0)
+		return st
+	})
+	if perr != nil {
+		return fmt.Errorf("zlua: set global %q: %w", name, perr)
+	}
+	if err != nil {
+		return fmt.Errorf("zlua: set global %q: %w", name, err)
+	}
+	return nil
+}
+
+// setField sets table global tbl's field key to v (used at init).
+func (e *Env) setField(tbl, key string, v any) error {
+	return e.DoStringArgs("local t, k, v = ...; _G[t][k] = v", tbl, key, v)
+}
+
+// DoStringArgs runs chunk with args available to it as `...`.
+func (e *Env) DoStringArgs(chunk string, args ...any) error {
+	var perr error
+	err := e.protect(func(t cgo.Thread) int {
+		s := e.g.S
+		if st := s.Load(t, chunk, chunk, "bt"); st != cgo.OK {
+			return st
+		}
+		s.ProgReset()
+		for _, a := range args {
+			if perr = e.g.Push(a, ""); perr != nil {
+				return cgo.OK
+			}
+		}
+		if perr = s.Commit(); perr != nil {
+			return cgo.OK
+		}
+		st, _ := s.Run(t, cgo.OpCall, 1, 0, 0)
+		return st
+	})
+	if perr != nil {
+		return fmt.Errorf("zlua: arguments: %w", perr)
+	}
+	return err
+}
+
+// Global reads the Lua global name into *out, converting it to out's
+// element type with the same rules as Go function arguments. A missing
+// global reads as nil.
+func (e *Env) Global(name string, out any) error {
+	rv := reflect.ValueOf(out)
+	if rv.Kind() != reflect.Pointer || rv.IsNil() {
+		return fmt.Errorf("zlua: global %q: out must be a non-nil pointer, got %T", name, out)
+	}
+	var rerr error
+	err := e.protect(func(t cgo.Thread) int {
+		s := e.g.S
+		s.ProgReset()
+		s.PutStr(name)
+		if rerr = s.Commit(); rerr != nil {
+			return cgo.OK
+		}
+		st, _ := s.Run(t, cgo.OpGetGlobal, 0, 1, 0)
+		if st != cgo.OK {
+			return st
+		}
+		if !s.Reserve(t, callbackgate.ReadStack) {
+			rerr = ErrMemory
+			return cgo.OK
+		}
+		rerr = e.g.ReadInto(t, t.Top(), rv.Elem())
+		return cgo.OK
+	})
+	if err == nil {
+		err = rerr
+	}
+	if err != nil {
+		return fmt.Errorf("zlua: global %q: %w", name, err)
+	}
+	return nil
+}

@@ -1,0 +1,3 @@
+module github.com/zlua-go/zlua
+
+go 1.26

@@ -1,0 +1,47 @@
+package zlua_test
+
+import (
+	"testing"
+
+	"github.com/zlua-go/zlua"
+)
+
+// newEnv returns an Env closed at the end of the test.
+func newEnv(t testing.TB) *zlua.Env {
+	t.Helper()
+	e, err := zlua.New(zlua.Options{})
+	if err != nil {
+		t.Fatalf("New: %v", err)
+	}
+	t.Cleanup(func() {
+		if err := e.Close(); err != nil {
+			t.Errorf("Close: %v", err)
+		}
+	})
+	return e
+}
+
+func must(t testing.TB, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// run runs chunk and fails the test on error.
+func run(t testing.TB, e *zlua.Env, chunk string) {
+	t.Helper()
+	if err := e.DoString(chunk); err != nil {
+		t.Fatalf("DoString(%q): %v", chunk, err)
+	}
+}
+
+// global reads a global of type T.
+func global[T any](t testing.TB, e *zlua.Env, name string) T {
+	t.Helper()
+	var v T
+	if err := e.Global(name, &v); err != nil {
+		t.Fatalf("Global(%q): %v", name, err)
+	}
+	return v
+}

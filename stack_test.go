@@ -1,0 +1,107 @@
+package zlua
+
+import (
+	"testing"
+
+	"github.com/zlua-go/zlua/cgo"
+)
+
+// TestEveryMethodKeepsTheStackBalanced is the stack guard: each Env method,
+// on its success and its error paths, at top level and inside a Go
+// function called by Lua, leaves the Lua stack as it found it.
+func TestEveryMethodKeepsTheStackBalanced(t *testing.T) {
+	e, err := New(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	guard := func(name string, f func()) {
+		t.Helper()
+		before := e.stackTop()
+		f()
+		if after := e.stackTop(); after != before {
+			t.Errorf("%s: stack top %d -> %d", name, before, after)
+		}
+	}
+	var sink any
+	var n int
+	calls := func() {
+		guard("DoString", func() { _ = e.DoString(`x = 1`) })
+		guard("DoString error", func() { _ = e.DoString(`error({})`) })
+		guard("DoString syntax", func() { _ = e.DoString(`x = = 1`) })
+		guard("DoStringArgs", func() { _ = e.DoStringArgs(`local a = ...`, 1, "two", []int{3}) })
+		guard("DoStringArgs push error", func() { _ = e.DoStringArgs(`local a = ...`, make(chan int)) })
+		guard("DoFile", func() { _ = e.DoFile("testdata/hello.lua") })
+		guard("DoFile missing", func() { _ = e.DoFile("testdata/missing.lua") })
+		guard("SetGlobal", func() { _ = e.SetGlobal("t", map[string]any{"f": func() {}}) })
+		guard("SetGlobal push error", func() { _ = e.SetGlobal("t2", make(chan int)) })
+		guard("Global", func() { _ = e.Global("t", &sink) })
+		guard("Global nested", func() { _ = e.Global("x", &n) })
+		guard("Global conversion error", func() { _ = e.Global("t", &n) })
+		guard("Pump", func() { _ = e.Pump() })
+		guard("Stats", func() { _ = e.Stats() })
+	}
+	calls()
+	if err := e.SetGlobal("nested", func() { calls() }); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.DoString(`nested(); coroutine.wrap(nested)()`); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.DoString(`setmetatable(_G, {__newindex = function() error("locked") end})`); err != nil {
+		t.Fatal(err)
+	}
+	guard("SetGlobal metamethod error", func() {
+		if err := e.SetGlobal("fresh", 1); err == nil {
+			t.Error("__newindex error not reported")
+		}
+	})
+}
+
+// TestOwnUserdataIsRecognised checks zlua's marker: the sentinel of a Go
+// function is recognised as zlua's, a file handle and a plain table are not.
+func TestOwnUserdataIsRecognised(t *testing.T) {
+	e, err := New(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	if err := e.SetGlobal("gf", func() {}); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.DoString(`sentinel = debug.getupvalue(gf, 1) and select(2, debug.getupvalue(gf, 1)); file = io.stdout; tbl = {}`); err != nil {
+		t.Fatal(err)
+	}
+	kind := func(env *Env, name string) int {
+		k := -1
+		err := env.protect(func(th cgo.Thread) int {
+			env.g.S.ProgReset()
+			env.g.S.PutStr(name)
+			if err := env.g.S.Commit(); err != nil {
+				return cgo.ErrMem
+			}
+			st, _ := env.g.S.Run(th, cgo.OpGetGlobal, 0, 1, 0)
+			if st == cgo.OK {
+				k = env.g.S.Own(th, -1)
+			}
+			return st
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return k
+	}
+	if k := kind(e, "sentinel"); k != cgo.KindFunc {
+		t.Errorf("sentinel kind = %d, want KindFunc", k)
+	}
+	if k := kind(e, "file"); k != 0 {
+		t.Errorf("io.stdout recognised as zlua's (kind %d)", k)
+	}
+	if k := kind(e, "tbl"); k != 0 {
+		t.Errorf("a table recognised as zlua's (kind %d)", k)
+	}
+	if err := e.DoString(`local ok = pcall(setmetatable, sentinel, {}); assert(not ok)
+		assert(getmetatable(sentinel) == "zlua: protected metatable")`); err != nil {
+		t.Errorf("sentinel metatable is not protected: %v", err)
+	}
+}
