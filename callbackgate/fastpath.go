@@ -105,8 +105,14 @@ func makeFastPlans() map[reflect.Type]callFunc {
 
 func (g *Gate) intArg(fr cgo.Frame, i int) (int64, error) {
 	a := arg(fr, i)
-	if a.Type == int32(cgo.TNumber) && a.IsInt() {
-		return a.Int(), nil
+	if a.Type == int32(cgo.TNumber) {
+		if a.IsInt() {
+			return a.Int(), nil
+		}
+		// LuaJIT numbers are floats: take integral ones without a call.
+		if f := a.Num(); f >= -(1<<53) && f <= 1<<53 && f == float64(int64(f)) {
+			return int64(f), nil
+		}
 	}
 	return g.readInt(fr.Thread(), i+1, &a)
 }

@@ -1,0 +1,58 @@
+# zlua: build, test and benchmark targets. Every target installs what it
+# needs (Debian packages) through `deps`, idempotently.
+
+GO       ?= go
+DEB_PKGS := liblua5.4-dev libluajit-5.1-dev pkg-config
+BENCH_COUNT ?= 6
+
+.PHONY: all deps vet test test-lua54 test-luajit bench bench-luajit bench-smoke
+
+all: test test-luajit
+
+# deps installs the Lua 5.4 and LuaJIT development packages when pkg-config
+# cannot find them. Needs root (or sudo) and apt; says so when it cannot.
+deps:
+	@if pkg-config --exists lua5.4 luajit 2>/dev/null; then exit 0; fi; \
+	if ! command -v apt-get >/dev/null 2>&1; then \
+		echo "zlua: need Lua 5.4 and LuaJIT headers (pkg-config lua5.4 luajit); install $(DEB_PKGS) or your system's equivalent" >&2; exit 1; \
+	fi; \
+	SUDO=; if [ "$$(id -u)" != 0 ]; then \
+		if command -v sudo >/dev/null 2>&1; then SUDO=sudo; else \
+			echo "zlua: run as root, or install $(DEB_PKGS) first" >&2; exit 1; fi; \
+	fi; \
+	echo "zlua: installing $(DEB_PKGS)"; \
+	$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $(DEB_PKGS) >/dev/null && \
+	pkg-config --exists lua5.4 luajit
+
+vet: deps
+	$(GO) vet ./...
+	$(GO) vet -tags luajit ./...
+	cd bench && $(GO) vet ./... && $(GO) vet -tags luajit ./...
+
+# test: the default backend (Lua 5.4) under the race detector, then again
+# with cgocheck2 to catch Go pointers stored in C memory.
+test: deps vet test-lua54 bench-smoke
+
+test-lua54: deps
+	$(GO) test -race -count=1 ./...
+	GOEXPERIMENT=cgocheck2 $(GO) test -count=1 ./...
+	cd bench && $(GO) test -count=1 ./cmd/...
+
+# test-luajit: the same suite on LuaJIT.
+test-luajit: deps
+	$(GO) test -race -count=1 -tags luajit ./...
+	GOEXPERIMENT=cgocheck2 $(GO) test -count=1 -tags luajit ./...
+
+# bench-smoke runs every benchmark once so they cannot rot.
+bench-smoke: deps
+	cd bench && $(GO) test -count=1 -run '^$$' -bench . -benchtime 1x ./... >/dev/null
+	cd bench && $(GO) test -count=1 -run '^$$' -bench . -benchtime 1x -tags luajit ./... >/dev/null
+	@echo "bench-smoke: every benchmark ran"
+
+# bench prints native C, zlua and gopher-lua side by side, as ratios
+# measured in one run (medians of BENCH_COUNT runs).
+bench: deps
+	cd bench && $(GO) test -run '^$$' -bench . -count $(BENCH_COUNT) ./... | tee results.txt | $(GO) run ./cmd/ratios
+
+bench-luajit: deps
+	cd bench && $(GO) test -tags luajit -run '^$$' -bench . -count $(BENCH_COUNT) ./... | tee results.txt | $(GO) run ./cmd/ratios
