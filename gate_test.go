@@ -203,3 +203,16 @@ func TestGoErrorMessagesAreCaughtAsStrings(t *testing.T) {
 		assert(type(err) == "string" and err == "plain", tostring(err))
 	`)
 }
+
+func TestYieldAcrossANestedGoCallIsAnError(t *testing.T) {
+	e := newEnv(t)
+	must(t, e.SetGlobal("wait", func() error { return zlua.Yield() }))
+	must(t, e.SetGlobal("nested", func(chunk string) error { return e.DoString(chunk) }))
+	run(t, e, `
+		for _, chunk in ipairs({"coroutine.yield(1)", "wait()"}) do
+			local co = coroutine.create(function() nested(chunk) end)
+			local ok, err = coroutine.resume(co)
+			assert(not ok and err:find("yield", 1, true), tostring(err))
+		end
+	`)
+}
