@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"runtime"
 	"sync"
+	"sync/atomic"
 
 	"github.com/zlua-go/zlua/callbackgate"
 	"github.com/zlua-go/zlua/cgo"
@@ -63,6 +64,14 @@ func (e *Env) init() error {
 	if err := e.setField("zlua", "backend", Backend); err != nil {
 		return fmt.Errorf("zlua: prelude: %w", err)
 	}
+	// Registries and the metatable cache, then the root table (seed 004
+	// §7.1 steps 4 to 6).
+	if err := g.InitObjects(); err != nil {
+		return fmt.Errorf("zlua: object registry: %w", err)
+	}
+	if err := e.DoString(RootTable + " = {}"); err != nil {
+		return fmt.Errorf("zlua: root table: %w", err)
+	}
 	return nil
 }
 
@@ -77,9 +86,14 @@ func (e *Env) Close() error {
 		return ErrBusy
 	}
 	e.g.Close()
+	leakedSlots.Add(int64(e.g.LeakedSlots()))
 	openEnvs.Delete(e)
 	return nil
 }
+
+// leakedSlots counts object slots still live after Close ran every __gc,
+// over all Envs; tests fail the run when it is not zero.
+var leakedSlots atomic.Int64
 
 // openEnvs holds the Envs not yet closed, so tests can report leaks with
 // the place each was created.
@@ -95,25 +109,41 @@ type Stats struct {
 	// PendingRefs is the number of Lua references released by Go and
 	// waiting for the Env's next call to free them.
 	PendingRefs int
+
+	// LiveObjects is the number of Go objects Lua holds by reference (one
+	// slot each, whatever the number of views); PeakObjects the most ever.
+	LiveObjects, PeakObjects int
+	// ObjectPushes counts Go objects pushed by reference; CacheHits the
+	// pushes that found the object's slot alive (same object, same view).
+	ObjectPushes, CacheHits uint64
+	// SlotCapacity is the size of the slot table.
+	SlotCapacity int
 }
 
 // Stats returns the Env's counters.
 func (e *Env) Stats() Stats {
 	s := e.g.Stats()
+	o := e.g.ObjectStats()
 	return Stats{LiveFuncs: s.LiveFuncs, GoCalls: s.Calls, Panics: s.Panics,
-		PendingRefs: e.g.PendingUnrefs()}
+		PendingRefs: e.g.PendingUnrefs(),
+		LiveObjects: o.Live, PeakObjects: o.Peak, ObjectPushes: o.Pushes,
+		CacheHits: o.Hits, SlotCapacity: o.Capacity}
 }
 
 // Pump reclaims what Lua and Go released since the last call: function ids
-// of collected Go closures and Lua references dropped by Go. Env methods do
-// the same when they return to the outermost caller; a game loop calls
-// Pump once per frame so idle Envs release too.
+// of collected Go closures, Lua references dropped by Go, and the slots of
+// Go objects whose userdata Lua collected (their objects become
+// collectable by Go). Env methods do the same when they return to the
+// outermost caller; a game loop calls Pump once per frame so idle Envs
+// release too.
 func (e *Env) Pump() error {
 	if e.g.Closed() {
 		return ErrClosed
 	}
 	if e.g.Depth() == 0 {
 		e.g.Settle()
+	} else {
+		e.g.DrainObjects()
 	}
 	return nil
 }

@@ -43,6 +43,12 @@ func (e *Env) setField(tbl, key string, v any) error {
 
 // DoStringArgs runs chunk with args available to it as `...`.
 func (e *Env) DoStringArgs(chunk string, args ...any) error {
+	return e.callChunk(chunk, "", args)
+}
+
+// callChunk runs chunk with args; Go functions among them are named name
+// in error messages.
+func (e *Env) callChunk(chunk, name string, args []any) error {
 	var perr error
 	err := e.protect(func(t cgo.Thread) int {
 		s := e.g.S
@@ -51,7 +57,7 @@ func (e *Env) DoStringArgs(chunk string, args ...any) error {
 		}
 		s.ProgReset()
 		for _, a := range args {
-			if perr = e.g.Push(a, ""); perr != nil {
+			if perr = e.g.Push(a, name); perr != nil {
 				return cgo.OK
 			}
 		}

@@ -8,8 +8,10 @@ import (
 	"testing"
 )
 
-// TestMain fails the run when a test leaves an Env open: its Lua state,
-// Go function table and refs would leak. It prints where each was created.
+// TestMain fails the run when a test leaves an Env open (its Lua state, Go
+// function table and refs would leak; it prints where each was created) or
+// when a closed Env still had live object slots after lua_close ran every
+// __gc.
 func TestMain(m *testing.M) {
 	code := m.Run()
 	var leaks []string
@@ -27,8 +29,11 @@ func TestMain(m *testing.M) {
 		leaks = append(leaks, "Env created at"+b.String())
 		return true
 	})
+	if n := leakedSlots.Load(); n > 0 {
+		leaks = append(leaks, fmt.Sprintf("%d object slot(s) still live after Close ran every __gc", n))
+	}
 	if len(leaks) > 0 && code == 0 {
-		fmt.Fprintf(os.Stderr, "zlua: %d Env(s) leaked (not closed):\n%s\n", len(leaks), strings.Join(leaks, "\n"))
+		fmt.Fprintf(os.Stderr, "zlua: leaks:\n%s\n", strings.Join(leaks, "\n"))
 		code = 1
 	}
 	os.Exit(code)

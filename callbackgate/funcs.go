@@ -27,6 +27,11 @@ func (g *Gate) RegisterFunc(name string, fn any) (uint32, error) {
 	if err != nil {
 		return 0, err
 	}
+	return g.registerEntry(funcEntry{name: name, fn: fn, call: call})
+}
+
+// registerEntry gives e a function id, armed like RegisterFunc's.
+func (g *Gate) registerEntry(e funcEntry) (uint32, error) {
 	var id uint32
 	if n := len(g.free); n > 0 {
 		id = g.free[n-1]
@@ -39,7 +44,7 @@ func (g *Gate) RegisterFunc(name string, fn any) (uint32, error) {
 		g.free = append(g.free, id)
 		return 0, err
 	}
-	g.funcs[id] = funcEntry{name: name, fn: fn, call: call}
+	g.funcs[id] = e
 	g.unarmed = append(g.unarmed, id)
 	g.stats.LiveFuncs++
 	return id, nil
@@ -54,6 +59,9 @@ func planFor(t reflect.Type) (callFunc, error) {
 	}
 	c, ok := fastPlans[t]
 	if !ok {
+		c = funcShapePlan(t)
+	}
+	if c == nil {
 		c = reflectPlan(t)
 	}
 	plans.Store(t, c)
@@ -73,7 +81,10 @@ func reflectPlan(t reflect.Type) callFunc {
 	for i := range in {
 		in[i] = t.In(i)
 	}
-	errLast := t.NumOut() > 0 && t.Out(t.NumOut()-1) == errorType
+	outs := make([]reflect.Type, t.NumOut())
+	for i := range outs {
+		outs[i] = t.Out(i)
+	}
 	return func(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
 		n := fr.NArgs()
 		count := fixed
@@ -92,22 +103,34 @@ func reflectPlan(t reflect.Type) callFunc {
 			}
 			args[i] = v
 		}
-		out := reflect.ValueOf(e.fn).Call(args)
-		if errLast {
-			last := out[len(out)-1]
-			out = out[:len(out)-1]
-			if !last.IsNil() {
-				return g.fail(last.Interface().(error))
-			}
-		}
-		g.S.ProgReset()
-		for i, v := range out {
-			if err := g.pushValue(v, e.name, 0); err != nil {
-				return g.raiseText(fmt.Sprintf("result #%d of '%s': %v", i+1, e.name, err), err)
-			}
-		}
-		return g.commitReturn()
+		return g.results(reflect.ValueOf(e.fn).Call(args), outs, e.name)
 	}
+}
+
+// results pushes the results of a reflective call: a non-nil last error
+// raises instead; a result declared as a non-empty interface is pushed
+// with that interface as its view.
+func (g *Gate) results(out []reflect.Value, types []reflect.Type, name string) int32 {
+	if n := len(types); n > 0 && types[n-1] == errorType {
+		last := out[n-1]
+		out = out[:n-1]
+		if !last.IsNil() {
+			return g.fail(last.Interface().(error))
+		}
+	}
+	g.S.ProgReset()
+	for i, v := range out {
+		var err error
+		if t := types[i]; t.Kind() == reflect.Interface && t.NumMethod() > 0 {
+			err = g.pushViewed(v, t)
+		} else {
+			err = g.pushValue(v, name, 0)
+		}
+		if err != nil {
+			return g.raiseText(fmt.Sprintf("result #%d of '%s': %v", i+1, name, err), err)
+		}
+	}
+	return g.commitReturn()
 }
 
 // readArg converts argument i (0-based) into v.

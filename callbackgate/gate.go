@@ -2,11 +2,13 @@ package callbackgate
 
 import (
 	"errors"
+	"reflect"
 	"runtime"
 	"sync"
 	"sync/atomic"
 
 	"github.com/zlua-go/zlua/cgo"
+	"github.com/zlua-go/zlua/objreg"
 	"github.com/zlua-go/zlua/pump"
 )
 
@@ -29,6 +31,15 @@ type Gate struct {
 
 	unrefs pump.Queue
 	stats  Stats
+
+	// ObjectRegistry and the metatable cache: one binding per (type, view).
+	objs     *objreg.Registry
+	binds    map[bindKey]*binding
+	bindByID []*binding
+	viewIDs  map[reflect.Type]uint32
+	lastBind *binding
+	eqRef    int32
+	leaked   int
 }
 
 // Stats are the gate's counters.
@@ -87,6 +98,10 @@ func New() (*Gate, error) {
 	g.S = s
 	g.cur = s.Main()
 	g.funcs = make([]funcEntry, 1, 64) // id 0 is never used
+	g.objs = objreg.New(s)
+	g.binds = map[bindKey]*binding{}
+	g.bindByID = []*binding{nil} // binding id 0 is never used
+	g.viewIDs = map[reflect.Type]uint32{}
 	return g, nil
 }
 
@@ -106,8 +121,11 @@ func (g *Gate) Close() {
 		return
 	}
 	g.unrefs.Close()
+	g.S.CloseLua() // every __gc runs and queues its slot
+	g.leaked = g.objs.Close()
 	g.S.Close()
 	g.unregister()
+	g.binds, g.bindByID, g.lastBind = nil, nil, nil
 	g.funcs = nil
 	g.free = nil
 	g.unarmed = nil
@@ -126,6 +144,21 @@ func (g *Gate) Depth() int { return g.deep }
 
 // Stats returns the gate's counters.
 func (g *Gate) Stats() Stats { return g.stats }
+
+// ObjectStats returns the ObjectRegistry's counters.
+func (g *Gate) ObjectStats() objreg.Stats { return g.objs.Stats() }
+
+// LeakedSlots returns how many slots were still live after Close ran every
+// __gc: each one an object Lua could never release (a bug).
+func (g *Gate) LeakedSlots() int { return g.leaked }
+
+// DrainObjects releases the slots whose userdata Lua collected. It is safe
+// at any depth: slots handed to programs not yet run wait for Settle.
+func (g *Gate) DrainObjects() {
+	if !g.Closed() {
+		g.objs.Drain()
+	}
+}
 
 // PendingUnrefs returns the number of refs waiting for Settle.
 func (g *Gate) PendingUnrefs() int { return g.unrefs.Len() }
@@ -152,6 +185,7 @@ func (g *Gate) Settle() {
 		return
 	}
 	g.drainFreed()
+	g.objs.Settle()
 	for _, id := range g.unarmed {
 		if g.S.FuncArmed(id) == 0 {
 			g.release(id)
@@ -200,6 +234,9 @@ func dispatch(goid uintptr, fnid uint32, fr cgo.Frame) (status int32) {
 	}()
 	if g.S.HasFreedFuncs() {
 		g.drainFreed()
+	}
+	if g.S.HasFreedSlots() {
+		g.objs.Drain()
 	}
 	return e.call(g, e, fr)
 }
@@ -261,6 +298,9 @@ func (g *Gate) raiseError(err error) int32 {
 
 // raiseArg raises "bad argument #argn to 'name' (detail)".
 func (g *Gate) raiseArg(argn int, name string, err error) int32 {
+	if err == errReleased {
+		return g.raiseText(err.Error(), nil)
+	}
 	g.S.ProgReset()
 	g.S.PutInt(int64(argn))
 	g.S.PutStr(name)

@@ -11,7 +11,8 @@ var ErrCannotPush = errors.New("cannot push Go value")
 
 // Push appends v to the push program being built: nil, booleans, numbers,
 // strings and []byte as Lua values, maps, slices and arrays as new tables,
-// and functions as callable Go functions registered under name.
+// functions as callable Go functions registered under name, pointers and
+// channels (and maps and slices wrapped in Ref) as ByObj userdata.
 func (g *Gate) Push(v any, name string) error { return g.push(v, name, 0) }
 
 func (g *Gate) push(v any, name string, depth int) error {
@@ -47,6 +48,14 @@ func (g *Gate) push(v any, name string, depth int) error {
 			}
 			s.PutRawSet()
 		}
+	case Viewed:
+		if x.V == nil {
+			s.PutNil()
+			return nil
+		}
+		return g.pushViewed(reflect.ValueOf(x.V), x.View)
+	case Ref:
+		return g.pushRef(x.V)
 	case map[string]any:
 		if depth >= MaxDepth {
 			return errTooDeep
@@ -84,19 +93,22 @@ func (g *Gate) pushValue(v reflect.Value, name string, depth int) error {
 		s.PutNum(v.Float())
 	case reflect.String:
 		s.PutStr(v.String())
-	case reflect.Chan:
+	case reflect.Chan, reflect.Pointer:
 		if v.IsNil() {
 			s.PutNil()
 			return nil
 		}
-		return cannotPush(v.Type())
-	case reflect.Interface, reflect.Pointer:
+		return g.pushObj(v, nil)
+	case reflect.Interface:
 		if v.IsNil() {
 			s.PutNil()
 			return nil
 		}
-		if v.Kind() == reflect.Interface {
-			return g.pushValue(v.Elem(), name, depth)
+		return g.pushValue(v.Elem(), name, depth)
+	case reflect.Struct:
+		switch v.Type() {
+		case viewedType, refType:
+			return g.push(v.Interface(), name, depth)
 		}
 		return cannotPush(v.Type())
 	case reflect.Slice:

@@ -171,6 +171,9 @@ func (g *Gate) read(t cgo.Thread, idx int, a *cgo.Arg, v reflect.Value, depth in
 		return err
 	}
 	typ := v.Type()
+	if a.Type == int32(cgo.TUserdata) {
+		return g.readObj(t, idx, a, v)
+	}
 	switch typ.Kind() {
 	case reflect.Interface:
 		if a.Type == int32(cgo.TNil) || a.Type == int32(cgo.TNone) {
@@ -314,6 +317,14 @@ func (g *Gate) natural(t cgo.Thread, idx int, a *cgo.Arg, depth int) (any, error
 		return a.String(), nil
 	case int32(cgo.TTable):
 		return g.naturalTable(t, idx, depth)
+	case int32(cgo.TUserdata):
+		s, _, ok, err := g.objAt(t, idx, a)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			return s.Val, nil
+		}
 	}
 	return nil, &argError{detail: "cannot convert a " + g.typeName(t, idx, a) + " to a Go value"}
 }

@@ -100,3 +100,9 @@ var gateHandler GateHandler = func(uintptr, uint32, Frame) int32 { return Status
 
 // SetGateHandler installs the gate; callbackgate does it at init.
 func SetGateHandler(h GateHandler) { gateHandler = h }
+
+// View returns a string argument's bytes without copying; the string is
+// valid only while the value stays on the stack, so it must not be kept.
+func (a *Arg) View() string {
+	return unsafe.String((*byte)(*(*unsafe.Pointer)(unsafe.Pointer(&a.v))), int(a.len))
+}

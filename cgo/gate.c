@@ -80,6 +80,18 @@ int zlua_prog_run(lua_State *L, zlua_env *env, const unsigned char *p, size_t n)
 			lua_rawgeti(L, LUA_REGISTRYINDEX, (int)(int32_t)get_u32(p));
 			p += 4;
 			break;
+		case ZLUA_OP_OBJ:
+			zlua_obj_push(L, env, get_u32(p), get_u32(p + 4), get_u32(p + 8),
+				      get_u32(p + 12), (int)(int32_t)get_u32(p + 16), p[20]);
+			p += 21;
+			break;
+		case ZLUA_OP_NEWMT:
+			zlua_obj_newmt(L, env);
+			break;
+		case ZLUA_OP_INDEXER:
+			lua_pushcclosure(L, zlua_obj_index, 2);
+			lua_setfield(L, -2, "__index");
+			break;
 		default:
 			return luaL_error(L, "zlua: corrupt push program (op %d)", op);
 		}
@@ -123,7 +135,7 @@ int zlua_prog_run_env(lua_State *L, zlua_env *env)
 
 /* [go-safe] Reads one value without allocating: strings are read in
  * place, numbers are not converted. [-0, +0] */
-void zlua_read_arg(lua_State *L, int idx, zlua_arg *a)
+void zlua_read_arg(zlua_env *env, lua_State *L, int idx, zlua_arg *a)
 {
 	a->type = lua_type(L, idx);
 	a->isint = 0;
@@ -142,6 +154,10 @@ void zlua_read_arg(lua_State *L, int idx, zlua_arg *a)
 		break;
 	case LUA_TBOOLEAN:
 		a->v.b = lua_toboolean(L, idx);
+		break;
+	case LUA_TUSERDATA:
+		a->v.p = env != NULL ? zlua_toown(env, L, idx) : NULL;
+		a->isint = env != NULL;
 		break;
 	default:
 		a->v.i = 0;
@@ -175,7 +191,7 @@ int zlua_trampoline(lua_State *L)
 	fr.nargs = n;
 	fr.pad = 0;
 	for (i = 0; i < n && i < ZLUA_FAST_ARGS; i++)
-		zlua_read_arg(L, i + 1, &fr.args[i]);
+		zlua_read_arg(env, L, i + 1, &fr.args[i]);
 	st = zluaGateCall(env->goid, fu->fnid, &fr);
 	switch (st) {
 	case ZLUA_RET1:

@@ -76,6 +76,13 @@ int zlua_dispatch(lua_State *L)
 	case ZLUA_DO_OPENLIBS:
 		luaL_openlibs(L);
 		return 0;
+	case ZLUA_DO_INIT:
+		zlua_obj_init(L, env);
+		return 0;
+	case ZLUA_DO_PROGREF: /* program: the value */
+		zlua_prog_run(L, env, a->prog, a->prog_len);
+		a->ref = luaL_ref(L, LUA_REGISTRYINDEX);
+		return 0;
 	case ZLUA_DO_RESERVE:
 		luaL_checkstack(L, a->n, "zlua: cannot reserve stack");
 		return 0;
@@ -97,7 +104,7 @@ int zlua_op(zlua_env *env, lua_State *L, int opcode, int nargs, int nres,
 	a->prog = NULL;
 	a->prog_len = 0;
 	if (opcode == ZLUA_DO_SETGLOBAL || opcode == ZLUA_DO_GETGLOBAL ||
-	    opcode == ZLUA_DO_CALL) {
+	    opcode == ZLUA_DO_CALL || opcode == ZLUA_DO_PROGREF) {
 		a->prog_len = env->prog_len;
 		env->prog_len = 0;
 	}

@@ -16,9 +16,7 @@ int zlua_isinteger(lua_State *L, int idx)
 int zlua_dispatch(lua_State *L); /* protect.c */
 int zlua_msgh(lua_State *L);     /* protect.c */
 
-/* [lua] Makes a metatable for zlua userdata: marker, protected __metatable,
- * __name. [-0, +1] */
-static void new_metatable(lua_State *L, zlua_env *env, const char *name)
+void zlua_new_metatable(lua_State *L, zlua_env *env, const char *name)
 {
 	lua_createtable(L, 0, 4);
 	lua_pushlightuserdata(L, (void *)&zlua_marker);
@@ -48,7 +46,7 @@ static int boot(lua_State *L)
 	lua_createtable(L, 3, 0);
 	env->errinfo_ref = luaL_ref(L, LUA_REGISTRYINDEX);
 
-	new_metatable(L, env, "zlua.function");
+	zlua_new_metatable(L, env, "zlua.function");
 	lua_pushcfunction(L, zlua_funcud_gc);
 	lua_setfield(L, -2, "__gc");
 	env->funcmt_ref = luaL_ref(L, LUA_REGISTRYINDEX);
@@ -87,6 +85,7 @@ zlua_env *zlua_env_new(uintptr_t goid)
 	env->goid = goid;
 	env->dispatch_ref = env->msgh_ref = env->errinfo_ref = LUA_NOREF;
 	env->funcmt_ref = env->name_ref = env->filemt_ref = LUA_NOREF;
+	env->cache_ref = LUA_NOREF;
 	env->L = luaL_newstate();
 	if (env->L == NULL || protected_boot(env->L, env) != LUA_OK) {
 		zlua_env_close(env);
@@ -95,17 +94,24 @@ zlua_env *zlua_env_new(uintptr_t goid)
 	return env;
 }
 
+void zlua_env_close_state(zlua_env *env)
+{
+	if (env->L != NULL)
+		lua_close(env->L); /* runs every __gc; they may still use env */
+	env->L = NULL;
+}
+
 void zlua_env_close(zlua_env *env)
 {
 	if (env == NULL)
 		return;
-	if (env->L != NULL)
-		lua_close(env->L); /* runs every __gc; they may still use env */
-	env->L = NULL;
+	zlua_env_close_state(env);
 	zlua_reclaim(env);
 	free(env->prog);
 	free(env->freed);
 	free(env->armed);
+	free(env->objcnt);
+	free(env->objfreed);
 	free(env);
 }
 

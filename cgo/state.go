@@ -135,6 +135,27 @@ func (t Thread) IsZero() bool { return t.p == nil }
 // ProgReset starts a new push program.
 func (s *State) ProgReset() { s.n = 0; s.progErr = false }
 
+// SavedProg is a push program set aside while another one runs.
+type SavedProg struct {
+	b   []byte
+	err bool
+}
+
+// ProgSave copies the program being built, so a protected operation can
+// use the buffer meanwhile; ProgRestore puts it back.
+func (s *State) ProgSave() SavedProg {
+	return SavedProg{append([]byte(nil), s.prog[:s.n]...), s.progErr}
+}
+
+// ProgRestore replaces the program being built with a saved one.
+func (s *State) ProgRestore(p SavedProg) {
+	s.ProgReset()
+	if s.need(len(p.b)) {
+		s.n = copy(s.prog, p.b)
+	}
+	s.progErr = s.progErr || p.err
+}
+
 // ProgLen returns the bytes written so far.
 func (s *State) ProgLen() int { return s.n }
 

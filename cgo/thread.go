@@ -20,7 +20,7 @@ static lua_Integer zlua_toint(lua_State *L, int idx) { return lua_tointeger(L, i
 static lua_Number zlua_tonumber(lua_State *L, int idx) { return lua_tonumber(L, idx); }
 static size_t zlua_len(lua_State *L, int idx) { return zlua_rawlen(L, idx); }
 static void zlua_pushnil(lua_State *L) { lua_pushnil(L); }
-static void zlua_readarg(lua_State *L, int idx, zlua_arg *a) { zlua_read_arg(L, idx, a); }
+static void zlua_readarg(lua_State *L, int idx, zlua_arg *a) { zlua_read_arg(NULL, L, idx, a); }
 #cgo noescape zlua_readarg
 #cgo nocallback zlua_readarg
 static void zlua_rawgeti(lua_State *L, int idx, long long i) { lua_rawgeti(L, idx, i); }

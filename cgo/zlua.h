@@ -109,13 +109,15 @@ typedef struct zlua_funcud {
 /* One argument read by the trampoline before Go is entered. */
 typedef struct zlua_arg {
 	int32_t type;  /* LUA_T* */
-	int32_t isint; /* number with integer subtype (always 0 on LuaJIT) */
+	int32_t isint; /* number with integer subtype (always 0 on LuaJIT);
+	                * for a userdata: 1 when v.p was checked with zlua_toown */
 	size_t len;    /* string length */
 	union {
 		lua_Integer i;
 		lua_Number n;
 		const char *s; /* valid while the argument stays on the stack */
 		int b;
+		zlua_udheader *p; /* userdata: zlua header if ours, else NULL */
 	} v;
 } zlua_arg;
 
@@ -151,7 +153,11 @@ enum zlua_op {
 	ZLUA_OP_NEWTABLE = 7, /* u32 narr, u32 nrec */
 	ZLUA_OP_RAWSET = 8,   /* t[k] = v with t, k, v on top; pops k, v */
 	ZLUA_OP_GOFUNC = 9,   /* u32 fnid: Go function closure */
-	ZLUA_OP_REF = 10      /* i32 registry ref */
+	ZLUA_OP_REF = 10,     /* i32 registry ref */
+	ZLUA_OP_OBJ = 11,     /* u32 slot, gen, type_id, view_id, i32 mt ref, u8 cached:
+	                       * the ByObj userdata of slot (see objects.c) */
+	ZLUA_OP_NEWMT = 12,   /* stack: name -> a new ByObj metatable */
+	ZLUA_OP_INDEXER = 13  /* stack: mt, methods, getter -> mt (mt.__index set) */
 };
 
 /* Programs up to this size are copied onto the C stack before they run, so
@@ -169,7 +175,8 @@ enum zlua_opcode {
 	ZLUA_DO_RESERVE = 9,   /* grows the stack by args->n slots (LuaJIT) */
 	ZLUA_DO_REF = 5,       /* stack: v; leaves nothing, env->ref = ref */
 	ZLUA_DO_OPENLIBS = 6,  /* opens the standard libraries */
-	ZLUA_DO_INIT = 7       /* creates zlua's registry entries */
+	ZLUA_DO_INIT = 7,      /* creates zlua's registry entries */
+	ZLUA_DO_PROGREF = 10   /* runs the program, refs its last value */
 };
 
 /* Inputs and outputs of one protected operation; lives on zlua_op's C
@@ -223,6 +230,17 @@ typedef struct zlua_env {
 	 * program that was to create their closure raised first. */
 	unsigned char *armed;
 	size_t armed_cap;
+
+	/* ObjectRegistry (objects.c). objcnt[slot] counts the live userdata
+	 * of a slot: normally 0 or 1; 2 while an old userdata whose weak cache
+	 * entry was cleared waits for its __gc and a new one was pushed. When
+	 * a __gc brings it to 0 the slot is queued in objfreed for Go. */
+	int cache_ref;    /* registry ref of the weak-valued cache: slot -> ud */
+	uint32_t *objcnt;
+	size_t objcnt_cap;
+	uint32_t *objfreed;
+	size_t objfreed_len, objfreed_cap;
+	size_t objfreed_lost; /* slots dropped because the queue could not grow */
 } zlua_env;
 
 /* ---- state (state.c) ---- */
@@ -231,6 +249,12 @@ typedef struct zlua_env {
 zlua_env *zlua_env_new(uintptr_t goid);
 /* [go-safe] lua_close (runs every __gc), then frees the env. */
 void zlua_env_close(zlua_env *env);
+/* [go-safe] lua_close only: the env stays readable (queues of released
+ * ids and slots) until zlua_env_close frees it. */
+void zlua_env_close_state(zlua_env *env);
+/* [lua] Makes a metatable for zlua userdata: marker, protected __metatable,
+ * __name. [-0, +1] */
+void zlua_new_metatable(lua_State *L, zlua_env *env, const char *name);
 /* [go-safe] Grows env->prog to at least need bytes; 0 on failure. */
 int zlua_prog_reserve(zlua_env *env, size_t need);
 /* [go-safe] Grows env->armed to hold index n; 0 on failure. */
@@ -265,12 +289,35 @@ int zlua_prog_run(lua_State *L, zlua_env *env, const unsigned char *p, size_t n)
  * list), so re-entered Go code may rebuild env->prog meanwhile. */
 int zlua_prog_run_env(lua_State *L, zlua_env *env);
 /* [go-safe] Reads the value at idx into a without allocating (strings in
- * place, numbers unconverted). [-0, +0] */
-void zlua_read_arg(lua_State *L, int idx, zlua_arg *a);
+ * place, numbers unconverted; a userdata is checked with zlua_toown when
+ * env is not NULL, which needs 2 free stack slots). [-0, +0] */
+void zlua_read_arg(zlua_env *env, lua_State *L, int idx, zlua_arg *a);
 /* [lua] The lua_CFunction behind every Go function. */
 int zlua_trampoline(lua_State *L);
 /* [lua] __gc of the function sentinel: queues its id for Go. [-0, +0] */
 int zlua_funcud_gc(lua_State *L);
+
+/* ---- ObjectRegistry userdata (objects.c) ---- */
+
+/* [lua] Pushes the ByObj userdata of slot: the cached one when the weak
+ * cache still maps slot to a userdata of this generation, else a new one
+ * (counted in objcnt, entered in the cache when cached). [-0, +1] */
+void zlua_obj_push(lua_State *L, zlua_env *env, uint32_t slot, uint32_t gen,
+		   uint32_t type_id, uint32_t view_id, int mtref, int cached);
+/* [lua] __gc of ByObj userdata: marks it released, drops its cache entry
+ * if the entry is still this userdata, and queues the slot when its last
+ * userdata is gone. Pure C. [-0, +0] */
+int zlua_obj_gc(lua_State *L);
+/* [lua] __index of ByObj userdata: upvalue 1 the methods table (looked up
+ * raw, in C), upvalue 2 the Go field getter called on a miss. */
+int zlua_obj_index(lua_State *L);
+/* [lua] Replaces the name on top with a new ByObj metatable: marker,
+ * __name, __metatable, __gc. [-1, +1] */
+void zlua_obj_newmt(lua_State *L, zlua_env *env);
+/* [lua] Creates the weak-valued cache table (DO_INIT). [-0, +0] */
+void zlua_obj_init(lua_State *L, zlua_env *env);
+/* [go-safe] Grows env->objcnt to hold index n; 0 on failure. */
+int zlua_objcnt_reserve(zlua_env *env, size_t n);
 
 /* ---- reading values from Go (read.c) ---- */
 

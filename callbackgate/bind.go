@@ -1,0 +1,214 @@
+package callbackgate
+
+import (
+	"fmt"
+	"reflect"
+	"strings"
+	"unsafe"
+
+	"github.com/zlua-go/zlua/cgo"
+)
+
+// binding is how Lua sees one Go type through one view: its metatable
+// (built once per state), methods and fields.
+type binding struct {
+	id      uint32
+	typ     reflect.Type // the object's concrete type
+	view    reflect.Type // an interface, or nil for the type itself
+	name    string       // the Lua-visible type name (__name)
+	mtref   int32
+	viewID  uint32
+	fields  map[string]*field // nil for views
+	methods []*method
+}
+
+// field is one exported struct field reachable from a binding.
+type field struct {
+	index []int
+	typ   reflect.Type
+}
+
+type bindKey struct{ typ, view reflect.Type }
+
+// luaName spells a Go type the way Lua sees it: the element name of a
+// pointer (*game.Player reads "Player"), else the type's own name.
+func luaName(t reflect.Type) string {
+	if t.Kind() == reflect.Pointer && t.Elem().Name() != "" {
+		return t.Elem().Name()
+	}
+	if t.Name() != "" {
+		return t.Name()
+	}
+	return t.String()
+}
+
+// bindingFor returns the binding of typ seen through view (nil: typ
+// itself), building its metatable on first use. It may run a protected
+// operation: callers keep their push program across it.
+func (g *Gate) bindingFor(typ, view reflect.Type) (*binding, error) {
+	if b := g.lastBind; b != nil && b.typ == typ && b.view == view {
+		return b, nil
+	}
+	b, ok := g.binds[bindKey{typ, view}]
+	if !ok {
+		var err error
+		if b, err = g.bind(typ, view); err != nil {
+			return nil, err
+		}
+	}
+	g.lastBind = b
+	return b, nil
+}
+
+func (g *Gate) bind(typ, view reflect.Type) (*binding, error) {
+	b := &binding{id: uint32(len(g.bindByID)), typ: typ, view: view, name: luaName(typ)}
+	if view != nil {
+		if !typ.Implements(view) {
+			return nil, fmt.Errorf("%w: %v does not implement %v", ErrCannotPush, typ, view)
+		}
+		b.name = luaName(view)
+		b.viewID = g.viewIDs[view]
+		if b.viewID == 0 {
+			b.viewID = uint32(len(g.viewIDs) + 1)
+			g.viewIDs[view] = b.viewID
+		}
+		for i := 0; i < view.NumMethod(); i++ {
+			m, _ := typ.MethodByName(view.Method(i).Name)
+			b.methods = append(b.methods, newMethod(b, m))
+		}
+	} else {
+		for i := 0; i < typ.NumMethod(); i++ {
+			b.methods = append(b.methods, newMethod(b, typ.Method(i)))
+		}
+		if typ.Kind() == reflect.Pointer && typ.Elem().Kind() == reflect.Struct {
+			b.fields = structFields(typ.Elem())
+		}
+	}
+	ref, err := g.buildMetatable(b)
+	if err != nil {
+		return nil, err
+	}
+	b.mtref = ref
+	g.bindByID = append(g.bindByID, b)
+	g.binds[bindKey{typ, view}] = b
+	return b, nil
+}
+
+// structFields lists the exported fields of t, promoted ones included,
+// under their Lua names (tag lua:"name"; lua:"-" hides a field).
+func structFields(t reflect.Type) map[string]*field {
+	fields := map[string]*field{}
+	for _, f := range reflect.VisibleFields(t) {
+		if !f.IsExported() {
+			continue
+		}
+		name := f.Name
+		if tag, ok := f.Tag.Lookup("lua"); ok {
+			if tag == "-" {
+				continue
+			}
+			name, _, _ = strings.Cut(tag, ",")
+		}
+		fields[name] = &field{index: f.Index, typ: f.Type}
+	}
+	return fields
+}
+
+// buildMetatable creates b's metatable in a protected operation and
+// returns its registry ref. The push program being built is saved and
+// restored around it.
+func (g *Gate) buildMetatable(b *binding) (int32, error) {
+	s := g.S
+	saved := s.ProgSave()
+	defer s.ProgRestore(saved)
+	s.ProgReset()
+	s.PutStr(b.name)
+	s.PutNewMetatable()
+	s.PutNewTable(0, len(b.methods))
+	for _, m := range b.methods {
+		id, err := g.registerEntry(funcEntry{name: b.name + ":" + m.name, fn: m, call: m.call})
+		if err != nil {
+			return 0, err
+		}
+		s.PutStr(m.name)
+		s.PutGoFunc(id)
+		s.PutRawSet()
+	}
+	for _, mm := range [...]struct {
+		key  string
+		call callFunc
+	}{{"__index", fieldGet}, {"__newindex", fieldSet}, {"__tostring", objToString}} {
+		id, err := g.registerEntry(funcEntry{name: b.name + "." + mm.key, fn: b, call: mm.call})
+		if err != nil {
+			return 0, err
+		}
+		if mm.key == "__index" {
+			s.PutGoFunc(id)
+			s.PutIndexer()
+			continue
+		}
+		s.PutStr(mm.key)
+		s.PutGoFunc(id)
+		s.PutRawSet()
+	}
+	if k := b.typ.Kind(); b.view == nil && (k == reflect.Map || k == reflect.Slice) {
+		id, err := g.registerEntry(funcEntry{name: b.name + ".__len", fn: b, call: objLen})
+		if err != nil {
+			return 0, err
+		}
+		s.PutStr("__len")
+		s.PutGoFunc(id)
+		s.PutRawSet()
+	}
+	s.PutStr("__eq")
+	s.PutRef(g.eqRef) // one shared __eq: LuaJIT compares handlers by identity
+	s.PutRawSet()
+	if err := s.Commit(); err != nil {
+		return 0, err
+	}
+	t := g.Current()
+	st, ref := s.Run(t, cgo.OpProgRef, 0, 0, 0)
+	if st != cgo.OK {
+		err := g.ErrorFromTop(t, st)
+		return 0, fmt.Errorf("zlua: metatable of %s: %w", b.name, err)
+	}
+	return int32(ref), nil
+}
+
+// InitObjects creates the ObjectRegistry's weak cache and the shared __eq
+// of every object metatable. It runs once, when the Env is initialised.
+func (g *Gate) InitObjects() error {
+	t := g.Current()
+	s := g.S
+	s.ProgReset()
+	if err := s.Commit(); err != nil {
+		return err
+	}
+	if st, _ := s.Run(t, cgo.OpInit, 0, 0, 0); st != cgo.OK {
+		return g.ErrorFromTop(t, st)
+	}
+	id, err := g.registerEntry(funcEntry{name: "__eq", call: objEqual})
+	if err != nil {
+		return err
+	}
+	s.ProgReset()
+	s.PutGoFunc(id)
+	if err := s.Commit(); err != nil {
+		return err
+	}
+	st, ref := s.Run(t, cgo.OpProgRef, 0, 0, 0)
+	if st != cgo.OK {
+		return g.ErrorFromTop(t, st)
+	}
+	g.eqRef = int32(ref)
+	return nil
+}
+
+// slotPtr is the pointer word of a reference value: what identity keys and
+// fast method receivers use.
+func slotPtr(v reflect.Value) unsafe.Pointer {
+	if v.Kind() == reflect.Slice {
+		return unsafe.Pointer(v.Pointer())
+	}
+	return v.UnsafePointer()
+}

@@ -1,0 +1,357 @@
+package callbackgate
+
+import (
+	"fmt"
+	"reflect"
+	"unsafe"
+
+	"github.com/zlua-go/zlua/cgo"
+	"github.com/zlua-go/zlua/objreg"
+)
+
+// method is one Go method callable from Lua as obj:Name(...): its plan is
+// computed once per binding.
+type method struct {
+	b    *binding
+	name string
+	fn   reflect.Value // method expression: the receiver is argument 0
+	in   []reflect.Type
+	out  []reflect.Type
+	call callFunc
+}
+
+func newMethod(b *binding, m reflect.Method) *method {
+	ft := m.Type
+	mt := &method{b: b, name: m.Name, fn: m.Func}
+	for i := 1; i < ft.NumIn(); i++ {
+		mt.in = append(mt.in, ft.In(i))
+	}
+	for i := 0; i < ft.NumOut(); i++ {
+		mt.out = append(mt.out, ft.Out(i))
+	}
+	// Fast shapes need a one-word receiver whose method code takes it in
+	// the first integer register: a pointer.
+	if b.typ.Kind() == reflect.Pointer && !ft.IsVariadic() {
+		if mk := methodShapes[shapeOf(ft, 1)]; mk != nil {
+			mt.call = mk(mt, funcCode(m.Func.Interface()))
+			return mt
+		}
+	}
+	mt.call = reflectMethod(mt, ft)
+	return mt
+}
+
+// funcCode returns the func value word of fn (a func held in an any):
+// calling it through a func type with the same register assignment runs
+// fn without reflection.
+func funcCode(fn any) unsafe.Pointer {
+	return (*[2]unsafe.Pointer)(unsafe.Pointer(&fn))[1]
+}
+
+// as reinterprets a func value word as the func type F. F must have the
+// same parameter and result layout as the function (see shapeOf).
+func as[F any](code unsafe.Pointer) F { return *(*F)(unsafe.Pointer(&code)) }
+
+// shapeOf spells the signature of ft from parameter skip on as one letter
+// per parameter, ':' and one per result: i (int, int64 and named types of
+// them), f (float64), s (string), b (bool), p (pointer, results only), e
+// (error, last result only). Signatures with other types have no shape.
+func shapeOf(ft reflect.Type, skip int) string {
+	if ft.IsVariadic() {
+		return "?"
+	}
+	var b []byte
+	for i := skip; i < ft.NumIn(); i++ {
+		b = append(b, kindLetter(ft.In(i), false))
+	}
+	b = append(b, ':')
+	for i := 0; i < ft.NumOut(); i++ {
+		b = append(b, kindLetter(ft.Out(i), true))
+	}
+	return string(b)
+}
+
+func kindLetter(t reflect.Type, result bool) byte {
+	switch t.Kind() {
+	case reflect.Int, reflect.Int64:
+		return 'i'
+	case reflect.Float64:
+		return 'f'
+	case reflect.String:
+		return 's'
+	case reflect.Bool:
+		return 'b'
+	case reflect.Pointer:
+		if result {
+			return 'p'
+		}
+	case reflect.Interface:
+		if result && t == errorType {
+			return 'e'
+		}
+	}
+	return '?'
+}
+
+// this resolves the receiver (argument 1) of a call of m: a live ByObj
+// userdata of m's type.
+func (g *Gate) this(fr cgo.Frame, b *binding, name string) (*objreg.Slot, int32) {
+	a := arg(fr, 0)
+	h, ours, checked := a.Own()
+	if !checked && a.Type == int32(cgo.TUserdata) {
+		h, ours = g.S.ObjAt(fr.Thread(), 1)
+	}
+	if ours && h.Kind == cgo.KindByObj {
+		if h.Released {
+			return nil, g.raiseText(errReleased.Error(), nil)
+		}
+		s := g.objs.Get(h.Slot, h.Gen)
+		if s == nil {
+			return nil, g.raiseText(errReleased.Error(), nil)
+		}
+		if h.TypeID == b.id || g.bindByID[h.TypeID].typ == b.typ {
+			return s, 0
+		}
+	}
+	got := g.typeName(fr.Thread(), 1, &a)
+	if ours && h.Kind == cgo.KindByObj && !h.Released {
+		got = g.bindByID[h.TypeID].name
+	}
+	return nil, g.raiseText(fmt.Sprintf("calling '%s' on bad self (%s expected, got %s)", name, b.name, got), nil)
+}
+
+type methodMaker func(m *method, code unsafe.Pointer) callFunc
+
+// methodShapes serve common method signatures by calling the method code
+// directly: no reflect.Value.Call, no allocation.
+var methodShapes map[string]methodMaker
+
+func init() { methodShapes = makeMethodShapes() }
+
+func makeMethodShapes() map[string]methodMaker {
+	return map[string]methodMaker{
+		":": func(m *method, code unsafe.Pointer) callFunc {
+			f := as[func(unsafe.Pointer)](code)
+			return func(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
+				s, st := g.this(fr, m.b, e.name)
+				if s == nil {
+					return st
+				}
+				f(s.Ptr)
+				return g.ret0()
+			}
+		},
+		":e": func(m *method, code unsafe.Pointer) callFunc {
+			f := as[func(unsafe.Pointer) error](code)
+			return func(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
+				s, st := g.this(fr, m.b, e.name)
+				if s == nil {
+					return st
+				}
+				if err := f(s.Ptr); err != nil {
+					return g.fail(err)
+				}
+				return g.ret0()
+			}
+		},
+		":i": func(m *method, code unsafe.Pointer) callFunc {
+			f := as[func(unsafe.Pointer) int64](code)
+			return func(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
+				s, st := g.this(fr, m.b, e.name)
+				if s == nil {
+					return st
+				}
+				return retInt(fr, f(s.Ptr))
+			}
+		},
+		":f": func(m *method, code unsafe.Pointer) callFunc {
+			f := as[func(unsafe.Pointer) float64](code)
+			return func(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
+				s, st := g.this(fr, m.b, e.name)
+				if s == nil {
+					return st
+				}
+				return retNum(fr, f(s.Ptr))
+			}
+		},
+		":b": func(m *method, code unsafe.Pointer) callFunc {
+			f := as[func(unsafe.Pointer) bool](code)
+			return func(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
+				s, st := g.this(fr, m.b, e.name)
+				if s == nil {
+					return st
+				}
+				fr.ReturnBool(f(s.Ptr))
+				return cgo.StatusReturn1
+			}
+		},
+		":s": func(m *method, code unsafe.Pointer) callFunc {
+			f := as[func(unsafe.Pointer) string](code)
+			return func(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
+				s, st := g.this(fr, m.b, e.name)
+				if s == nil {
+					return st
+				}
+				return g.retStr(f(s.Ptr))
+			}
+		},
+		":p": func(m *method, code unsafe.Pointer) callFunc {
+			f := as[func(unsafe.Pointer) unsafe.Pointer](code)
+			out := m.out[0]
+			return func(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
+				s, st := g.this(fr, m.b, e.name)
+				if s == nil {
+					return st
+				}
+				return g.retPtr(f(s.Ptr), out, e.name)
+			}
+		},
+		"i:": func(m *method, code unsafe.Pointer) callFunc {
+			f := as[func(unsafe.Pointer, int64)](code)
+			return func(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
+				s, st := g.this(fr, m.b, e.name)
+				if s == nil {
+					return st
+				}
+				a, err := g.intArg(fr, 1)
+				if err != nil {
+					return g.raiseArg(1, e.name, err)
+				}
+				f(s.Ptr, a)
+				return g.ret0()
+			}
+		},
+		"f:": func(m *method, code unsafe.Pointer) callFunc {
+			f := as[func(unsafe.Pointer, float64)](code)
+			return func(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
+				s, st := g.this(fr, m.b, e.name)
+				if s == nil {
+					return st
+				}
+				a, err := g.floatArg(fr, 1)
+				if err != nil {
+					return g.raiseArg(1, e.name, err)
+				}
+				f(s.Ptr, a)
+				return g.ret0()
+			}
+		},
+		"s:": func(m *method, code unsafe.Pointer) callFunc {
+			f := as[func(unsafe.Pointer, string)](code)
+			return func(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
+				s, st := g.this(fr, m.b, e.name)
+				if s == nil {
+					return st
+				}
+				a, err := g.stringArg(fr, 1)
+				if err != nil {
+					return g.raiseArg(1, e.name, err)
+				}
+				f(s.Ptr, a)
+				return g.ret0()
+			}
+		},
+		"ff:": func(m *method, code unsafe.Pointer) callFunc {
+			f := as[func(unsafe.Pointer, float64, float64)](code)
+			return func(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
+				s, st := g.this(fr, m.b, e.name)
+				if s == nil {
+					return st
+				}
+				a, err := g.floatArg(fr, 1)
+				if err != nil {
+					return g.raiseArg(1, e.name, err)
+				}
+				b, err := g.floatArg(fr, 2)
+				if err != nil {
+					return g.raiseArg(2, e.name, err)
+				}
+				f(s.Ptr, a, b)
+				return g.ret0()
+			}
+		},
+		"ii:": func(m *method, code unsafe.Pointer) callFunc {
+			f := as[func(unsafe.Pointer, int64, int64)](code)
+			return func(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
+				s, st := g.this(fr, m.b, e.name)
+				if s == nil {
+					return st
+				}
+				a, err := g.intArg(fr, 1)
+				if err != nil {
+					return g.raiseArg(1, e.name, err)
+				}
+				b, err := g.intArg(fr, 2)
+				if err != nil {
+					return g.raiseArg(2, e.name, err)
+				}
+				f(s.Ptr, a, b)
+				return g.ret0()
+			}
+		},
+		"i:i": func(m *method, code unsafe.Pointer) callFunc {
+			f := as[func(unsafe.Pointer, int64) int64](code)
+			return func(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
+				s, st := g.this(fr, m.b, e.name)
+				if s == nil {
+					return st
+				}
+				a, err := g.intArg(fr, 1)
+				if err != nil {
+					return g.raiseArg(1, e.name, err)
+				}
+				return retInt(fr, f(s.Ptr, a))
+			}
+		},
+		"f:f": func(m *method, code unsafe.Pointer) callFunc {
+			f := as[func(unsafe.Pointer, float64) float64](code)
+			return func(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
+				s, st := g.this(fr, m.b, e.name)
+				if s == nil {
+					return st
+				}
+				a, err := g.floatArg(fr, 1)
+				if err != nil {
+					return g.raiseArg(1, e.name, err)
+				}
+				return retNum(fr, f(s.Ptr, a))
+			}
+		},
+	}
+}
+
+// reflectMethod serves any other method signature through
+// reflect.Value.Call; argument numbers do not count the receiver.
+func reflectMethod(m *method, ft reflect.Type) callFunc {
+	fixed := len(m.in)
+	var elem reflect.Type
+	if ft.IsVariadic() {
+		fixed--
+		elem = m.in[fixed].Elem()
+	}
+	return func(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
+		s, st := g.this(fr, m.b, e.name)
+		if s == nil {
+			return st
+		}
+		n := fr.NArgs() - 1
+		count := fixed
+		if elem != nil && n > fixed {
+			count = n
+		}
+		args := make([]reflect.Value, count+1)
+		args[0] = reflect.ValueOf(s.Val)
+		for i := 0; i < count; i++ {
+			typ := elem
+			if i < fixed {
+				typ = m.in[i]
+			}
+			v := reflect.New(typ).Elem()
+			if err := g.readArg(fr, i+1, v); err != nil {
+				return g.raiseArg(i+1, e.name, err)
+			}
+			args[i+1] = v
+		}
+		return g.results(m.fn.Call(args), m.out, e.name)
+	}
+}

@@ -1,0 +1,308 @@
+package callbackgate
+
+import (
+	"errors"
+	"fmt"
+	"reflect"
+	"unsafe"
+
+	"github.com/zlua-go/zlua/cgo"
+	"github.com/zlua-go/zlua/objreg"
+)
+
+// errReleased is raised when Lua uses a userdata whose slot was released
+// (a userdata resurrected by another finalizer, or a stale one).
+var errReleased = errors.New("attempt to use a released object")
+
+// Viewed is a reference value pushed with a declared view: Lua sees only
+// the methods of View, an interface type.
+type Viewed struct {
+	V    any
+	View reflect.Type
+}
+
+// Ref is a map or slice pushed by reference as a userdata instead of being
+// copied into a table.
+type Ref struct{ V any }
+
+var (
+	viewedType = reflect.TypeFor[Viewed]()
+	refType    = reflect.TypeFor[Ref]()
+)
+
+// pushObj appends a push of the reference value v (a non-nil pointer, map,
+// channel, or a slice by reference) seen through view (nil: its own type).
+// Values with identity reuse their live slot, and C their userdata.
+func (g *Gate) pushObj(v reflect.Value, view reflect.Type) error {
+	b, err := g.bindingFor(v.Type(), view)
+	if err != nil {
+		return err
+	}
+	ptr := slotPtr(v)
+	keyed := v.Kind() != reflect.Slice
+	key := objreg.Key{Ptr: uintptr(ptr), Binding: b.id}
+	if keyed {
+		if slot, gen, ok := g.objs.Lookup(key); ok {
+			g.S.PutObj(slot, gen, b.id, b.viewID, b.mtref, true)
+			return nil
+		}
+	}
+	slot, gen, err := g.objs.Add(key, keyed, v.Interface(), ptr, b.id)
+	if err != nil {
+		return err
+	}
+	g.S.PutObj(slot, gen, b.id, b.viewID, b.mtref, keyed)
+	return nil
+}
+
+// pushPtr is pushObj for a pointer known by its type: a cache hit neither
+// reflects nor allocates.
+func (g *Gate) pushPtr(p unsafe.Pointer, typ reflect.Type) error {
+	if p == nil {
+		g.S.PutNil()
+		return nil
+	}
+	b, err := g.bindingFor(typ, nil)
+	if err != nil {
+		return err
+	}
+	if slot, gen, ok := g.objs.Lookup(objreg.Key{Ptr: uintptr(p), Binding: b.id}); ok {
+		g.S.PutObj(slot, gen, b.id, b.viewID, b.mtref, true)
+		return nil
+	}
+	v := reflect.NewAt(typ.Elem(), p)
+	if v.Type() != typ {
+		v = v.Convert(typ)
+	}
+	return g.pushObj(v, nil)
+}
+
+func (g *Gate) retPtr(p unsafe.Pointer, typ reflect.Type, name string) int32 {
+	g.S.ProgReset()
+	if err := g.pushPtr(p, typ); err != nil {
+		return g.raiseText(fmt.Sprintf("result #1 of '%s': %v", name, err), err)
+	}
+	return g.commitReturn()
+}
+
+// pushViewed pushes v with view: reference values become userdata that
+// show only view's methods; other values are pushed as usual.
+func (g *Gate) pushViewed(v reflect.Value, view reflect.Type) error {
+	for v.Kind() == reflect.Interface {
+		if v.IsNil() {
+			g.S.PutNil()
+			return nil
+		}
+		v = v.Elem()
+	}
+	switch v.Kind() {
+	case reflect.Pointer, reflect.Map, reflect.Chan:
+		if v.IsNil() {
+			g.S.PutNil()
+			return nil
+		}
+		return g.pushObj(v, view)
+	}
+	return g.pushValue(v, "", 0)
+}
+
+// pushRef pushes a map (identity-cached) or slice as a userdata.
+func (g *Gate) pushRef(x any) error {
+	v := reflect.ValueOf(x)
+	switch v.Kind() {
+	case reflect.Map, reflect.Slice:
+		if v.IsNil() {
+			g.S.PutNil()
+			return nil
+		}
+		return g.pushObj(v, nil)
+	}
+	return fmt.Errorf("%w: ByRef needs a map or slice, got %T", ErrCannotPush, x)
+}
+
+// funcShapePlan serves functions returning one pointer (constructors,
+// lookups) without reflection: func() *T and func(int) *T.
+func funcShapePlan(t reflect.Type) callFunc {
+	switch shapeOf(t, 0) {
+	case ":p":
+		out := t.Out(0)
+		return func(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
+			return g.retPtr(as[func() unsafe.Pointer](funcCode(e.fn))(), out, e.name)
+		}
+	case "i:p":
+		out := t.Out(0)
+		return func(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
+			a, err := g.intArg(fr, 0)
+			if err != nil {
+				return g.raiseArg(1, e.name, err)
+			}
+			return g.retPtr(as[func(int64) unsafe.Pointer](funcCode(e.fn))(a), out, e.name)
+		}
+	}
+	return nil
+}
+
+// objAt resolves the ByObj userdata at idx: ours, ByObj, live. ok is false
+// when the value is not a ByObj userdata of this state.
+func (g *Gate) objAt(t cgo.Thread, idx int, a *cgo.Arg) (s *objreg.Slot, b *binding, ok bool, err error) {
+	h, ours, checked := a.Own()
+	if !checked {
+		h, ours = g.S.ObjAt(t, idx)
+	}
+	if !ours || h.Kind != cgo.KindByObj {
+		return nil, nil, false, nil
+	}
+	if h.Released {
+		return nil, nil, true, errReleased
+	}
+	if s = g.objs.Get(h.Slot, h.Gen); s == nil {
+		return nil, nil, true, errReleased
+	}
+	return s, g.bindByID[h.TypeID], true, nil
+}
+
+// readObj stores the object of the userdata at idx into v when its type
+// is assignable (a pointer also fills a struct value of its element type).
+func (g *Gate) readObj(t cgo.Thread, idx int, a *cgo.Arg, v reflect.Value) error {
+	typ := v.Type()
+	s, b, ok, err := g.objAt(t, idx, a)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return typeError(luaName(typ), g.typeName(t, idx, a))
+	}
+	ov := reflect.ValueOf(s.Val)
+	switch {
+	case ov.Type().AssignableTo(typ):
+		v.Set(ov)
+	case ov.Kind() == reflect.Pointer && ov.Type().Elem().AssignableTo(typ):
+		v.Set(ov.Elem())
+	default:
+		return typeError(luaName(typ), b.name)
+	}
+	return nil
+}
+
+// self resolves argument 1 of a metamethod of b.
+func (g *Gate) self(fr cgo.Frame, b *binding) (*objreg.Slot, int32) {
+	return g.this(fr, b, b.name)
+}
+
+// fieldGet is __index after the methods table missed: a struct field, a
+// map element or a slice element of a ByRef value.
+func fieldGet(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
+	b := e.fn.(*binding)
+	s, st := g.self(fr, b)
+	if s == nil {
+		return st
+	}
+	key := arg(fr, 1)
+	ov := reflect.ValueOf(s.Val)
+	switch b.typ.Kind() {
+	case reflect.Map, reflect.Slice:
+		if b.view == nil {
+			return g.elemGet(fr, b, ov, &key)
+		}
+	}
+	var f *field
+	if key.Type == int32(cgo.TString) && b.fields != nil {
+		f = b.fields[key.View()]
+	}
+	if f == nil {
+		return g.raiseText(fmt.Sprintf("%s has no field or method '%s'", b.name, g.keyText(fr, &key)), nil)
+	}
+	fv, err := ov.Elem().FieldByIndexErr(f.index)
+	if err != nil {
+		return g.raiseText(fmt.Sprintf("field '%s' of %s: %v", key.View(), b.name, err), err)
+	}
+	switch fv.Kind() {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return retInt(fr, fv.Int())
+	case reflect.Float32, reflect.Float64:
+		return retNum(fr, fv.Float())
+	case reflect.Bool:
+		fr.ReturnBool(fv.Bool())
+		return cgo.StatusReturn1
+	}
+	g.S.ProgReset()
+	if fv.Kind() == reflect.Struct {
+		err = g.pushObj(fv.Addr(), nil) // the field itself, kept alive by its parent
+	} else {
+		err = g.pushValue(fv, key.View(), 0)
+	}
+	if err != nil {
+		return g.raiseText(fmt.Sprintf("field '%s' of %s: %v", key.View(), b.name, err), err)
+	}
+	return g.commitReturn()
+}
+
+// fieldSet is __newindex: assigns a struct field or a ByRef element.
+func fieldSet(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
+	b := e.fn.(*binding)
+	s, st := g.self(fr, b)
+	if s == nil {
+		return st
+	}
+	key := arg(fr, 1)
+	ov := reflect.ValueOf(s.Val)
+	switch b.typ.Kind() {
+	case reflect.Map, reflect.Slice:
+		if b.view == nil {
+			return g.elemSet(fr, b, ov, &key)
+		}
+	}
+	var f *field
+	if key.Type == int32(cgo.TString) && b.fields != nil {
+		f = b.fields[key.View()]
+	}
+	if f == nil {
+		return g.raiseText(fmt.Sprintf("%s has no field '%s'", b.name, g.keyText(fr, &key)), nil)
+	}
+	fv, err := ov.Elem().FieldByIndexErr(f.index)
+	if err == nil {
+		err = g.readArg(fr, 2, fv)
+	}
+	if err != nil {
+		if err == errReleased {
+			return g.raiseText(err.Error(), nil)
+		}
+		return g.raiseText(fmt.Sprintf("bad value for field '%s' of %s (%v)", key.View(), b.name, err), nil)
+	}
+	return g.ret0()
+}
+
+func (g *Gate) keyText(fr cgo.Frame, key *cgo.Arg) string {
+	if s, err := g.readString(fr.Thread(), 2, key); err == nil {
+		return s
+	}
+	return "(" + g.typeName(fr.Thread(), 2, key) + " key)"
+}
+
+// objToString is __tostring: String() when the object has it (and the
+// view shows it), else "Name: 0x...".
+func objToString(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
+	b := e.fn.(*binding)
+	s, st := g.self(fr, b)
+	if s == nil {
+		return st
+	}
+	if str, ok := s.Val.(fmt.Stringer); ok && (b.view == nil || b.view.Implements(stringerType)) {
+		return g.retStr(str.String())
+	}
+	return g.retStr(fmt.Sprintf("%s: %p", b.name, s.Ptr))
+}
+
+var stringerType = reflect.TypeFor[fmt.Stringer]()
+
+// objEqual is the __eq shared by every object metatable: two userdata are
+// equal when they hold the same object, whatever their views.
+func objEqual(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
+	t := fr.Thread()
+	a1, a2 := arg(fr, 0), arg(fr, 1)
+	s1, b1, ok1, err1 := g.objAt(t, 1, &a1)
+	s2, b2, ok2, err2 := g.objAt(t, 2, &a2)
+	eq := ok1 && ok2 && err1 == nil && err2 == nil && s1.Ptr == s2.Ptr && b1.typ == b2.typ
+	fr.ReturnBool(eq)
+	return cgo.StatusReturn1
+}

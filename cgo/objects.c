@@ -1,0 +1,133 @@
+/* objects.c: the C half of the ObjectRegistry. ByObj userdata hold a slot
+ * index and generation; the Go object lives in Go's slot table. Creation
+ * runs in push programs, release in a pure-C __gc that only queues. */
+#include "zlua.h"
+
+/* [lua] Queues slot for Go; never raises (a lost slot is counted). */
+static void queue_slot(zlua_env *env, uint32_t slot)
+{
+	if (env->objfreed_len == env->objfreed_cap) {
+		size_t cap = env->objfreed_cap ? env->objfreed_cap * 2 : 1024;
+		uint32_t *q = (uint32_t *)realloc(env->objfreed, cap * sizeof *q);
+		if (q == NULL) {
+			env->objfreed_lost++;
+			return;
+		}
+		env->objfreed = q;
+		env->objfreed_cap = cap;
+	}
+	env->objfreed[env->objfreed_len++] = slot;
+}
+
+void zlua_obj_push(lua_State *L, zlua_env *env, uint32_t slot, uint32_t gen,
+		   uint32_t type_id, uint32_t view_id, int mtref, int cached)
+{
+	ZLuaObjectUserData *u;
+	if (cached) {
+		lua_rawgeti(L, LUA_REGISTRYINDEX, env->cache_ref); /* [+1] cache */
+		lua_rawgeti(L, -1, (lua_Integer)slot);             /* [+1] ud or nil */
+		u = (ZLuaObjectUserData *)lua_touserdata(L, -1);
+		if (u != NULL && u->slot == slot && u->gen == gen &&
+		    !(u->header.flags & ZLUA_F_RELEASED)) {
+			lua_remove(L, -2); /* hit: the cached userdata */
+			return;
+		}
+		lua_pop(L, 1); /* miss; cache stays below */
+	}
+	u = (ZLuaObjectUserData *)zlua_newuserdata(L, sizeof *u);
+	memset(u, 0, sizeof *u);
+	u->header.magic = ZLUA_MAGIC;
+	u->header.kind = ZLUA_KIND_BYOBJ;
+	u->header.type_id = type_id;
+	u->slot = slot;
+	u->gen = gen;
+	u->view_id = view_id;
+	lua_rawgeti(L, LUA_REGISTRYINDEX, mtref);
+	lua_setmetatable(L, -2);
+	env->objcnt[slot]++; /* from here on this userdata's __gc owns a count */
+	if (cached) {
+		lua_pushvalue(L, -1);
+		lua_rawseti(L, -3, (lua_Integer)slot);
+		lua_remove(L, -2); /* the cache */
+	}
+}
+
+int zlua_obj_gc(lua_State *L)
+{
+	ZLuaObjectUserData *u = (ZLuaObjectUserData *)lua_touserdata(L, 1);
+	zlua_env *env;
+	if (u == NULL || (u->header.flags & ZLUA_F_RELEASED) || !lua_getmetatable(L, 1))
+		return 0;
+	lua_pushlightuserdata(L, (void *)&zlua_marker);
+	lua_rawget(L, -2);
+	env = (zlua_env *)lua_touserdata(L, -1);
+	lua_pop(L, 2);
+	if (env == NULL)
+		return 0;
+	u->header.flags |= ZLUA_F_RELEASED;
+	/* Invariant 3: drop the cache entry only if it is still this userdata;
+	 * a push after the weak entry was cleared has put a new one there. */
+	lua_rawgeti(L, LUA_REGISTRYINDEX, env->cache_ref);
+	if (lua_type(L, -1) == LUA_TTABLE) {
+		lua_rawgeti(L, -1, (lua_Integer)u->slot);
+		if (lua_rawequal(L, -1, 1)) {
+			lua_pushnil(L);
+			lua_rawseti(L, -3, (lua_Integer)u->slot);
+		}
+		lua_pop(L, 1);
+	}
+	lua_pop(L, 1);
+	if (u->slot < env->objcnt_cap && env->objcnt[u->slot] > 0 &&
+	    --env->objcnt[u->slot] == 0)
+		queue_slot(env, u->slot);
+	return 0;
+}
+
+int zlua_obj_index(lua_State *L)
+{
+	lua_settop(L, 2);
+	lua_pushvalue(L, 2);
+	lua_rawget(L, lua_upvalueindex(1));
+	if (!lua_isnil(L, -1))
+		return 1; /* a method: no Go call */
+	lua_pop(L, 1);
+	lua_pushvalue(L, lua_upvalueindex(2));
+	lua_insert(L, 1);
+	lua_call(L, 2, 1);
+	return 1;
+}
+
+void zlua_obj_newmt(lua_State *L, zlua_env *env)
+{
+	zlua_new_metatable(L, env, lua_tostring(L, -1));
+	lua_pushcfunction(L, zlua_obj_gc);
+	lua_setfield(L, -2, "__gc");
+	lua_remove(L, -2); /* the name */
+}
+
+void zlua_obj_init(lua_State *L, zlua_env *env)
+{
+	lua_createtable(L, 0, 0);
+	lua_createtable(L, 0, 1);
+	lua_pushliteral(L, "v");
+	lua_setfield(L, -2, "__mode");
+	lua_setmetatable(L, -2);
+	env->cache_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+}
+
+int zlua_objcnt_reserve(zlua_env *env, size_t n)
+{
+	size_t cap = env->objcnt_cap ? env->objcnt_cap : 1024;
+	uint32_t *p;
+	if (n < env->objcnt_cap)
+		return 1;
+	while (cap <= n)
+		cap *= 2;
+	p = (uint32_t *)realloc(env->objcnt, cap * sizeof *p);
+	if (p == NULL)
+		return 0;
+	memset(p + env->objcnt_cap, 0, (cap - env->objcnt_cap) * sizeof *p);
+	env->objcnt = p;
+	env->objcnt_cap = cap;
+	return 1;
+}

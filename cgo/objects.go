@@ -1,0 +1,132 @@
+package cgo
+
+/*
+#include "zlua.h"
+
+static size_t zlua_objfreed_take(zlua_env *env, uint32_t *dst, size_t max)
+{
+	size_t n = env->objfreed_len < max ? env->objfreed_len : max;
+	memcpy(dst, env->objfreed + (env->objfreed_len - n), n * sizeof *dst);
+	env->objfreed_len -= n;
+	return n;
+}
+#cgo nocallback zlua_objfreed_take
+#cgo nocallback zlua_objcnt_reserve
+*/
+import "C"
+
+import (
+	"encoding/binary"
+	"unsafe"
+)
+
+// OpInit creates the ObjectRegistry's weak cache table (run once at init).
+const OpInit = int(C.ZLUA_DO_INIT)
+
+// OpProgRef runs the committed program and returns a registry ref to the
+// last value it pushed.
+const OpProgRef = int(C.ZLUA_DO_PROGREF)
+
+// ObjHeader is what Go reads of a ByObj userdata made by this state.
+type ObjHeader struct {
+	Kind     int
+	Released bool
+	TypeID   uint32
+	Slot     uint32
+	Gen      uint32
+	ViewID   uint32
+}
+
+func readHeader(h *C.zlua_udheader) ObjHeader {
+	o := ObjHeader{Kind: int(h.kind), Released: h.flags&C.ZLUA_F_RELEASED != 0, TypeID: uint32(h.type_id)}
+	if o.Kind == KindByObj {
+		u := (*C.ZLuaObjectUserData)(unsafe.Pointer(h))
+		o.Slot, o.Gen, o.ViewID = uint32(u.slot), uint32(u.gen), uint32(u.view_id)
+	}
+	return o
+}
+
+// Own reports, for an argument the trampoline read, the zlua header of a
+// userdata made by this state. checked is false when the argument was read
+// without that check (then use State.ObjAt).
+func (a *Arg) Own() (h ObjHeader, ours, checked bool) {
+	if a.Type != int32(C.LUA_TUSERDATA) || a.isint == 0 {
+		return ObjHeader{}, false, false
+	}
+	p := *(**C.zlua_udheader)(unsafe.Pointer(&a.v))
+	if p == nil {
+		return ObjHeader{}, false, true
+	}
+	return readHeader(p), true, true
+}
+
+// ObjAt returns the zlua header of the userdata at idx if this state made
+// it. Needs 2 free stack slots.
+func (s *State) ObjAt(t Thread, idx int) (ObjHeader, bool) {
+	h := C.zlua_toown(s.env, t.p, C.int(idx))
+	if h == nil {
+		return ObjHeader{}, false
+	}
+	return readHeader(h), true
+}
+
+// PutObj appends a push of slot's ByObj userdata: the cached one when
+// cached and still alive, else a new one with metatable mtref.
+func (s *State) PutObj(slot, gen, typeID, viewID uint32, mtref int32, cached bool) {
+	if s.need(22) {
+		p := s.prog[s.n:]
+		p[0] = C.ZLUA_OP_OBJ
+		binary.LittleEndian.PutUint32(p[1:], slot)
+		binary.LittleEndian.PutUint32(p[5:], gen)
+		binary.LittleEndian.PutUint32(p[9:], typeID)
+		binary.LittleEndian.PutUint32(p[13:], viewID)
+		binary.LittleEndian.PutUint32(p[17:], uint32(mtref))
+		p[21] = 0
+		if cached {
+			p[21] = 1
+		}
+		s.n += 22
+	}
+}
+
+// PutNewMetatable replaces the name last pushed with a new ByObj metatable.
+func (s *State) PutNewMetatable() { s.op(C.ZLUA_OP_NEWMT) }
+
+// PutIndexer pops a methods table and a getter function and sets the
+// metatable below them's __index to zlua's indexer over both.
+func (s *State) PutIndexer() { s.op(C.ZLUA_OP_INDEXER) }
+
+// ReserveSlots makes the C count table hold slot n; false when it cannot
+// grow.
+func (s *State) ReserveSlots(n uint32) bool {
+	return C.zlua_objcnt_reserve(s.env, C.size_t(n)) != 0
+}
+
+// SlotCount returns how many live userdata refer to slot.
+func (s *State) SlotCount(slot uint32) uint32 {
+	return uint32(*(*C.uint32_t)(unsafe.Add(unsafe.Pointer(s.env.objcnt), uintptr(slot)*4)))
+}
+
+// FreedSlots calls f with slots whose last userdata was collected, in
+// batches, and empties the queue. f must not call into Lua.
+func (s *State) FreedSlots(f func(slots []uint32)) {
+	for s.env.objfreed_len > 0 {
+		n := C.zlua_objfreed_take(s.env, &s.freed[0], C.size_t(len(s.freed)))
+		f(unsafe.Slice((*uint32)(unsafe.Pointer(&s.freed[0])), int(n)))
+	}
+}
+
+// HasFreedSlots reports whether released slots wait in the queue.
+func (s *State) HasFreedSlots() bool { return s.env != nil && s.env.objfreed_len > 0 }
+
+// LostSlots is the number of released slots dropped because the queue
+// could not grow.
+func (s *State) LostSlots() int { return int(s.env.objfreed_lost) }
+
+// CloseLua runs lua_close (every __gc) but keeps the C env, so the release
+// queues can still be drained; Close frees it.
+func (s *State) CloseLua() {
+	if s.env != nil {
+		C.zlua_env_close_state(s.env)
+	}
+}

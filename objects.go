@@ -1,0 +1,62 @@
+package zlua
+
+import (
+	"fmt"
+	"reflect"
+	"strings"
+
+	"github.com/zlua-go/zlua/callbackgate"
+)
+
+// RootTable is the global table under which [Env.Register] places values:
+// Register("game.NewPlayer", f) makes go.game.NewPlayer.
+const RootTable = "go"
+
+// AsView returns v marked to be pushed with the view I, an interface type:
+// Lua sees only I's methods (no fields). The same object pushed with two
+// views is two userdata; each view has its own identity cache entry. A
+// value that is not a pointer, map or channel is pushed as usual.
+func AsView[I any](v I) any {
+	view := reflect.TypeFor[I]()
+	if view.Kind() != reflect.Interface {
+		panic("zlua: AsView needs an interface type, got " + view.String())
+	}
+	return callbackgate.Viewed{V: v, View: view}
+}
+
+// ByRef returns v, a map or slice, marked to be pushed by reference: Lua
+// gets a userdata indexed like a table (a slice from 1 to #s) whose
+// changes are Go's, instead of a copy. A map keeps its identity (the same
+// map pushed twice is the same userdata); a slice does not.
+func ByRef(v any) any { return callbackgate.Ref{V: v} }
+
+// Register places v under the root table at a dotted path, creating the
+// intermediate tables: Register("game.NewPlayer", f) makes
+// go.game.NewPlayer. Use it for constructors, static functions and
+// constants scripts should reach without polluting the globals.
+func (e *Env) Register(path string, v any) error {
+	parts := strings.Split(path, ".")
+	for _, p := range parts {
+		if p == "" {
+			return fmt.Errorf("zlua: register %q: empty name segment", path)
+		}
+	}
+	args := []any{parts[len(parts)-1], v}
+	for _, p := range parts[:len(parts)-1] {
+		args = append(args, p)
+	}
+	err := e.callChunk(`local name, v = ...
+		local t = `+RootTable+`
+		for i = 3, select("#", ...) do
+			local k = select(i, ...)
+			local sub = rawget(t, k)
+			if sub == nil then sub = {}; rawset(t, k, sub) end
+			if type(sub) ~= "table" then error("'" .. k .. "' is not a table", 0) end
+			t = sub
+		end
+		rawset(t, name, v)`, parts[len(parts)-1], args)
+	if err != nil {
+		return fmt.Errorf("zlua: register %q: %w", path, err)
+	}
+	return nil
+}

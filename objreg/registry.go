@@ -1,0 +1,197 @@
+package objreg
+
+import (
+	"errors"
+	"unsafe"
+)
+
+// InitialSlots is the slot table's initial capacity; it doubles when full.
+const InitialSlots = 1024
+
+// ErrNoMemory reports that the C side of the slot table could not grow.
+var ErrNoMemory = errors.New("objreg: not enough memory for object slots")
+
+// Counts is the C side of the slot table: live userdata per slot and the
+// queue of slots whose last userdata was collected.
+type Counts interface {
+	// ReserveSlots makes slot n addressable; false when it cannot grow.
+	ReserveSlots(n uint32) bool
+	// SlotCount returns the number of live userdata of slot.
+	SlotCount(slot uint32) uint32
+	// FreedSlots calls f with queued slots and empties the queue.
+	FreedSlots(f func(slots []uint32))
+}
+
+// Key identifies an object with identity seen through one binding.
+type Key struct {
+	Ptr     uintptr // the object's address (pointer, map or channel)
+	Binding uint32  // the binding (type and view) it is pushed with
+}
+
+// Slot is one entry of the slot table.
+type Slot struct {
+	// Val is the object; holding it here is what keeps it alive.
+	Val any
+	// Ptr is the object's pointer word (the receiver of fast method calls).
+	Ptr unsafe.Pointer
+	// Binding is the binding id the slot was pushed with.
+	Binding uint32
+	// Gen is the slot's generation; it changes on every release.
+	Gen uint32
+
+	key     Key
+	keyed   bool
+	live    bool
+	pending bool
+}
+
+// Stats are the registry's counters.
+type Stats struct {
+	Live, Peak     int    // slots holding an object now, and the most ever
+	Pushes, Hits   uint64 // objects pushed, and pushes served by a live slot
+	Capacity       int    // slots allocated
+	PendingRelease int    // slots handed to programs since the last Settle
+}
+
+// Registry is the slot table and identity map of one Lua state. It is used
+// by one goroutine at a time.
+type Registry struct {
+	c       Counts
+	slots   []Slot
+	free    []uint32
+	ids     map[Key]uint32
+	pending []uint32
+	stats   Stats
+}
+
+// New returns an empty registry whose C side is c. Slot 0 is never used, so
+// a zero slot index is invalid.
+func New(c Counts) *Registry {
+	r := &Registry{c: c, ids: make(map[Key]uint32)}
+	r.slots = make([]Slot, 1, InitialSlots)
+	return r
+}
+
+// Lookup returns the live slot of key and marks it handed to a program.
+func (r *Registry) Lookup(key Key) (slot, gen uint32, ok bool) {
+	slot, ok = r.ids[key]
+	if !ok {
+		return 0, 0, false
+	}
+	s := &r.slots[slot]
+	r.markPending(slot, s)
+	r.stats.Pushes++
+	r.stats.Hits++
+	return slot, s.Gen, true
+}
+
+// Add stores val in a new slot, handed to a program. When keyed, key maps
+// to the slot until it is released.
+func (r *Registry) Add(key Key, keyed bool, val any, ptr unsafe.Pointer, binding uint32) (slot, gen uint32, err error) {
+	if n := len(r.free); n > 0 {
+		slot = r.free[n-1]
+		r.free = r.free[:n-1]
+	} else {
+		if len(r.slots) == cap(r.slots) {
+			grown := make([]Slot, len(r.slots), 2*cap(r.slots))
+			copy(grown, r.slots)
+			r.slots = grown
+		}
+		slot = uint32(len(r.slots))
+		if !r.c.ReserveSlots(slot) {
+			return 0, 0, ErrNoMemory
+		}
+		r.slots = r.slots[:slot+1]
+	}
+	s := &r.slots[slot]
+	s.Val, s.Ptr, s.Binding = val, ptr, binding
+	s.key, s.keyed, s.live = key, keyed, true
+	if keyed {
+		r.ids[key] = slot
+	}
+	r.markPending(slot, s)
+	r.stats.Pushes++
+	r.stats.Live++
+	r.stats.Peak = max(r.stats.Peak, r.stats.Live)
+	return slot, s.Gen, nil
+}
+
+func (r *Registry) markPending(slot uint32, s *Slot) {
+	if !s.pending {
+		s.pending = true
+		r.pending = append(r.pending, slot)
+	}
+}
+
+// Get returns the live slot with generation gen, or nil when it was
+// released (a stale or resurrected userdata).
+func (r *Registry) Get(slot, gen uint32) *Slot {
+	if slot == 0 || int(slot) >= len(r.slots) {
+		return nil
+	}
+	s := &r.slots[slot]
+	if !s.live || s.Gen != gen {
+		return nil
+	}
+	return s
+}
+
+// Drain releases the slots whose last userdata was collected. Slots handed
+// to a program since the last Settle are left to Settle: the program may
+// not have run yet.
+func (r *Registry) Drain() { r.drain(false) }
+
+func (r *Registry) drain(all bool) {
+	r.c.FreedSlots(func(slots []uint32) {
+		for _, i := range slots {
+			s := &r.slots[i]
+			if s.live && (all || !s.pending) && r.c.SlotCount(i) == 0 {
+				r.release(i, s)
+			}
+		}
+	})
+}
+
+// Settle drains the release queue and releases slots handed to programs
+// whose userdata was never created. Call it only when no push program can
+// be running.
+func (r *Registry) Settle() {
+	r.drain(true)
+	for _, i := range r.pending {
+		s := &r.slots[i]
+		s.pending = false
+		if s.live && r.c.SlotCount(i) == 0 {
+			r.release(i, s)
+		}
+	}
+	r.pending = r.pending[:0]
+}
+
+func (r *Registry) release(i uint32, s *Slot) {
+	if s.keyed && r.ids[s.key] == i {
+		delete(r.ids, s.key)
+	}
+	*s = Slot{Gen: s.Gen + 1}
+	r.free = append(r.free, i)
+	r.stats.Live--
+}
+
+// Close drops every object and returns how many slots were still live
+// after the final drain (each one a slot Lua's collection never released).
+func (r *Registry) Close() (leaked int) {
+	r.Settle()
+	leaked = r.stats.Live
+	r.slots = make([]Slot, 1)
+	r.free, r.pending = nil, nil
+	clear(r.ids)
+	r.stats.Live = 0
+	return leaked
+}
+
+// Stats returns the registry's counters.
+func (r *Registry) Stats() Stats {
+	s := r.stats
+	s.Capacity = cap(r.slots)
+	s.PendingRelease = len(r.pending)
+	return s
+}
