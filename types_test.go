@@ -28,12 +28,12 @@ type Player struct {
 }
 
 func (p *Player) MoveTo(x, y float64) { p.Pos = Vec{x, y} }
-func (p *Player) Heal(n int)           { p.HP += n }
-func (p *Player) Health() int          { return p.HP }
-func (p *Player) Rename(s string)      { p.Name = s }
-func (p *Player) Alive() bool          { return p.HP > 0 }
-func (p *Player) Self() *Player        { return p }
-func (p *Player) Fail() error          { return errors.New("player failed") }
+func (p *Player) Heal(n int)          { p.HP += n }
+func (p *Player) Health() int         { return p.HP }
+func (p *Player) Rename(s string)     { p.Name = s }
+func (p *Player) Alive() bool         { return p.HP > 0 }
+func (p *Player) Self() *Player       { return p }
+func (p *Player) Fail() error         { return errors.New("player failed") }
 func (p *Player) Sum(xs ...int) int {
 	s := 0
 	for _, x := range xs {

@@ -316,6 +316,9 @@ int zlua_obj_index(lua_State *L);
 void zlua_obj_newmt(lua_State *L, zlua_env *env);
 /* [lua] Creates the weak-valued cache table (DO_INIT). [-0, +0] */
 void zlua_obj_init(lua_State *L, zlua_env *env);
+/* Lua 5.4 GC pause set by zlua_obj_init (see there). */
+#define ZLUA_GC_PAUSE 150
+
 /* [go-safe] Grows env->objcnt to hold index n; 0 on failure. */
 int zlua_objcnt_reserve(zlua_env *env, size_t n);
 

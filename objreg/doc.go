@@ -31,8 +31,9 @@
 // # Programs
 //
 // Slots are handed out while Go writes a push program, before C creates
-// their userdata. A slot handed to a program is pending until the next
-// [Registry.Settle] (called when no program can be running); a pending slot
-// whose userdata was never made, because the program raised first, is
-// released there.
+// their userdata (the same armed rule as Go functions). A new slot whose
+// userdata was never made, because the program raised first, never reaches
+// the release queue; [Registry.Settle], called when no program can be
+// running, releases it. A slot revived by a push while its release was
+// queued stays live until Settle for the same reason.
 package objreg

@@ -47,10 +47,9 @@ type Slot struct {
 
 // Stats are the registry's counters.
 type Stats struct {
-	Live, Peak     int    // slots holding an object now, and the most ever
-	Pushes, Hits   uint64 // objects pushed, and pushes served by a live slot
-	Capacity       int    // slots allocated
-	PendingRelease int    // slots handed to programs since the last Settle
+	Live, Peak   int    // slots holding an object now, and the most ever
+	Pushes, Hits uint64 // objects pushed, and pushes served by a live slot
+	Capacity     int    // slots allocated
 }
 
 // Registry is the slot table and identity map of one Lua state. It is used
@@ -60,7 +59,8 @@ type Registry struct {
 	slots   []Slot
 	free    []uint32
 	ids     map[Key]uint32
-	pending []uint32
+	pending []uint32 // slots revived by Lookup since the last Settle
+	unarmed []uint32 // slots added since the last Settle
 	stats   Stats
 }
 
@@ -72,14 +72,20 @@ func New(c Counts) *Registry {
 	return r
 }
 
-// Lookup returns the live slot of key and marks it handed to a program.
+// Lookup returns the live slot of key. A slot whose last userdata is
+// already gone (its release is queued) is revived: it stays live until
+// Settle, since the program it is handed to may create its new userdata
+// later.
 func (r *Registry) Lookup(key Key) (slot, gen uint32, ok bool) {
 	slot, ok = r.ids[key]
 	if !ok {
 		return 0, 0, false
 	}
 	s := &r.slots[slot]
-	r.markPending(slot, s)
+	if !s.pending && r.c.SlotCount(slot) == 0 {
+		s.pending = true
+		r.pending = append(r.pending, slot)
+	}
 	r.stats.Pushes++
 	r.stats.Hits++
 	return slot, s.Gen, true
@@ -109,18 +115,13 @@ func (r *Registry) Add(key Key, keyed bool, val any, ptr unsafe.Pointer, binding
 	if keyed {
 		r.ids[key] = slot
 	}
-	r.markPending(slot, s)
+	// No userdata yet: if the program raises before creating it, only
+	// Settle can tell (the slot never reaches the release queue).
+	r.unarmed = append(r.unarmed, slot)
 	r.stats.Pushes++
 	r.stats.Live++
 	r.stats.Peak = max(r.stats.Peak, r.stats.Live)
 	return slot, s.Gen, nil
-}
-
-func (r *Registry) markPending(slot uint32, s *Slot) {
-	if !s.pending {
-		s.pending = true
-		r.pending = append(r.pending, slot)
-	}
 }
 
 // Get returns the live slot with generation gen, or nil when it was
@@ -136,9 +137,10 @@ func (r *Registry) Get(slot, gen uint32) *Slot {
 	return s
 }
 
-// Drain releases the slots whose last userdata was collected. Slots handed
-// to a program since the last Settle are left to Settle: the program may
-// not have run yet.
+// Drain releases the slots whose last userdata was collected, except
+// slots revived by Lookup since the last Settle: the program they were
+// handed to may not have run yet. A queued slot was created by its
+// program, so Drain is safe while programs run (at any depth).
 func (r *Registry) Drain() { r.drain(false) }
 
 func (r *Registry) drain(all bool) {
@@ -154,17 +156,19 @@ func (r *Registry) drain(all bool) {
 
 // Settle drains the release queue and releases slots handed to programs
 // whose userdata was never created. Call it only when no push program can
-// be running.
+// be running: then a live slot without userdata is garbage.
 func (r *Registry) Settle() {
 	r.drain(true)
-	for _, i := range r.pending {
-		s := &r.slots[i]
-		s.pending = false
-		if s.live && r.c.SlotCount(i) == 0 {
-			r.release(i, s)
+	for _, list := range [2][]uint32{r.pending, r.unarmed} {
+		for _, i := range list {
+			s := &r.slots[i]
+			s.pending = false
+			if s.live && r.c.SlotCount(i) == 0 {
+				r.release(i, s)
+			}
 		}
 	}
-	r.pending = r.pending[:0]
+	r.pending, r.unarmed = r.pending[:0], r.unarmed[:0]
 }
 
 func (r *Registry) release(i uint32, s *Slot) {
@@ -182,7 +186,7 @@ func (r *Registry) Close() (leaked int) {
 	r.Settle()
 	leaked = r.stats.Live
 	r.slots = make([]Slot, 1)
-	r.free, r.pending = nil, nil
+	r.free, r.pending, r.unarmed = nil, nil, nil
 	clear(r.ids)
 	r.stats.Live = 0
 	return leaked
@@ -192,6 +196,5 @@ func (r *Registry) Close() (leaked int) {
 func (r *Registry) Stats() Stats {
 	s := r.stats
 	s.Capacity = cap(r.slots)
-	s.PendingRelease = len(r.pending)
 	return s
 }

@@ -1,0 +1,5 @@
+//go:build race
+
+package zlua_test
+
+const raceEnabled = true
