@@ -186,7 +186,7 @@ func (g *Gate) read(t cgo.Thread, idx int, a *cgo.Arg, v reflect.Value, depth in
 		}
 		xv := reflect.ValueOf(x)
 		if !xv.Type().AssignableTo(typ) {
-			return typeError(typ.String(), g.typeName(t, idx, a))
+			return typeError(luaName(typ), g.typeName(t, idx, a))
 		}
 		v.Set(xv)
 		return nil
@@ -230,7 +230,7 @@ func (g *Gate) read(t cgo.Thread, idx int, a *cgo.Arg, v reflect.Value, depth in
 			return nil
 		}
 	}
-	return typeError(typ.String(), g.typeName(t, idx, a))
+	return typeError(luaName(typ), g.typeName(t, idx, a))
 }
 
 // readSeq fills v[0:n] from t[1..n] of the table at idx.
