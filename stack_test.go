@@ -6,6 +6,10 @@ import (
 	"github.com/zlua-go/zlua/cgo"
 )
 
+type stackObj struct{ N int }
+
+func (*stackObj) M() {}
+
 // TestEveryMethodKeepsTheStackBalanced is the stack guard: each Env method,
 // on its success and its error paths, at top level and inside a Go
 // function called by Lua, leaves the Lua stack as it found it.
@@ -30,11 +34,17 @@ func TestEveryMethodKeepsTheStackBalanced(t *testing.T) {
 		guard("DoString error", func() { _ = e.DoString(`error({})`) })
 		guard("DoString syntax", func() { _ = e.DoString(`x = = 1`) })
 		guard("DoStringArgs", func() { _ = e.DoStringArgs(`local a = ...`, 1, "two", []int{3}) })
-		guard("DoStringArgs push error", func() { _ = e.DoStringArgs(`local a = ...`, make(chan int)) })
+		guard("DoStringArgs push error", func() { _ = e.DoStringArgs(`local a = ...`, complex(1, 1)) })
 		guard("DoFile", func() { _ = e.DoFile("testdata/hello.lua") })
 		guard("DoFile missing", func() { _ = e.DoFile("testdata/missing.lua") })
 		guard("SetGlobal", func() { _ = e.SetGlobal("t", map[string]any{"f": func() {}}) })
-		guard("SetGlobal push error", func() { _ = e.SetGlobal("t2", make(chan int)) })
+		guard("SetGlobal push error", func() { _ = e.SetGlobal("t2", complex(1, 1)) })
+		guard("SetGlobal object", func() { _ = e.SetGlobal("obj", &stackObj{}) })
+		guard("SetGlobal view", func() { _ = e.SetGlobal("objv", AsView[interface{ M() }](&stackObj{})) })
+		guard("Register", func() { _ = e.Register("a.b", &stackObj{}) })
+		guard("Register error", func() { _ = e.Register("a.b.c", 1) })
+		guard("Global object", func() { var o *stackObj; _ = e.Global("obj", &o) })
+		guard("Global object error", func() { var o *stackObj; _ = e.Global("io", &o) })
 		guard("Global", func() { _ = e.Global("t", &sink) })
 		guard("Global nested", func() { _ = e.Global("x", &n) })
 		guard("Global conversion error", func() { _ = e.Global("t", &n) })

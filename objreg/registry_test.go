@@ -1,0 +1,102 @@
+package objreg
+
+import (
+	"testing"
+	"unsafe"
+)
+
+// fakeCounts plays the C side: userdata counts per slot and the queue.
+type fakeCounts struct {
+	count map[uint32]uint32
+	queue []uint32
+}
+
+func (f *fakeCounts) ReserveSlots(uint32) bool     { return true }
+func (f *fakeCounts) SlotCount(slot uint32) uint32 { return f.count[slot] }
+func (f *fakeCounts) FreedSlots(fn func([]uint32)) { fn(f.queue); f.queue = nil }
+func (f *fakeCounts) create(slot uint32)           { f.count[slot]++ }
+func (f *fakeCounts) collect(slot uint32) {
+	if f.count[slot]--; f.count[slot] == 0 {
+		f.queue = append(f.queue, slot)
+	}
+}
+
+func newFake() (*Registry, *fakeCounts) {
+	c := &fakeCounts{count: map[uint32]uint32{}}
+	return New(c), c
+}
+
+func TestSlotLifecycle(t *testing.T) {
+	r, c := newFake()
+	x := new(int)
+	key := Key{Ptr: uintptr(unsafe.Pointer(x)), Binding: 1}
+	slot, gen, err := r.Add(key, true, x, unsafe.Pointer(x), 1)
+	if err != nil || slot != 1 {
+		t.Fatalf("Add = %d, %v", slot, err)
+	}
+	c.create(slot)
+	if s, g, ok := r.Lookup(key); !ok || s != slot || g != gen {
+		t.Fatalf("Lookup = %d %d %v", s, g, ok)
+	}
+	c.collect(slot)
+	r.Drain()
+	if r.Get(slot, gen) != nil || r.Stats().Live != 0 {
+		t.Fatal("slot still live after its userdata was collected")
+	}
+	if _, _, ok := r.Lookup(key); ok {
+		t.Fatal("identity entry survived the release")
+	}
+	slot2, gen2, _ := r.Add(key, true, x, unsafe.Pointer(x), 1)
+	if slot2 != slot || gen2 == gen {
+		t.Errorf("reuse: slot %d gen %d, want slot %d with a new generation", slot2, gen2, slot)
+	}
+}
+
+func TestSlotOfARaisedProgramIsReleasedAtSettle(t *testing.T) {
+	r, _ := newFake()
+	x := new(int)
+	slot, gen, _ := r.Add(Key{}, false, x, unsafe.Pointer(x), 1)
+	r.Drain() // never queued: Drain cannot know
+	if r.Get(slot, gen) == nil {
+		t.Fatal("Drain released a slot whose program may still run")
+	}
+	r.Settle() // no userdata was ever created
+	if r.Get(slot, gen) != nil || r.Stats().Live != 0 {
+		t.Fatal("Settle kept a slot without userdata")
+	}
+}
+
+func TestRevivedSlotWaitsForSettle(t *testing.T) {
+	r, c := newFake()
+	x := new(int)
+	key := Key{Ptr: uintptr(unsafe.Pointer(x)), Binding: 1}
+	slot, gen, _ := r.Add(key, true, x, unsafe.Pointer(x), 1)
+	c.create(slot)
+	r.Settle()
+	c.collect(slot)                     // queued...
+	if _, _, ok := r.Lookup(key); !ok { // ...and pushed again before Drain
+		t.Fatal("Lookup missed a live slot")
+	}
+	r.Drain()
+	if r.Get(slot, gen) == nil {
+		t.Fatal("Drain released a revived slot before its program ran")
+	}
+	c.create(slot) // the program made the new userdata
+	r.Settle()
+	if r.Get(slot, gen) == nil {
+		t.Fatal("Settle released a slot with a live userdata")
+	}
+}
+
+func TestSlotTableDoubles(t *testing.T) {
+	r, _ := newFake()
+	for i := 0; i < InitialSlots; i++ {
+		r.Add(Key{}, false, i, nil, 1)
+	}
+	if got := r.Stats().Capacity; got != 2*InitialSlots {
+		t.Errorf("capacity %d after %d adds, want %d", got, InitialSlots, 2*InitialSlots)
+	}
+	if leaked := r.Close(); leaked != 0 {
+		t.Errorf("Close reported %d leaked slots that never had userdata", leaked)
+	}
+}
