@@ -17,7 +17,6 @@ type binding struct {
 	view    reflect.Type // an interface, or nil for the type itself
 	name    string       // the Lua-visible type name (__name)
 	mtref   int32
-	viewID  uint32
 	fields  map[string]*field // nil for views
 	methods []*method
 }
@@ -67,11 +66,6 @@ func (g *Gate) bind(typ, view reflect.Type) (*binding, error) {
 			return nil, fmt.Errorf("%w: %v does not implement %v", ErrCannotPush, typ, view)
 		}
 		b.name = luaName(view)
-		b.viewID = g.viewIDs[view]
-		if b.viewID == 0 {
-			b.viewID = uint32(len(g.viewIDs) + 1)
-			g.viewIDs[view] = b.viewID
-		}
 		for i := 0; i < view.NumMethod(); i++ {
 			m, _ := typ.MethodByName(view.Method(i).Name)
 			b.methods = append(b.methods, newMethod(b, m))

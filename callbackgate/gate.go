@@ -2,7 +2,6 @@ package callbackgate
 
 import (
 	"errors"
-	"reflect"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -36,7 +35,6 @@ type Gate struct {
 	objs     *objreg.Registry
 	binds    map[bindKey]*binding
 	bindByID []*binding
-	viewIDs  map[reflect.Type]uint32
 	lastBind *binding
 	eqRef    int32
 	leaked   int
@@ -101,7 +99,6 @@ func New() (*Gate, error) {
 	g.objs = objreg.New(s)
 	g.binds = map[bindKey]*binding{}
 	g.bindByID = []*binding{nil} // binding id 0 is never used
-	g.viewIDs = map[reflect.Type]uint32{}
 	return g, nil
 }
 

@@ -137,7 +137,7 @@ func makeMethodShapes() map[string]methodMaker {
 				if s == nil {
 					return st
 				}
-				f(s.Ptr)
+				f(s.Ptr())
 				return g.ret0()
 			}
 		},
@@ -148,7 +148,7 @@ func makeMethodShapes() map[string]methodMaker {
 				if s == nil {
 					return st
 				}
-				if err := f(s.Ptr); err != nil {
+				if err := f(s.Ptr()); err != nil {
 					return g.fail(err)
 				}
 				return g.ret0()
@@ -161,7 +161,7 @@ func makeMethodShapes() map[string]methodMaker {
 				if s == nil {
 					return st
 				}
-				return retInt(fr, f(s.Ptr))
+				return retInt(fr, f(s.Ptr()))
 			}
 		},
 		":f": func(m *method, code unsafe.Pointer) callFunc {
@@ -171,7 +171,7 @@ func makeMethodShapes() map[string]methodMaker {
 				if s == nil {
 					return st
 				}
-				return retNum(fr, f(s.Ptr))
+				return retNum(fr, f(s.Ptr()))
 			}
 		},
 		":b": func(m *method, code unsafe.Pointer) callFunc {
@@ -181,7 +181,7 @@ func makeMethodShapes() map[string]methodMaker {
 				if s == nil {
 					return st
 				}
-				fr.ReturnBool(f(s.Ptr))
+				fr.ReturnBool(f(s.Ptr()))
 				return cgo.StatusReturn1
 			}
 		},
@@ -192,7 +192,7 @@ func makeMethodShapes() map[string]methodMaker {
 				if s == nil {
 					return st
 				}
-				return g.retStr(f(s.Ptr))
+				return g.retStr(f(s.Ptr()))
 			}
 		},
 		":p": func(m *method, code unsafe.Pointer) callFunc {
@@ -203,7 +203,7 @@ func makeMethodShapes() map[string]methodMaker {
 				if s == nil {
 					return st
 				}
-				return g.retPtr(f(s.Ptr), out, e.name)
+				return g.retPtr(f(s.Ptr()), out, e.name)
 			}
 		},
 		"i:": func(m *method, code unsafe.Pointer) callFunc {
@@ -217,7 +217,7 @@ func makeMethodShapes() map[string]methodMaker {
 				if err != nil {
 					return g.raiseArg(1, e.name, err)
 				}
-				f(s.Ptr, a)
+				f(s.Ptr(), a)
 				return g.ret0()
 			}
 		},
@@ -232,7 +232,7 @@ func makeMethodShapes() map[string]methodMaker {
 				if err != nil {
 					return g.raiseArg(1, e.name, err)
 				}
-				f(s.Ptr, a)
+				f(s.Ptr(), a)
 				return g.ret0()
 			}
 		},
@@ -247,7 +247,7 @@ func makeMethodShapes() map[string]methodMaker {
 				if err != nil {
 					return g.raiseArg(1, e.name, err)
 				}
-				f(s.Ptr, a)
+				f(s.Ptr(), a)
 				return g.ret0()
 			}
 		},
@@ -266,7 +266,7 @@ func makeMethodShapes() map[string]methodMaker {
 				if err != nil {
 					return g.raiseArg(2, e.name, err)
 				}
-				f(s.Ptr, a, b)
+				f(s.Ptr(), a, b)
 				return g.ret0()
 			}
 		},
@@ -285,7 +285,7 @@ func makeMethodShapes() map[string]methodMaker {
 				if err != nil {
 					return g.raiseArg(2, e.name, err)
 				}
-				f(s.Ptr, a, b)
+				f(s.Ptr(), a, b)
 				return g.ret0()
 			}
 		},
@@ -300,7 +300,7 @@ func makeMethodShapes() map[string]methodMaker {
 				if err != nil {
 					return g.raiseArg(1, e.name, err)
 				}
-				return retInt(fr, f(s.Ptr, a))
+				return retInt(fr, f(s.Ptr(), a))
 			}
 		},
 		"f:f": func(m *method, code unsafe.Pointer) callFunc {
@@ -314,7 +314,7 @@ func makeMethodShapes() map[string]methodMaker {
 				if err != nil {
 					return g.raiseArg(1, e.name, err)
 				}
-				return retNum(fr, f(s.Ptr, a))
+				return retNum(fr, f(s.Ptr(), a))
 			}
 		},
 	}

@@ -43,15 +43,15 @@ func (g *Gate) pushObj(v reflect.Value, view reflect.Type) error {
 	key := objreg.Key{Ptr: uintptr(ptr), Binding: b.id}
 	if keyed {
 		if slot, gen, ok := g.objs.Lookup(key); ok {
-			g.S.PutObj(slot, gen, b.id, b.viewID, b.mtref, true)
+			g.S.PutObj(slot, gen, b.id, b.mtref, true)
 			return nil
 		}
 	}
-	slot, gen, err := g.objs.Add(key, keyed, v.Interface(), ptr, b.id)
+	slot, gen, err := g.objs.Add(key, keyed, v.Interface(), b.id)
 	if err != nil {
 		return err
 	}
-	g.S.PutObj(slot, gen, b.id, b.viewID, b.mtref, keyed)
+	g.S.PutObj(slot, gen, b.id, b.mtref, keyed)
 	return nil
 }
 
@@ -67,7 +67,7 @@ func (g *Gate) pushPtr(p unsafe.Pointer, typ reflect.Type) error {
 		return err
 	}
 	if slot, gen, ok := g.objs.Lookup(objreg.Key{Ptr: uintptr(p), Binding: b.id}); ok {
-		g.S.PutObj(slot, gen, b.id, b.viewID, b.mtref, true)
+		g.S.PutObj(slot, gen, b.id, b.mtref, true)
 		return nil
 	}
 	v := reflect.NewAt(typ.Elem(), p)
@@ -290,7 +290,7 @@ func objToString(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
 	if str, ok := s.Val.(fmt.Stringer); ok && (b.view == nil || b.view.Implements(stringerType)) {
 		return g.retStr(str.String())
 	}
-	return g.retStr(fmt.Sprintf("%s: %p", b.name, s.Ptr))
+	return g.retStr(fmt.Sprintf("%s: %p", b.name, s.Ptr()))
 }
 
 var stringerType = reflect.TypeFor[fmt.Stringer]()
@@ -302,7 +302,7 @@ func objEqual(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
 	a1, a2 := arg(fr, 0), arg(fr, 1)
 	s1, b1, ok1, err1 := g.objAt(t, 1, &a1)
 	s2, b2, ok2, err2 := g.objAt(t, 2, &a2)
-	eq := ok1 && ok2 && err1 == nil && err2 == nil && s1.Ptr == s2.Ptr && b1.typ == b2.typ
+	eq := ok1 && ok2 && err1 == nil && err2 == nil && s1.Ptr() == s2.Ptr() && b1.typ == b2.typ
 	fr.ReturnBool(eq)
 	return cgo.StatusReturn1
 }

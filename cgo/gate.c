@@ -82,8 +82,8 @@ int zlua_prog_run(lua_State *L, zlua_env *env, const unsigned char *p, size_t n)
 			break;
 		case ZLUA_OP_OBJ:
 			zlua_obj_push(L, env, get_u32(p), get_u32(p + 4), get_u32(p + 8),
-				      get_u32(p + 12), (int)(int32_t)get_u32(p + 16), p[20]);
-			p += 21;
+				      (int)(int32_t)get_u32(p + 12), p[16]);
+			p += 17;
 			break;
 		case ZLUA_OP_NEWMT:
 			zlua_obj_newmt(L, env);

@@ -20,7 +20,7 @@ static void queue_slot(zlua_env *env, uint32_t slot)
 }
 
 void zlua_obj_push(lua_State *L, zlua_env *env, uint32_t slot, uint32_t gen,
-		   uint32_t type_id, uint32_t view_id, int mtref, int cached)
+		   uint32_t type_id, int mtref, int cached)
 {
 	ZLuaObjectUserData *u;
 	if (cached) {
@@ -41,7 +41,6 @@ void zlua_obj_push(lua_State *L, zlua_env *env, uint32_t slot, uint32_t gen,
 	u->header.type_id = type_id;
 	u->slot = slot;
 	u->gen = gen;
-	u->view_id = view_id;
 	lua_rawgeti(L, LUA_REGISTRYINDEX, mtref);
 	lua_setmetatable(L, -2);
 	env->objcnt[slot]++; /* from here on this userdata's __gc owns a count */

@@ -34,14 +34,13 @@ type ObjHeader struct {
 	TypeID   uint32
 	Slot     uint32
 	Gen      uint32
-	ViewID   uint32
 }
 
 func readHeader(h *C.zlua_udheader) ObjHeader {
 	o := ObjHeader{Kind: int(h.kind), Released: h.flags&C.ZLUA_F_RELEASED != 0, TypeID: uint32(h.type_id)}
 	if o.Kind == KindByObj {
 		u := (*C.ZLuaObjectUserData)(unsafe.Pointer(h))
-		o.Slot, o.Gen, o.ViewID = uint32(u.slot), uint32(u.gen), uint32(u.view_id)
+		o.Slot, o.Gen = uint32(u.slot), uint32(u.gen)
 	}
 	return o
 }
@@ -71,21 +70,21 @@ func (s *State) ObjAt(t Thread, idx int) (ObjHeader, bool) {
 }
 
 // PutObj appends a push of slot's ByObj userdata: the cached one when
-// cached and still alive, else a new one with metatable mtref.
-func (s *State) PutObj(slot, gen, typeID, viewID uint32, mtref int32, cached bool) {
-	if s.need(22) {
+// cached and still alive, else a new one of binding typeID with metatable
+// mtref.
+func (s *State) PutObj(slot, gen, typeID uint32, mtref int32, cached bool) {
+	if s.need(18) {
 		p := s.prog[s.n:]
 		p[0] = C.ZLUA_OP_OBJ
 		binary.LittleEndian.PutUint32(p[1:], slot)
 		binary.LittleEndian.PutUint32(p[5:], gen)
 		binary.LittleEndian.PutUint32(p[9:], typeID)
-		binary.LittleEndian.PutUint32(p[13:], viewID)
-		binary.LittleEndian.PutUint32(p[17:], uint32(mtref))
-		p[21] = 0
+		binary.LittleEndian.PutUint32(p[13:], uint32(mtref))
+		p[17] = 0
 		if cached {
-			p[21] = 1
+			p[17] = 1
 		}
-		s.n += 22
+		s.n += 18
 	}
 }
 

@@ -74,13 +74,13 @@ typedef struct zlua_udheader {
 	uint32_t reserved;
 } zlua_udheader;
 
-/* ByObj: the Go object lives in the Go slot table; C keeps integers only. */
+/* ByObj: the Go object lives in the Go slot table; C keeps integers only.
+ * header.type_id is the binding id: the Go type and the declared view
+ * (interface) it was pushed with. 24 bytes. */
 typedef struct ZLuaObjectUserData {
 	zlua_udheader header; /* kind == ZLUA_KIND_BYOBJ */
 	uint32_t slot;        /* index into the env's slot table */
 	uint32_t gen;         /* slot generation at push time */
-	uint32_t view_id;     /* declared view type id (cache key part) */
-	uint32_t pad;
 } ZLuaObjectUserData;
 
 /* ByVal: the payload (a copy of a blittable Go struct) follows the header,
@@ -154,7 +154,7 @@ enum zlua_op {
 	ZLUA_OP_RAWSET = 8,   /* t[k] = v with t, k, v on top; pops k, v */
 	ZLUA_OP_GOFUNC = 9,   /* u32 fnid: Go function closure */
 	ZLUA_OP_REF = 10,     /* i32 registry ref */
-	ZLUA_OP_OBJ = 11,     /* u32 slot, gen, type_id, view_id, i32 mt ref, u8 cached:
+	ZLUA_OP_OBJ = 11,     /* u32 slot, gen, type_id, i32 mt ref, u8 cached:
 	                       * the ByObj userdata of slot (see objects.c) */
 	ZLUA_OP_NEWMT = 12,   /* stack: name -> a new ByObj metatable */
 	ZLUA_OP_INDEXER = 13  /* stack: mt, methods, getter -> mt (mt.__index set) */
@@ -303,7 +303,7 @@ int zlua_funcud_gc(lua_State *L);
  * cache still maps slot to a userdata of this generation, else a new one
  * (counted in objcnt, entered in the cache when cached). [-0, +1] */
 void zlua_obj_push(lua_State *L, zlua_env *env, uint32_t slot, uint32_t gen,
-		   uint32_t type_id, uint32_t view_id, int mtref, int cached);
+		   uint32_t type_id, int mtref, int cached);
 /* [lua] __gc of ByObj userdata: marks it released, drops its cache entry
  * if the entry is still this userdata, and queues the slot when its last
  * userdata is gone. Pure C. [-0, +0] */

@@ -28,22 +28,23 @@ type Key struct {
 	Binding uint32  // the binding (type and view) it is pushed with
 }
 
-// Slot is one entry of the slot table.
+// Slot is one entry of the slot table (32 bytes).
 type Slot struct {
 	// Val is the object; holding it here is what keeps it alive.
 	Val any
-	// Ptr is the object's pointer word (the receiver of fast method calls).
-	Ptr unsafe.Pointer
 	// Binding is the binding id the slot was pushed with.
 	Binding uint32
 	// Gen is the slot's generation; it changes on every release.
 	Gen uint32
 
-	key     Key
 	keyed   bool
 	live    bool
 	pending bool
 }
+
+// Ptr returns the data word of Val: for pointers, maps and channels the
+// object's address (its identity, and the receiver of fast method calls).
+func (s *Slot) Ptr() unsafe.Pointer { return (*[2]unsafe.Pointer)(unsafe.Pointer(&s.Val))[1] }
 
 // Stats are the registry's counters.
 type Stats struct {
@@ -91,9 +92,10 @@ func (r *Registry) Lookup(key Key) (slot, gen uint32, ok bool) {
 	return slot, s.Gen, true
 }
 
-// Add stores val in a new slot, handed to a program. When keyed, key maps
-// to the slot until it is released.
-func (r *Registry) Add(key Key, keyed bool, val any, ptr unsafe.Pointer, binding uint32) (slot, gen uint32, err error) {
+// Add stores val in a new slot, handed to a program. When keyed, val is
+// pointer-shaped (pointer, map, channel), key.Ptr is its address, and key
+// maps to the slot until it is released.
+func (r *Registry) Add(key Key, keyed bool, val any, binding uint32) (slot, gen uint32, err error) {
 	if n := len(r.free); n > 0 {
 		slot = r.free[n-1]
 		r.free = r.free[:n-1]
@@ -110,8 +112,8 @@ func (r *Registry) Add(key Key, keyed bool, val any, ptr unsafe.Pointer, binding
 		r.slots = r.slots[:slot+1]
 	}
 	s := &r.slots[slot]
-	s.Val, s.Ptr, s.Binding = val, ptr, binding
-	s.key, s.keyed, s.live = key, keyed, true
+	s.Val, s.Binding = val, binding
+	s.keyed, s.live = keyed, true
 	if keyed {
 		r.ids[key] = slot
 	}
@@ -172,8 +174,10 @@ func (r *Registry) Settle() {
 }
 
 func (r *Registry) release(i uint32, s *Slot) {
-	if s.keyed && r.ids[s.key] == i {
-		delete(r.ids, s.key)
+	if s.keyed {
+		if key := (Key{uintptr(s.Ptr()), s.Binding}); r.ids[key] == i {
+			delete(r.ids, key)
+		}
 	}
 	*s = Slot{Gen: s.Gen + 1}
 	r.free = append(r.free, i)

@@ -8,6 +8,7 @@ package native
 #cgo luajit pkg-config: luajit
 #cgo luajit CFLAGS: -DZLUA_LUAJIT
 #include <stdlib.h>
+#include <string.h>
 #include <lua.h>
 #include <lauxlib.h>
 #include <lualib.h>
@@ -20,6 +21,47 @@ static int native_add(lua_State *L)
 	return 1;
 }
 
+// Counter is the C userdata of the object rows: 24 bytes, like zlua's
+// ByObj userdata payload.
+typedef struct { long long n, pad1, pad2; } Counter;
+
+// counter_gc: a no-op __gc, so native objects pay for finalization as
+// zlua's do.
+static int counter_gc(lua_State *L) { (void)L; return 0; }
+
+// counter_add: the native method of the method-call row, c:Add(x).
+static int counter_add(lua_State *L)
+{
+	Counter *c = (Counter *)luaL_checkudata(L, 1, "Counter");
+	c->n += luaL_checkinteger(L, 2);
+	lua_pushinteger(L, c->n);
+	return 1;
+}
+
+// new_counter pushes a new Counter userdata with its metatable.
+static void new_counter(lua_State *L)
+{
+	Counter *c = (Counter *)lua_newuserdata(L, sizeof *c);
+	memset(c, 0, sizeof *c);
+	luaL_getmetatable(L, "Counter");
+	lua_setmetatable(L, -2);
+}
+
+// native_mk: returns a new Counter each call (new push row).
+static int native_mk(lua_State *L)
+{
+	new_counter(L);
+	return 1;
+}
+
+// native_get: returns the same Counter each call (cached push row); the
+// object is upvalue 1.
+static int native_get(lua_State *L)
+{
+	lua_pushvalue(L, lua_upvalueindex(1));
+	return 1;
+}
+
 static lua_State *native_open(void)
 {
 	lua_State *L = luaL_newstate();
@@ -28,6 +70,21 @@ static lua_State *native_open(void)
 	luaL_openlibs(L);
 	lua_pushcfunction(L, native_add);
 	lua_setglobal(L, "add");
+	luaL_newmetatable(L, "Counter");
+	lua_pushcfunction(L, counter_gc);
+	lua_setfield(L, -2, "__gc");
+	lua_newtable(L);
+	lua_pushcfunction(L, counter_add);
+	lua_setfield(L, -2, "Add");
+	lua_setfield(L, -2, "__index");
+	lua_pop(L, 1);
+	lua_pushcfunction(L, native_mk);
+	lua_setglobal(L, "mk");
+	new_counter(L);
+	lua_pushvalue(L, -1);
+	lua_setglobal(L, "obj");
+	lua_pushcclosure(L, native_get, 1);
+	lua_setglobal(L, "get");
 	return L;
 }
 
@@ -41,6 +98,16 @@ static int native_run(lua_State *L, const char *chunk)
 		lua_pop(L, 1);
 	return st;
 }
+
+// native_number reads global name as a number (0 if not a number).
+static lua_Number native_number(lua_State *L, const char *name)
+{
+	lua_Number n;
+	lua_getglobal(L, name);
+	n = lua_tonumber(L, -1);
+	lua_pop(L, 1);
+	return n;
+}
 */
 import "C"
 
@@ -52,7 +119,9 @@ import (
 // State is a plain lua_State with the native functions registered.
 type State struct{ L *C.lua_State }
 
-// Open creates a native state with the standard libraries and add(a, b).
+// Open creates a native state with the standard libraries, add(a, b), and
+// the object rows' C userdata: mk() (a new Counter), get() (always the
+// same Counter, also global obj) and the method Counter:Add(x).
 func Open() (*State, error) {
 	L := C.native_open()
 	if L == nil {
@@ -72,4 +141,11 @@ func (s *State) DoString(chunk string) error {
 		return errors.New("native: chunk failed")
 	}
 	return nil
+}
+
+// Number reads the global name as a number.
+func (s *State) Number(name string) (float64, error) {
+	c := C.CString(name)
+	defer C.free(unsafe.Pointer(c))
+	return float64(C.native_number(s.L, c)), nil
 }
