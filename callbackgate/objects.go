@@ -38,9 +38,8 @@ func (g *Gate) pushObj(v reflect.Value, view reflect.Type) error {
 	if err != nil {
 		return err
 	}
-	ptr := slotPtr(v)
-	keyed := v.Kind() != reflect.Slice
-	key := objreg.Key{Ptr: uintptr(ptr), Binding: b.id}
+	key, keyed := objreg.MakeKey(slotPtr(v), b.id)
+	keyed = keyed && v.Kind() != reflect.Slice
 	if keyed {
 		if slot, gen, ok := g.objs.Lookup(key); ok {
 			g.S.PutObj(slot, gen, b.id, b.mtref, true)
@@ -66,9 +65,11 @@ func (g *Gate) pushPtr(p unsafe.Pointer, typ reflect.Type) error {
 	if err != nil {
 		return err
 	}
-	if slot, gen, ok := g.objs.Lookup(objreg.Key{Ptr: uintptr(p), Binding: b.id}); ok {
-		g.S.PutObj(slot, gen, b.id, b.mtref, true)
-		return nil
+	if key, ok := objreg.MakeKey(p, b.id); ok {
+		if slot, gen, ok := g.objs.Lookup(key); ok {
+			g.S.PutObj(slot, gen, b.id, b.mtref, true)
+			return nil
+		}
 	}
 	v := reflect.NewAt(typ.Elem(), p)
 	if v.Type() != typ {

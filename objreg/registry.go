@@ -22,10 +22,21 @@ type Counts interface {
 	FreedSlots(f func(slots []uint32))
 }
 
-// Key identifies an object with identity seen through one binding.
-type Key struct {
-	Ptr     uintptr // the object's address (pointer, map or channel)
-	Binding uint32  // the binding (type and view) it is pushed with
+// Key identifies an object with identity seen through one binding: its
+// address in the low 48 bits, the binding (type and view) above. One word,
+// so the identity map takes the runtime's fast 64-bit path.
+type Key uint64
+
+// MakeKey returns the key of the object at ptr pushed with binding; ok is
+// false when either does not fit (an address above 2^48, which Go heap
+// objects never have, or more than 65535 bindings): such a push simply
+// gets no identity.
+func MakeKey(ptr unsafe.Pointer, binding uint32) (k Key, ok bool) {
+	p := uint64(uintptr(ptr))
+	if p>>48 != 0 || binding>>16 != 0 {
+		return 0, false
+	}
+	return Key(p | uint64(binding)<<48), true
 }
 
 // Slot is one entry of the slot table (32 bytes).
@@ -93,8 +104,8 @@ func (r *Registry) Lookup(key Key) (slot, gen uint32, ok bool) {
 }
 
 // Add stores val in a new slot, handed to a program. When keyed, val is
-// pointer-shaped (pointer, map, channel), key.Ptr is its address, and key
-// maps to the slot until it is released.
+// pointer-shaped (pointer, map, channel), key is MakeKey of its address
+// and binding, and key maps to the slot until it is released.
 func (r *Registry) Add(key Key, keyed bool, val any, binding uint32) (slot, gen uint32, err error) {
 	if n := len(r.free); n > 0 {
 		slot = r.free[n-1]
@@ -175,7 +186,7 @@ func (r *Registry) Settle() {
 
 func (r *Registry) release(i uint32, s *Slot) {
 	if s.keyed {
-		if key := (Key{uintptr(s.Ptr()), s.Binding}); r.ids[key] == i {
+		if key, _ := MakeKey(s.Ptr(), s.Binding); r.ids[key] == i {
 			delete(r.ids, key)
 		}
 	}

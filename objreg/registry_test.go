@@ -29,7 +29,7 @@ func newFake() (*Registry, *fakeCounts) {
 func TestSlotLifecycle(t *testing.T) {
 	r, c := newFake()
 	x := new(int)
-	key := Key{Ptr: uintptr(unsafe.Pointer(x)), Binding: 1}
+	key, _ := MakeKey(unsafe.Pointer(x), 1)
 	slot, gen, err := r.Add(key, true, x, 1)
 	if err != nil || slot != 1 {
 		t.Fatalf("Add = %d, %v", slot, err)
@@ -55,7 +55,7 @@ func TestSlotLifecycle(t *testing.T) {
 func TestSlotOfARaisedProgramIsReleasedAtSettle(t *testing.T) {
 	r, _ := newFake()
 	x := new(int)
-	slot, gen, _ := r.Add(Key{}, false, x, 1)
+	slot, gen, _ := r.Add(0, false, x, 1)
 	r.Drain() // never queued: Drain cannot know
 	if r.Get(slot, gen) == nil {
 		t.Fatal("Drain released a slot whose program may still run")
@@ -69,7 +69,7 @@ func TestSlotOfARaisedProgramIsReleasedAtSettle(t *testing.T) {
 func TestRevivedSlotWaitsForSettle(t *testing.T) {
 	r, c := newFake()
 	x := new(int)
-	key := Key{Ptr: uintptr(unsafe.Pointer(x)), Binding: 1}
+	key, _ := MakeKey(unsafe.Pointer(x), 1)
 	slot, gen, _ := r.Add(key, true, x, 1)
 	c.create(slot)
 	r.Settle()
@@ -91,7 +91,7 @@ func TestRevivedSlotWaitsForSettle(t *testing.T) {
 func TestSlotTableDoubles(t *testing.T) {
 	r, _ := newFake()
 	for i := 0; i < InitialSlots; i++ {
-		r.Add(Key{}, false, i, 1)
+		r.Add(0, false, i, 1)
 	}
 	if got := r.Stats().Capacity; got != 2*InitialSlots {
 		t.Errorf("capacity %d after %d adds, want %d", got, InitialSlots, 2*InitialSlots)
