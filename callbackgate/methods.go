@@ -203,7 +203,7 @@ func makeMethodShapes() map[string]methodMaker {
 				if s == nil {
 					return st
 				}
-				return g.retPtr(f(s.Ptr()), out, e.name)
+				return g.retPtr(fr, f(s.Ptr()), out, e.name)
 			}
 		},
 		"i:": func(m *method, code unsafe.Pointer) callFunc {

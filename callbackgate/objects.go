@@ -54,36 +54,30 @@ func (g *Gate) pushObj(v reflect.Value, view reflect.Type) error {
 	return nil
 }
 
-// pushPtr is pushObj for a pointer known by its type: a cache hit neither
-// reflects nor allocates.
-func (g *Gate) pushPtr(p unsafe.Pointer, typ reflect.Type) error {
+// retPtr returns the non-nil pointer p of type typ as the call's one
+// result: a cache hit neither reflects, allocates nor writes a program.
+func (g *Gate) retPtr(fr cgo.Frame, p unsafe.Pointer, typ reflect.Type, name string) int32 {
 	if p == nil {
-		g.S.PutNil()
-		return nil
+		return g.ret0()
 	}
 	b, err := g.bindingFor(typ, nil)
-	if err != nil {
-		return err
-	}
-	if key, ok := objreg.MakeKey(p, b.id); ok {
-		if slot, gen, ok := g.objs.Lookup(key); ok {
-			g.S.PutObj(slot, gen, b.id, b.mtref, true)
-			return nil
+	if err == nil {
+		if key, ok := objreg.MakeKey(p, b.id); ok {
+			if slot, gen, ok := g.objs.Lookup(key); ok {
+				fr.ReturnObj(slot, gen, b.id, b.mtref, true)
+				return cgo.StatusRetObj
+			}
+		}
+		v := reflect.NewAt(typ.Elem(), p)
+		if v.Type() != typ {
+			v = v.Convert(typ)
+		}
+		g.S.ProgReset()
+		if err = g.pushObj(v, nil); err == nil {
+			return g.commitReturn()
 		}
 	}
-	v := reflect.NewAt(typ.Elem(), p)
-	if v.Type() != typ {
-		v = v.Convert(typ)
-	}
-	return g.pushObj(v, nil)
-}
-
-func (g *Gate) retPtr(p unsafe.Pointer, typ reflect.Type, name string) int32 {
-	g.S.ProgReset()
-	if err := g.pushPtr(p, typ); err != nil {
-		return g.raiseText(fmt.Sprintf("result #1 of '%s': %v", name, err), err)
-	}
-	return g.commitReturn()
+	return g.raiseText(fmt.Sprintf("result #1 of '%s': %v", name, err), err)
 }
 
 // pushViewed pushes v with view: reference values become userdata that
@@ -128,7 +122,7 @@ func funcShapePlan(t reflect.Type) callFunc {
 	case ":p":
 		out := t.Out(0)
 		return func(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
-			return g.retPtr(as[func() unsafe.Pointer](funcCode(e.fn))(), out, e.name)
+			return g.retPtr(fr, as[func() unsafe.Pointer](funcCode(e.fn))(), out, e.name)
 		}
 	case "i:p":
 		out := t.Out(0)
@@ -137,7 +131,7 @@ func funcShapePlan(t reflect.Type) callFunc {
 			if err != nil {
 				return g.raiseArg(1, e.name, err)
 			}
-			return g.retPtr(as[func(int64) unsafe.Pointer](funcCode(e.fn))(a), out, e.name)
+			return g.retPtr(fr, as[func(int64) unsafe.Pointer](funcCode(e.fn))(a), out, e.name)
 		}
 	}
 	return nil

@@ -23,6 +23,7 @@ const (
 	StatusArgErr  = int32(C.ZLUA_ARGERR)
 	StatusYield   = int32(C.ZLUA_YIELD)
 	StatusReturn1 = int32(C.ZLUA_RET1)
+	StatusRetObj  = int32(C.ZLUA_RETOBJ)
 )
 
 // Frame is one Lua→Go call as the trampoline prepared it. It is valid only
@@ -49,6 +50,17 @@ func (f Frame) ReturnInt(i int64) {
 func (f Frame) ReturnNum(n float64) {
 	r := (*Arg)(unsafe.Pointer(&f.p.ret))
 	r.Type, r.isint, r.v = int32(C.LUA_TNUMBER), 0, math.Float64bits(n)
+}
+
+// ReturnObj sets the call's one result to slot's ByObj userdata (see
+// State.PutObj); the handler then returns StatusRetObj.
+func (f Frame) ReturnObj(slot, gen, typeID uint32, mtref int32, cached bool) {
+	r := (*Arg)(unsafe.Pointer(&f.p.ret))
+	r.Type, r.isint, r.v = int32(C.LUA_TUSERDATA), 0, uint64(slot)|uint64(gen)<<32
+	r.len = uintptr(typeID) | uintptr(uint32(mtref))<<32
+	if cached {
+		r.isint = 1
+	}
 }
 
 // ReturnBool sets the call's one result to a boolean (see ReturnInt).

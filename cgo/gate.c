@@ -211,6 +211,10 @@ int zlua_trampoline(lua_State *L)
 			lua_pushnil(L);
 		}
 		return 1;
+	case ZLUA_RETOBJ:
+		zlua_obj_push(L, env, (uint32_t)fr.ret.v.i, (uint32_t)((uint64_t)fr.ret.v.i >> 32),
+			      (uint32_t)fr.ret.len, (int)(int32_t)(fr.ret.len >> 32), fr.ret.isint);
+		return 1;
 	case ZLUA_RET:
 		return zlua_prog_run_env(L, env);
 	case ZLUA_YIELD:

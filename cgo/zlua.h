@@ -128,7 +128,10 @@ enum zlua_status {
 	ZLUA_ERRPOS = 2,  /* program pushes a message; prefix position, raise */
 	ZLUA_ARGERR = 3,  /* program: INT argn, STR fname, STR detail */
 	ZLUA_YIELD = 4,   /* program pushes the yielded values */
-	ZLUA_RET1 = 5     /* one result in fr->ret, pushed without a program */
+	ZLUA_RET1 = 5,    /* one result in fr->ret, pushed without a program */
+	ZLUA_RETOBJ = 6   /* one ByObj userdata, pushed without a program:
+	                   * fr->ret.v.i = slot | gen << 32, fr->ret.len =
+	                   * type_id | mt ref << 32, fr->ret.isint = cached */
 };
 
 typedef struct zlua_frame {
