@@ -19,6 +19,25 @@
 // recovered and raised as a Lua error naming the function; if no pcall
 // catches it, the Go caller gets a [*PanicError].
 //
+// # Go objects in Lua
+//
+// Pointers and channels pushed to Lua (with [Env.SetGlobal], as arguments
+// or results of Go functions, inside other values) become userdata that
+// hold the Go object by reference. The same pointer pushed twice is the
+// same userdata (rawequal, usable as a table key) while Lua holds it.
+// Scripts call exported methods with obj:Method(args) and read and write
+// exported fields with obj.Field (the struct tag lua:"name" renames a
+// field, lua:"-" hides it); tostring uses a String method when there is
+// one, and == compares objects. [AsView] restricts what Lua sees to an
+// interface's methods; a Go function whose declared result is an
+// interface does the same. Maps and slices are copied into tables unless
+// wrapped in [ByRef]. [Env.Register] places constructors and constants
+// under the root table go.
+//
+// Type errors read like Lua's: "bad argument #1 to 'Heal' (Player
+// expected, got FILE*)"; a userdata whose object was released (one a
+// finalizer resurrected) gives "attempt to use a released object".
+//
 // # Errors
 //
 // Errors raised in Lua come back as [*LuaError] with a Message and a
@@ -32,6 +51,14 @@
 // the return of any Env method to its outermost caller) reclaims what Lua
 // and Go released. [Env.Close] runs every pending __gc and releases
 // everything; it is idempotent.
+//
+// A Go object stays alive while Lua holds its userdata: the Env's slot
+// table references it. After Lua collects the userdata and the release is
+// drained (Pump, or an Env method returning), Go may collect the object.
+// A cycle across the two heaps — a Go object that holds a Lua reference
+// reaching its own userdata — is never collected; break it explicitly.
+// [Env.Stats] reports LiveObjects, PeakObjects, ObjectPushes, CacheHits
+// and SlotCapacity.
 //
 // # Threads
 //
