@@ -11,6 +11,14 @@
 // program. The trampoline pushes them and raises or yields only after Go
 // has returned, so no Lua error or yield ever unwinds a Go frame.
 //
+// # Objects
+//
+// Go pointers, channels and ByRef maps and slices cross as ByObj userdata:
+// [objreg] keeps the objects, this package pushes them (identity cache
+// lookups, views), pops them with type checks (popObj, popThis), and binds
+// their types: one metatable per (type, view), built once, with method
+// plans that call common signatures without reflection.
+//
 // # Errors
 //
 // Errors caught by zlua become [*LuaError]; a Go error or panic that Lua did

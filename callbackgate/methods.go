@@ -93,9 +93,9 @@ func kindLetter(t reflect.Type, result bool) byte {
 	return '?'
 }
 
-// this resolves the receiver (argument 1) of a call of m: a live ByObj
+// popThis resolves the receiver (argument 1) of a call of m: a live ByObj
 // userdata of m's type.
-func (g *Gate) this(fr cgo.Frame, b *binding, name string) (*objreg.Slot, int32) {
+func (g *Gate) popThis(fr cgo.Frame, b *binding, name string) (*objreg.Slot, int32) {
 	a := arg(fr, 0)
 	h, ours, checked := a.Own()
 	if !checked && a.Type == int32(cgo.TUserdata) {
@@ -133,7 +133,7 @@ func makeMethodShapes() map[string]methodMaker {
 		":": func(m *method, code unsafe.Pointer) callFunc {
 			f := as[func(unsafe.Pointer)](code)
 			return func(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
-				s, st := g.this(fr, m.b, e.name)
+				s, st := g.popThis(fr, m.b, e.name)
 				if s == nil {
 					return st
 				}
@@ -144,7 +144,7 @@ func makeMethodShapes() map[string]methodMaker {
 		":e": func(m *method, code unsafe.Pointer) callFunc {
 			f := as[func(unsafe.Pointer) error](code)
 			return func(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
-				s, st := g.this(fr, m.b, e.name)
+				s, st := g.popThis(fr, m.b, e.name)
 				if s == nil {
 					return st
 				}
@@ -157,7 +157,7 @@ func makeMethodShapes() map[string]methodMaker {
 		":i": func(m *method, code unsafe.Pointer) callFunc {
 			f := as[func(unsafe.Pointer) int64](code)
 			return func(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
-				s, st := g.this(fr, m.b, e.name)
+				s, st := g.popThis(fr, m.b, e.name)
 				if s == nil {
 					return st
 				}
@@ -167,7 +167,7 @@ func makeMethodShapes() map[string]methodMaker {
 		":f": func(m *method, code unsafe.Pointer) callFunc {
 			f := as[func(unsafe.Pointer) float64](code)
 			return func(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
-				s, st := g.this(fr, m.b, e.name)
+				s, st := g.popThis(fr, m.b, e.name)
 				if s == nil {
 					return st
 				}
@@ -177,7 +177,7 @@ func makeMethodShapes() map[string]methodMaker {
 		":b": func(m *method, code unsafe.Pointer) callFunc {
 			f := as[func(unsafe.Pointer) bool](code)
 			return func(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
-				s, st := g.this(fr, m.b, e.name)
+				s, st := g.popThis(fr, m.b, e.name)
 				if s == nil {
 					return st
 				}
@@ -188,7 +188,7 @@ func makeMethodShapes() map[string]methodMaker {
 		":s": func(m *method, code unsafe.Pointer) callFunc {
 			f := as[func(unsafe.Pointer) string](code)
 			return func(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
-				s, st := g.this(fr, m.b, e.name)
+				s, st := g.popThis(fr, m.b, e.name)
 				if s == nil {
 					return st
 				}
@@ -199,7 +199,7 @@ func makeMethodShapes() map[string]methodMaker {
 			f := as[func(unsafe.Pointer) unsafe.Pointer](code)
 			out := m.out[0]
 			return func(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
-				s, st := g.this(fr, m.b, e.name)
+				s, st := g.popThis(fr, m.b, e.name)
 				if s == nil {
 					return st
 				}
@@ -209,7 +209,7 @@ func makeMethodShapes() map[string]methodMaker {
 		"i:": func(m *method, code unsafe.Pointer) callFunc {
 			f := as[func(unsafe.Pointer, int64)](code)
 			return func(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
-				s, st := g.this(fr, m.b, e.name)
+				s, st := g.popThis(fr, m.b, e.name)
 				if s == nil {
 					return st
 				}
@@ -224,7 +224,7 @@ func makeMethodShapes() map[string]methodMaker {
 		"f:": func(m *method, code unsafe.Pointer) callFunc {
 			f := as[func(unsafe.Pointer, float64)](code)
 			return func(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
-				s, st := g.this(fr, m.b, e.name)
+				s, st := g.popThis(fr, m.b, e.name)
 				if s == nil {
 					return st
 				}
@@ -239,7 +239,7 @@ func makeMethodShapes() map[string]methodMaker {
 		"s:": func(m *method, code unsafe.Pointer) callFunc {
 			f := as[func(unsafe.Pointer, string)](code)
 			return func(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
-				s, st := g.this(fr, m.b, e.name)
+				s, st := g.popThis(fr, m.b, e.name)
 				if s == nil {
 					return st
 				}
@@ -254,7 +254,7 @@ func makeMethodShapes() map[string]methodMaker {
 		"ff:": func(m *method, code unsafe.Pointer) callFunc {
 			f := as[func(unsafe.Pointer, float64, float64)](code)
 			return func(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
-				s, st := g.this(fr, m.b, e.name)
+				s, st := g.popThis(fr, m.b, e.name)
 				if s == nil {
 					return st
 				}
@@ -273,7 +273,7 @@ func makeMethodShapes() map[string]methodMaker {
 		"ii:": func(m *method, code unsafe.Pointer) callFunc {
 			f := as[func(unsafe.Pointer, int64, int64)](code)
 			return func(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
-				s, st := g.this(fr, m.b, e.name)
+				s, st := g.popThis(fr, m.b, e.name)
 				if s == nil {
 					return st
 				}
@@ -292,7 +292,7 @@ func makeMethodShapes() map[string]methodMaker {
 		"i:i": func(m *method, code unsafe.Pointer) callFunc {
 			f := as[func(unsafe.Pointer, int64) int64](code)
 			return func(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
-				s, st := g.this(fr, m.b, e.name)
+				s, st := g.popThis(fr, m.b, e.name)
 				if s == nil {
 					return st
 				}
@@ -306,7 +306,7 @@ func makeMethodShapes() map[string]methodMaker {
 		"f:f": func(m *method, code unsafe.Pointer) callFunc {
 			f := as[func(unsafe.Pointer, float64) float64](code)
 			return func(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
-				s, st := g.this(fr, m.b, e.name)
+				s, st := g.popThis(fr, m.b, e.name)
 				if s == nil {
 					return st
 				}
@@ -330,7 +330,7 @@ func reflectMethod(m *method, ft reflect.Type) callFunc {
 		elem = m.in[fixed].Elem()
 	}
 	return func(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
-		s, st := g.this(fr, m.b, e.name)
+		s, st := g.popThis(fr, m.b, e.name)
 		if s == nil {
 			return st
 		}

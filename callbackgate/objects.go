@@ -156,9 +156,9 @@ func (g *Gate) objAt(t cgo.Thread, idx int, a *cgo.Arg) (s *objreg.Slot, b *bind
 	return s, g.bindByID[h.TypeID], true, nil
 }
 
-// readObj stores the object of the userdata at idx into v when its type
+// popObj stores the object of the userdata at idx into v when its type
 // is assignable (a pointer also fills a struct value of its element type).
-func (g *Gate) readObj(t cgo.Thread, idx int, a *cgo.Arg, v reflect.Value) error {
+func (g *Gate) popObj(t cgo.Thread, idx int, a *cgo.Arg, v reflect.Value) error {
 	typ := v.Type()
 	s, b, ok, err := g.objAt(t, idx, a)
 	if err != nil {
@@ -181,7 +181,7 @@ func (g *Gate) readObj(t cgo.Thread, idx int, a *cgo.Arg, v reflect.Value) error
 
 // self resolves argument 1 of a metamethod of b.
 func (g *Gate) self(fr cgo.Frame, b *binding) (*objreg.Slot, int32) {
-	return g.this(fr, b, b.name)
+	return g.popThis(fr, b, b.name)
 }
 
 // fieldGet is __index after the methods table missed: a struct field, a

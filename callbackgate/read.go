@@ -172,7 +172,7 @@ func (g *Gate) read(t cgo.Thread, idx int, a *cgo.Arg, v reflect.Value, depth in
 	}
 	typ := v.Type()
 	if a.Type == int32(cgo.TUserdata) {
-		return g.readObj(t, idx, a, v)
+		return g.popObj(t, idx, a, v)
 	}
 	switch typ.Kind() {
 	case reflect.Interface:

@@ -177,6 +177,22 @@ static int raise_argerror(lua_State *L, zlua_env *env)
 	return lua_error(L);
 }
 
+/* [lua] luaL_where(L, 1), except that a Go field getter called by zlua's
+ * __index reports the position of the Lua code indexing the object.
+ * [-0, +1] */
+static void where(lua_State *L)
+{
+	lua_Debug ar;
+	int level = 1;
+	if (lua_getstack(L, 1, &ar)) {
+		lua_getinfo(L, "f", &ar);
+		if (lua_tocfunction(L, -1) == zlua_obj_index)
+			level = 2;
+		lua_pop(L, 1);
+	}
+	luaL_where(L, level);
+}
+
 int zlua_trampoline(lua_State *L)
 {
 	zlua_funcud *fu = (zlua_funcud *)lua_touserdata(L, lua_upvalueindex(1));
@@ -220,7 +236,7 @@ int zlua_trampoline(lua_State *L)
 	case ZLUA_YIELD:
 		return lua_yield(L, zlua_prog_run_env(L, env));
 	case ZLUA_ERRPOS:
-		luaL_where(L, 1);
+		where(L);
 		zlua_prog_run_env(L, env);
 		lua_concat(L, 2);
 		return lua_error(L);
