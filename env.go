@@ -4,23 +4,37 @@ import (
 	"fmt"
 	"runtime"
 	"sync"
+	"sync/atomic"
 
 	"github.com/zlua-go/zlua/callbackgate"
 	"github.com/zlua-go/zlua/cgo"
 	"github.com/zlua-go/zlua/lua"
+	"github.com/zlua-go/zlua/pump"
 )
 
 // Options configure New. The zero value gives the build's backend (Lua 5.4,
 // or LuaJIT with the build tag luajit), all standard libraries and the
 // zlua prelude.
-type Options struct{}
+type Options struct {
+	// PumpBudget caps the Lua references one Pump releases (0: all). A
+	// game loop sets it so that a burst of dropped handles is spread over
+	// several frames.
+	PumpBudget int
+}
 
 // Env is one Lua state with everything zlua keeps for it. An Env is used by
-// one goroutine at a time.
+// one goroutine at a time (its owner); other goroutines hand it work with
+// Post. Overlapping use from two goroutines is detected and refused with
+// ErrConcurrentUse.
 type Env struct {
 	g       *callbackgate.Gate
+	opts    Options
 	created []uintptr // where New was called, for leak reports
+	posted  pump.Work
+	reset   atomic.Pointer[resetRequest]
 }
+
+type resetRequest struct{ loader func(*Env) error }
 
 // Backend names the linked Lua implementation, e.g. "Lua 5.4.4" or
 // "LuaJIT 2.1.0-beta3".
@@ -33,7 +47,7 @@ func New(opts Options) (*Env, error) {
 	if err != nil {
 		return nil, fmt.Errorf("zlua: new state: %w", err)
 	}
-	e := &Env{g: g, created: make([]uintptr, 16)}
+	e := &Env{g: g, opts: opts, created: make([]uintptr, 16)}
 	e.created = e.created[:runtime.Callers(2, e.created)]
 	if err := e.init(); err != nil {
 		g.Close()
@@ -44,38 +58,42 @@ func New(opts Options) (*Env, error) {
 }
 
 // init follows the lifecycle order of the design: libraries, prelude, then
-// the prelude's Go-provided fields.
+// the prelude's Go-provided fields. New and Reset run it on a fresh state.
 func (e *Env) init() error {
-	g := e.g
-	g.Enter()
-	defer g.Exit()
-	t := g.Current()
-	g.S.ProgReset()
-	if err := g.S.Commit(); err != nil {
-		return err
-	}
-	if st, _ := g.S.Run(t, cgo.OpOpenLibs, 0, 0, 0); st != cgo.OK {
-		return fmt.Errorf("zlua: open libraries: %w", g.ErrorFromTop(t, st))
-	}
-	if st := g.S.DoString(t, lua.Prelude, "=zlualib", "t"); st != cgo.OK {
-		return fmt.Errorf("zlua: prelude: %w", g.ErrorFromTop(t, st))
+	err := e.protect(func(t cgo.Thread) int {
+		g := e.g
+		g.S.ProgReset()
+		if err := g.S.Commit(); err != nil {
+			return cgo.ErrMem
+		}
+		if st, _ := g.S.Run(t, cgo.OpOpenLibs, 0, 0, 0); st != cgo.OK {
+			return st
+		}
+		return g.S.DoString(t, lua.Prelude, "=zlualib", "t")
+	})
+	if err != nil {
+		return fmt.Errorf("zlua: init: %w", err)
 	}
 	if err := e.setField("zlua", "backend", Backend); err != nil {
-		return fmt.Errorf("zlua: prelude: %w", err)
+		return fmt.Errorf("zlua: init: %w", err)
 	}
 	return nil
 }
 
 // Close closes the Lua state, running every pending __gc, and releases all
-// Go values Lua held. It is idempotent. It returns ErrBusy when called while
-// Lua code of this Env is running.
+// Go values Lua held; function handles of this Env then fail with a clear
+// error. It is idempotent. It returns ErrBusy when called while Lua code of
+// this Env is running (from a Go function Lua called): close after the
+// outermost call returns, or Reset.
 func (e *Env) Close() error {
 	if e.g.Closed() {
 		return nil
 	}
-	if e.g.Depth() > 0 {
-		return ErrBusy
+	if err := e.g.Claim(); err != nil {
+		return err
 	}
+	defer e.g.Unclaim()
+	e.posted.Close()
 	e.g.Close()
 	openEnvs.Delete(e)
 	return nil
@@ -92,28 +110,21 @@ type Stats struct {
 	LiveFuncs int
 	// GoCalls counts Lua→Go calls; Panics the Go panics recovered.
 	GoCalls, Panics uint64
-	// PendingRefs is the number of Lua references released by Go and
-	// waiting for the Env's next call to free them.
+	// LiveRefs is the number of Lua values Go holds references to
+	// (function handles, error objects), including PendingRefs.
+	LiveRefs int
+	// PendingRefs is the number of those references Go has dropped and
+	// the next Pump will release.
 	PendingRefs int
+	// PendingPosts is the number of functions posted and not yet run.
+	PendingPosts int
 }
 
-// Stats returns the Env's counters.
+// Stats returns the Env's counters. It is safe to call from the owner
+// goroutine only (LiveRefs and PendingRefs are also right from others).
 func (e *Env) Stats() Stats {
 	s := e.g.Stats()
 	return Stats{LiveFuncs: s.LiveFuncs, GoCalls: s.Calls, Panics: s.Panics,
-		PendingRefs: e.g.PendingUnrefs()}
-}
-
-// Pump reclaims what Lua and Go released since the last call: function ids
-// of collected Go closures and Lua references dropped by Go. Env methods do
-// the same when they return to the outermost caller; a game loop calls
-// Pump once per frame so idle Envs release too.
-func (e *Env) Pump() error {
-	if e.g.Closed() {
-		return ErrClosed
-	}
-	if e.g.Depth() == 0 {
-		e.g.Settle()
-	}
-	return nil
+		LiveRefs: e.g.LiveRefs(), PendingRefs: e.g.PendingRefs(),
+		PendingPosts: e.posted.Len()}
 }

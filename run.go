@@ -15,7 +15,9 @@ func (e *Env) protect(f func(t cgo.Thread) int) error {
 	if g.Closed() {
 		return ErrClosed
 	}
-	g.Enter()
+	if err := g.Enter(); err != nil {
+		return err
+	}
 	defer g.Exit()
 	t := g.Current()
 	top := t.Top()

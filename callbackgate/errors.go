@@ -139,6 +139,7 @@ func (g *Gate) ErrorFromTop(t cgo.Thread, status int) error {
 		}
 		if ref, err := g.refTop(t); err == nil {
 			le.ref, le.gate, le.gen = ref, g, g.gen
+			g.liveRefs.Add(1)
 			runtime.AddCleanup(le, g.unrefs.Push, int32(ref))
 		}
 	}

@@ -70,6 +70,10 @@ int zlua_dispatch(lua_State *L)
 		zlua_prog_run(L, env, a->prog, a->prog_len);
 		lua_call(L, lua_gettop(L) - base, a->n);
 		return lua_gettop(L) - base + 1;
+	case ZLUA_DO_CALLPROG: /* program: f, args */
+		zlua_prog_run(L, env, a->prog, a->prog_len);
+		lua_call(L, lua_gettop(L) - base - 1, a->n);
+		return lua_gettop(L) - base;
 	case ZLUA_DO_REF: /* stack: v */
 		a->ref = luaL_ref(L, LUA_REGISTRYINDEX);
 		return 0;
@@ -97,7 +101,7 @@ int zlua_op(zlua_env *env, lua_State *L, int opcode, int nargs, int nres,
 	a->prog = NULL;
 	a->prog_len = 0;
 	if (opcode == ZLUA_DO_SETGLOBAL || opcode == ZLUA_DO_GETGLOBAL ||
-	    opcode == ZLUA_DO_CALL) {
+	    opcode == ZLUA_DO_CALL || opcode == ZLUA_DO_CALLPROG) {
 		a->prog_len = env->prog_len;
 		env->prog_len = 0;
 	}

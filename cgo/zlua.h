@@ -135,6 +135,7 @@ typedef struct zlua_frame {
 	int32_t pad;
 	zlua_arg args[ZLUA_FAST_ARGS];
 	zlua_arg ret; /* ZLUA_RET1: the one scalar result (nil/bool/number) */
+	uintptr_t tid; /* zlua_tid() of the thread running the call */
 } zlua_frame;
 
 /* ---- push programs ----
@@ -167,6 +168,7 @@ enum zlua_opcode {
 	ZLUA_DO_CALL = 4,      /* stack: f; program: args; leaves results */
 	ZLUA_DO_DOSTRING = 8,  /* loads args->chunk and calls it, no results */
 	ZLUA_DO_RESERVE = 9,   /* grows the stack by args->n slots (LuaJIT) */
+	ZLUA_DO_CALLPROG = 10, /* program: f, args; calls f with args->n results */
 	ZLUA_DO_REF = 5,       /* stack: v; leaves nothing, env->ref = ref */
 	ZLUA_DO_OPENLIBS = 6,  /* opens the standard libraries */
 	ZLUA_DO_INIT = 7       /* creates zlua's registry entries */
@@ -256,6 +258,29 @@ int zlua_errinfo(zlua_env *env, lua_State *L, const char **msg, size_t *msglen,
 		 const char **tb, size_t *tblen);
 /* [go-safe] Releases a registry ref. [-0, +0] */
 void zlua_unref(lua_State *L, int ref);
+
+/* ---- calls from Go (call.c) ---- */
+
+#define ZLUA_CALL_RES 4
+
+/* Results of zlua_callref, in memory Go owns for the call. */
+typedef struct zlua_callres {
+	int32_t n;      /* results produced */
+	int32_t popped; /* 1: all were scalars, read here and popped */
+	int32_t base;   /* stack top before the call (results start above) */
+	int32_t pad;
+	zlua_arg res[ZLUA_CALL_RES];
+} zlua_callres;
+
+/* [go-safe] Calls the committed program "REF f, args..." under lua_pcall
+ * with zlua's message handler. simple != 0 promises the program only holds
+ * non-allocating ops (nil, booleans, numbers, refs) and at most 12 values:
+ * then it runs without the dispatcher. nres is a count or LUA_MULTRET.
+ * Up to ZLUA_CALL_RES results are read into r; if every result is a scalar
+ * they are popped. Stack: [-0, +results (unless popped) or +1 error]. */
+int zlua_callref(zlua_env *env, lua_State *L, int nres, int simple, zlua_callres *r);
+/* [go-safe] An address unique to the calling OS thread. */
+uintptr_t zlua_tid(void);
 
 /* ---- gate (gate.c) ---- */
 

@@ -41,6 +41,28 @@ static int native_run(lua_State *L, const char *chunk)
 		lua_pop(L, 1);
 	return st;
 }
+
+// native_ref stores the global name in the registry and returns the ref.
+static int native_ref(lua_State *L, const char *name)
+{
+	lua_getglobal(L, name);
+	return luaL_ref(L, LUA_REGISTRYINDEX);
+}
+
+// native_call2 is the raw lua_pcall path of a Go->Lua call: fetch the
+// function by ref, push two integers, call, read one integer result.
+static int native_call2(lua_State *L, int ref, lua_Integer a, lua_Integer b, lua_Integer *out)
+{
+	int st;
+	lua_rawgeti(L, LUA_REGISTRYINDEX, ref);
+	lua_pushinteger(L, a);
+	lua_pushinteger(L, b);
+	st = lua_pcall(L, 2, 1, 0);
+	if (st == LUA_OK)
+		*out = lua_tointeger(L, -1);
+	lua_pop(L, 1);
+	return st;
+}
 */
 import "C"
 
@@ -63,6 +85,23 @@ func Open() (*State, error) {
 
 // Close closes the state.
 func (s *State) Close() { C.lua_close(s.L) }
+
+// Ref keeps the global name in the registry and returns the ref.
+func (s *State) Ref(name string) int {
+	c := C.CString(name)
+	defer C.free(unsafe.Pointer(c))
+	return int(C.native_ref(s.L, c))
+}
+
+// Call2 calls the function at ref with two integers through lua_pcall and
+// returns its integer result: one cgo call per Lua call.
+func (s *State) Call2(ref int, a, b int64) (int64, error) {
+	var out C.lua_Integer
+	if C.native_call2(s.L, C.int(ref), C.lua_Integer(a), C.lua_Integer(b), &out) != 0 {
+		return 0, errors.New("native: call failed")
+	}
+	return int64(out), nil
+}
 
 // DoString runs chunk; it reports whether it succeeded.
 func (s *State) DoString(chunk string) error {
