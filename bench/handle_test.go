@@ -10,10 +10,10 @@ import (
 
 const addLua = `function add(a, b) return a + b end`
 
-// BenchmarkCallHandle measures one Go→Lua call of add(a, b) through a typed
+// BenchmarkCalls_GoToLua measures one Go→Lua call of add(a, b) through a typed
 // handle (func(int, int) (int, error)); the native row is the raw C path:
 // lua_rawgeti + 2 pushes + lua_pcall + lua_tointeger, one cgo call.
-func BenchmarkCallHandle(b *testing.B) {
+func BenchmarkCalls_GoToLua(b *testing.B) {
 	b.Run("native", func(b *testing.B) {
 		s, err := native.Open()
 		if err != nil {

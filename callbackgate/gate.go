@@ -344,8 +344,11 @@ func (g *Gate) raiseNoMemory() int32 {
 // of this state returned as is re-raises its original value (identity of
 // tables and other error objects is kept).
 func (g *Gate) raiseError(err error) int32 {
-	var le *LuaError
-	if errors.As(err, &le) && (le == err || le.ref != noRef) {
+	le, direct := err.(*LuaError)
+	if !direct && wraps(err) && !errors.As(err, &le) {
+		le = nil
+	}
+	if le != nil && (direct || le.ref != noRef) {
 		g.S.ProgReset()
 		if le.ref != noRef && le.gate == g && le.gen == g.gen {
 			g.S.PutRef(int32(le.ref))
@@ -361,6 +364,16 @@ func (g *Gate) raiseError(err error) int32 {
 		return cgo.StatusError
 	}
 	return g.raiseText(err.Error(), err)
+}
+
+// wraps reports whether err wraps others (errors.As allocates, so plain
+// errors skip it).
+func wraps(err error) bool {
+	switch err.(type) {
+	case interface{ Unwrap() error }, interface{ Unwrap() []error }:
+		return true
+	}
+	return false
 }
 
 // raiseArg raises "bad argument #argn to 'name' (detail)".

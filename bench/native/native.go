@@ -20,6 +20,12 @@ static int native_add(lua_State *L)
 	return 1;
 }
 
+// fail: the C function that raises in the pcall-of-an-erroring-function row.
+static int native_fail(lua_State *L)
+{
+	return luaL_error(L, "entity not found");
+}
+
 static lua_State *native_open(void)
 {
 	lua_State *L = luaL_newstate();
@@ -28,6 +34,8 @@ static lua_State *native_open(void)
 	luaL_openlibs(L);
 	lua_pushcfunction(L, native_add);
 	lua_setglobal(L, "add");
+	lua_pushcfunction(L, native_fail);
+	lua_setglobal(L, "fail");
 	return L;
 }
 
@@ -62,6 +70,28 @@ static int native_call2(lua_State *L, int ref, lua_Integer a, lua_Integer b, lua
 		*out = lua_tointeger(L, -1);
 	lua_pop(L, 1);
 	return st;
+}
+
+// native_refs makes n registry refs to the global name (untimed setup).
+static int *native_refs(lua_State *L, const char *name, int n)
+{
+	int *refs = (int *)malloc(sizeof(int) * (size_t)n), i;
+	if (refs == NULL)
+		return NULL;
+	for (i = 0; i < n; i++) {
+		lua_getglobal(L, name);
+		refs[i] = luaL_ref(L, LUA_REGISTRYINDEX);
+	}
+	return refs;
+}
+
+// native_unrefs releases them: the C limit of draining n pending refs.
+static void native_unrefs(lua_State *L, int *refs, int n)
+{
+	int i;
+	for (i = 0; i < n; i++)
+		luaL_unref(L, LUA_REGISTRYINDEX, refs[i]);
+	free(refs);
 }
 */
 import "C"
@@ -102,6 +132,26 @@ func (s *State) Call2(ref int, a, b int64) (int64, error) {
 	}
 	return int64(out), nil
 }
+
+// Refs is a batch of registry refs made in C.
+type Refs struct {
+	p *C.int
+	n int
+}
+
+// MakeRefs makes n refs to the global name.
+func (s *State) MakeRefs(name string, n int) (Refs, error) {
+	c := C.CString(name)
+	defer C.free(unsafe.Pointer(c))
+	p := C.native_refs(s.L, c, C.int(n))
+	if p == nil {
+		return Refs{}, errors.New("native: out of memory")
+	}
+	return Refs{p, n}, nil
+}
+
+// Unref releases every ref of r (one cgo call).
+func (s *State) Unref(r Refs) { C.native_unrefs(s.L, r.p, C.int(r.n)) }
 
 // DoString runs chunk; it reports whether it succeeded.
 func (s *State) DoString(chunk string) error {
