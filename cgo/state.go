@@ -97,8 +97,8 @@ type State struct {
 	progErr bool
 	// progAlloc records that the program holds an op that allocates.
 	progAlloc bool
-	freed   [256]C.uint32_t
-	results []*CallResult // C memory, see NewCallResult
+	freed     [256]C.uint32_t
+	results   []*CallResult // C memory, see NewCallResult
 }
 
 // Thread is a lua_State of a State: its main thread or a coroutine.
