@@ -29,7 +29,7 @@ type Gate struct {
 	deep int // Go frames inside Lua calls (gate calls and API calls)
 
 	busy  atomic.Int32   // 1 while an outermost API call runs
-	cbTID atomic.Uintptr // OS thread of the running Go callback, 0 if none
+	cbTID atomic.Uintptr // OS thread running the owner's Lua code, once it called Go
 
 	funcs   []funcEntry
 	free    []uint32 // released function ids
@@ -213,6 +213,9 @@ func (g *Gate) Exit() {
 	g.deep--
 	if g.deep == 0 {
 		g.Settle()
+		if g.cbTID.Load() != 0 {
+			g.cbTID.Store(0)
+		}
 		g.busy.Store(0)
 	}
 }
@@ -288,13 +291,17 @@ func dispatch(goid uintptr, fnid uint32, fr cgo.Frame) (status int32) {
 		return g.raiseText("attempt to call a released Go function", nil)
 	}
 	prev := g.cur
-	prevTID := g.cbTID.Swap(fr.TID())
+	// The owner's goroutine stays on one OS thread for the whole cgo call
+	// chain of an outermost call, so the thread is recorded once per
+	// outermost call (Exit clears it) and only loaded here after that.
+	if tid := fr.TID(); g.cbTID.Load() != tid {
+		g.cbTID.Store(tid)
+	}
 	g.cur = fr.Thread()
 	g.deep++
 	g.stats.Calls++
 	defer func() {
 		g.cur = prev
-		g.cbTID.Store(prevTID)
 		g.deep--
 		if r := recover(); r != nil {
 			status = g.raisePanic(e.name, r)
