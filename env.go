@@ -11,15 +11,25 @@ import (
 )
 
 // Options configure New. The zero value gives the build's backend (Lua 5.4,
-// or LuaJIT with the build tag luajit), all standard libraries and the
-// zlua prelude.
-type Options struct{}
+// or LuaJIT with the build tag luajit), all standard libraries, the zlua
+// prelude and no memory limit.
+type Options struct {
+	// MemoryLimit caps the Lua heap in bytes; 0 means no limit. An
+	// allocation past it fails: Lua raises "not enough memory", which pcall
+	// can catch, and an uncaught one reaches Go as an error matching
+	// ErrMemory. The Env stays usable. See docs/RELIABILITY.md.
+	MemoryLimit int64
+	// Libs selects the standard libraries scripts get: LibsAll (the zero
+	// value) or LibsSafe for untrusted scripts.
+	Libs Libs
+}
 
 // Env is one Lua state with everything zlua keeps for it. An Env is used by
 // one goroutine at a time.
 type Env struct {
 	g       *callbackgate.Gate
 	created []uintptr // where New was called, for leak reports
+	libs    Libs
 }
 
 // Backend names the linked Lua implementation, e.g. "Lua 5.4.4" or
@@ -29,11 +39,15 @@ const Backend = cgo.Backend
 // New creates an Env: the state, the standard libraries, the prelude
 // (the global zlua table). Close releases it.
 func New(opts Options) (*Env, error) {
+	if err := opts.check(); err != nil {
+		return nil, err
+	}
 	g, err := callbackgate.New()
 	if err != nil {
 		return nil, fmt.Errorf("zlua: new state: %w", err)
 	}
-	e := &Env{g: g, created: make([]uintptr, 16)}
+	g.S.SetMemoryLimit(uint64(opts.MemoryLimit))
+	e := &Env{g: g, created: make([]uintptr, 16), libs: opts.Libs}
 	e.created = e.created[:runtime.Callers(2, e.created)]
 	if err := e.init(); err != nil {
 		g.Close()
@@ -54,7 +68,7 @@ func (e *Env) init() error {
 	if err := g.S.Commit(); err != nil {
 		return err
 	}
-	if st, _ := g.S.Run(t, cgo.OpOpenLibs, 0, 0, 0); st != cgo.OK {
+	if st, _ := g.S.Run(t, e.libs.openOp(), 0, 0, 0); st != cgo.OK {
 		return fmt.Errorf("zlua: open libraries: %w", g.ErrorFromTop(t, st))
 	}
 	if st := g.S.DoString(t, lua.Prelude, "=zlualib", "t"); st != cgo.OK {
@@ -95,13 +109,20 @@ type Stats struct {
 	// PendingRefs is the number of Lua references released by Go and
 	// waiting for the Env's next call to free them.
 	PendingRefs int
+	// LuaBytes is the Lua heap in use, LuaPeakBytes its highest value
+	// since New (what Options.MemoryLimit caps).
+	LuaBytes, LuaPeakBytes uint64
 }
 
 // Stats returns the Env's counters.
 func (e *Env) Stats() Stats {
 	s := e.g.Stats()
-	return Stats{LiveFuncs: s.LiveFuncs, GoCalls: s.Calls, Panics: s.Panics,
+	st := Stats{LiveFuncs: s.LiveFuncs, GoCalls: s.Calls, Panics: s.Panics,
 		PendingRefs: e.g.PendingUnrefs()}
+	if !e.g.Closed() {
+		st.LuaBytes, st.LuaPeakBytes = e.g.S.MemUsed()
+	}
+	return st
 }
 
 // Pump reclaims what Lua and Go released since the last call: function ids

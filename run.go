@@ -30,7 +30,7 @@ func (e *Env) protect(f func(t cgo.Thread) int) error {
 // panics raised by Go functions it calls, come back as *LuaError.
 func (e *Env) DoString(chunk string) error {
 	return e.protect(func(t cgo.Thread) int {
-		return e.g.S.DoString(t, chunk, chunk, "bt")
+		return e.g.S.DoString(t, chunk, chunk, e.libs.chunkMode())
 	})
 }
 
@@ -50,6 +50,6 @@ func (e *Env) DoFile(path string) error {
 		}
 	}
 	return e.protect(func(t cgo.Thread) int {
-		return e.g.S.DoString(t, src, "@"+path, "bt")
+		return e.g.S.DoString(t, src, "@"+path, e.libs.chunkMode())
 	})
 }

@@ -75,7 +75,22 @@ int zlua_dispatch(lua_State *L)
 		return 0;
 	case ZLUA_DO_OPENLIBS:
 		luaL_openlibs(L);
+		zlua_open_limits(L, env);
 		return 0;
+	case ZLUA_DO_OPENSAFE:
+		zlua_open_safe(L, env);
+		zlua_open_limits(L, env);
+		return 0;
+#ifdef ZLUA_LUAJIT
+	case ZLUA_DO_JITMODE: /* compiled traces never run hooks */
+		if (a->n == 0) {
+			luaJIT_setmode(L, 0, LUAJIT_MODE_ENGINE | LUAJIT_MODE_OFF);
+			luaJIT_setmode(L, 0, LUAJIT_MODE_ENGINE | LUAJIT_MODE_FLUSH);
+		} else {
+			luaJIT_setmode(L, 0, LUAJIT_MODE_ENGINE | LUAJIT_MODE_ON);
+		}
+		return 0;
+#endif
 	case ZLUA_DO_RESERVE:
 		luaL_checkstack(L, a->n, "zlua: cannot reserve stack");
 		return 0;
