@@ -14,11 +14,13 @@ void *zlua_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
 	if (nsize > old) {
 		/* Only growth may fail: Lua assumes shrinking and freeing succeed. */
 		env->alloc_count++;
-		if (env->alloc_count == env->alloc_fail_at)
-			return NULL;
+		if (env->alloc_fail_at != 0 && env->alloc_count >= env->alloc_fail_at)
+			return NULL; /* every later one too: Lua 5.4 retries once after a collection */
 		if (env->mem_limit != 0 &&
-		    (nsize - old > env->mem_limit || env->mem_used > env->mem_limit - (nsize - old)))
+		    (nsize - old > env->mem_limit || env->mem_used > env->mem_limit - (nsize - old))) {
+			env->mem_refused = 1;
 			return NULL;
+		}
 	}
 	if (env->base_alloc != NULL) {
 		p = env->base_alloc(env->base_ud, ptr, osize, nsize);

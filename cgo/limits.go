@@ -29,8 +29,9 @@ func (s *State) MemUsed() (used, peak uint64) {
 	return uint64(s.env.mem_used), uint64(s.env.mem_peak)
 }
 
-// FailAllocAt makes the k-th growing allocation from now fail (0: none).
-// It exists for the allocation-failure tests only.
+// FailAllocAt makes the k-th growing allocation from now fail, and every
+// one after it until FailAllocAt(0). It exists for the allocation-failure
+// tests only.
 func (s *State) FailAllocAt(k uint64) {
 	if k == 0 {
 		s.env.alloc_fail_at = 0

@@ -99,6 +99,26 @@ int zlua_dispatch(lua_State *L)
 	}
 }
 
+#ifdef ZLUA_LUAJIT
+/* [lua] A full collection, run by lua_cpcall. */
+static int collect(lua_State *L)
+{
+	lua_gc(L, LUA_GCCOLLECT, 0);
+	return 0;
+}
+
+/* [go-safe] LuaJIT does not collect before it reports an allocation
+ * failure, so after the limit refused one the heap may be full of garbage
+ * that no collection step will reach: collect it once the failed operation
+ * is over (finalizers may raise, hence the protection). [-0, +0] */
+static void collect_after_refusal(zlua_env *env, lua_State *L)
+{
+	env->mem_refused = 0;
+	if (lua_cpcall(L, collect, NULL) != 0)
+		lua_pop(L, 1);
+}
+#endif
+
 int zlua_op(zlua_env *env, lua_State *L, int opcode, int nargs, int nres,
 	    zlua_opargs *a)
 {
@@ -144,6 +164,10 @@ int zlua_op(zlua_env *env, lua_State *L, int opcode, int nargs, int nres,
 	st = lua_pcall(L, nargs + 2, nres, base + 1);
 	lua_remove(L, base + 1); /* the message handler */
 	free(heap_prog);
+#ifdef ZLUA_LUAJIT
+	if (st != LUA_OK && env->mem_refused)
+		collect_after_refusal(env, L);
+#endif
 	return st;
 }
 

@@ -22,8 +22,16 @@ static int safe_load(lua_State *L)
 	int n = lua_gettop(L), base;
 	size_t len;
 	const char *s;
+	if (n < 2) {
+		lua_settop(L, 2); /* a chunk name slot; the env stays absent */
+		n = 2;
+	}
 	if (lua_type(L, 1) == LUA_TFUNCTION) {
 		luaL_Buffer b;
+		if (lua_isnil(L, 2)) {
+			lua_pushliteral(L, "=(load)");
+			lua_replace(L, 2);
+		}
 		luaL_buffinit(L, &b);
 		for (;;) {
 			lua_pushvalue(L, 1);
@@ -36,18 +44,15 @@ static int safe_load(lua_State *L)
 				lua_pop(L, 1);
 				break;
 			}
-			if (lua_type(L, -1) != LUA_TSTRING)
-				return luaL_error(L, "reader function must return a string");
+			if (lua_type(L, -1) != LUA_TSTRING) {
+				lua_pushnil(L);
+				lua_pushliteral(L, "reader function must return a string");
+				return 2;
+			}
 			luaL_addvalue(&b);
 		}
 		luaL_pushresult(&b);
 		lua_replace(L, 1);
-		if (n < 2 || lua_isnil(L, 2)) {
-			lua_pushliteral(L, "=(load)");
-			if (n < 2)
-				n = 2;
-			lua_replace(L, 2);
-		}
 	}
 	s = luaL_checklstring(L, 1, &len);
 	if (len > 0 && s[0] == LUA_SIGNATURE[0]) {

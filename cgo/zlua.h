@@ -233,7 +233,8 @@ typedef struct zlua_env {
 	lua_Alloc base_alloc;  /* LuaJIT: the state's own allocator, wrapped */
 	void *base_ud;
 	uint64_t alloc_count;  /* growing allocations so far */
-	uint64_t alloc_fail_at; /* tests: fail the growing allocation with this number (0: never) */
+	uint64_t alloc_fail_at; /* tests: fail growing allocations from this number on (0: never) */
+	int mem_refused;       /* the limit refused an allocation since the last collection */
 
 	/* time limits (hook.c) */
 	int limit_depth;       /* limited calls in progress */
