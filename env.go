@@ -13,9 +13,17 @@ import (
 )
 
 // Options configure New. The zero value gives the build's backend (Lua 5.4,
-// or LuaJIT with the build tag luajit), all standard libraries and the
-// zlua prelude.
+// or LuaJIT with the build tag luajit), all standard libraries, the zlua
+// prelude and no memory limit.
 type Options struct {
+	// MemoryLimit caps the Lua heap in bytes; 0 means no limit. An
+	// allocation past it fails: Lua raises "not enough memory", which pcall
+	// can catch, and an uncaught one reaches Go as an error matching
+	// ErrMemory. The Env stays usable. See docs/RELIABILITY.md.
+	MemoryLimit int64
+	// Libs selects the standard libraries scripts get: LibsAll (the zero
+	// value) or LibsSafe for untrusted scripts.
+	Libs Libs
 	// PumpBudget caps the Lua references one Pump releases (0: all). A
 	// game loop sets it so that a burst of dropped handles is spread over
 	// several frames.
@@ -43,6 +51,9 @@ const Backend = cgo.Backend
 // New creates an Env: the state, the standard libraries, the prelude
 // (the global zlua table). Close releases it.
 func New(opts Options) (*Env, error) {
+	if err := opts.check(); err != nil {
+		return nil, err
+	}
 	g, err := callbackgate.New()
 	if err != nil {
 		return nil, fmt.Errorf("zlua: new state: %w", err)
@@ -60,13 +71,14 @@ func New(opts Options) (*Env, error) {
 // init follows the lifecycle order of the design: libraries, prelude, then
 // the prelude's Go-provided fields. New and Reset run it on a fresh state.
 func (e *Env) init() error {
+	e.g.S.SetMemoryLimit(uint64(e.opts.MemoryLimit))
 	err := e.protect(func(t cgo.Thread) int {
 		g := e.g
 		g.S.ProgReset()
 		if err := g.S.Commit(); err != nil {
 			return cgo.ErrMem
 		}
-		if st, _ := g.S.Run(t, cgo.OpOpenLibs, 0, 0, 0); st != cgo.OK {
+		if st, _ := g.S.Run(t, e.opts.Libs.openOp(), 0, 0, 0); st != cgo.OK {
 			return st
 		}
 		return g.S.DoString(t, lua.Prelude, "=zlualib", "t")
@@ -118,13 +130,20 @@ type Stats struct {
 	PendingRefs int
 	// PendingPosts is the number of functions posted and not yet run.
 	PendingPosts int
+	// LuaBytes is the Lua heap in use, LuaPeakBytes its highest value
+	// since New (what Options.MemoryLimit caps).
+	LuaBytes, LuaPeakBytes uint64
 }
 
 // Stats returns the Env's counters. It is safe to call from the owner
 // goroutine only (LiveRefs and PendingRefs are also right from others).
 func (e *Env) Stats() Stats {
 	s := e.g.Stats()
-	return Stats{LiveFuncs: s.LiveFuncs, GoCalls: s.Calls, Panics: s.Panics,
+	st := Stats{LiveFuncs: s.LiveFuncs, GoCalls: s.Calls, Panics: s.Panics,
 		LiveRefs: e.g.LiveRefs(), PendingRefs: e.g.PendingRefs(),
 		PendingPosts: e.posted.Len()}
+	if !e.g.Closed() {
+		st.LuaBytes, st.LuaPeakBytes = e.g.S.MemUsed()
+	}
+	return st
 }

@@ -144,7 +144,16 @@ func (g *Gate) ErrorFromTop(t cgo.Thread, status int) error {
 		}
 	}
 	le.cause = g.cause(le.Message)
+	if le.cause == nil && isMemoryMessage(le.Message) {
+		le.cause = ErrMemory // caught by a pcall and raised again
+	}
 	return le
+}
+
+// isMemoryMessage reports whether msg is Lua's memory error text, as is or
+// with the position error() prefixes when a script raises it again.
+func isMemoryMessage(msg string) bool {
+	return msg == ErrMemory.Error() || strings.HasSuffix(msg, ": "+ErrMemory.Error())
 }
 
 // refTop pops the value on top of t's stack into a registry ref.

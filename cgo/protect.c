@@ -79,7 +79,22 @@ int zlua_dispatch(lua_State *L)
 		return 0;
 	case ZLUA_DO_OPENLIBS:
 		luaL_openlibs(L);
+		zlua_open_limits(L, env);
 		return 0;
+	case ZLUA_DO_OPENSAFE:
+		zlua_open_safe(L, env);
+		zlua_open_limits(L, env);
+		return 0;
+#ifdef ZLUA_LUAJIT
+	case ZLUA_DO_JITMODE: /* compiled traces never run hooks */
+		if (a->n == 0) {
+			luaJIT_setmode(L, 0, LUAJIT_MODE_ENGINE | LUAJIT_MODE_OFF);
+			luaJIT_setmode(L, 0, LUAJIT_MODE_ENGINE | LUAJIT_MODE_FLUSH);
+		} else {
+			luaJIT_setmode(L, 0, LUAJIT_MODE_ENGINE | LUAJIT_MODE_ON);
+		}
+		return 0;
+#endif
 	case ZLUA_DO_RESERVE:
 		luaL_checkstack(L, a->n, "zlua: cannot reserve stack");
 		return 0;
@@ -87,6 +102,26 @@ int zlua_dispatch(lua_State *L)
 		return luaL_error(L, "zlua: unknown protected operation %d", opcode);
 	}
 }
+
+#ifdef ZLUA_LUAJIT
+/* [lua] A full collection, run by lua_cpcall. */
+static int collect(lua_State *L)
+{
+	lua_gc(L, LUA_GCCOLLECT, 0);
+	return 0;
+}
+
+/* [go-safe] LuaJIT does not collect before it reports an allocation
+ * failure, so after the limit refused one the heap may be full of garbage
+ * that no collection step will reach: collect it once the failed operation
+ * is over (finalizers may raise, hence the protection). [-0, +0] */
+static void collect_after_refusal(zlua_env *env, lua_State *L)
+{
+	env->mem_refused = 0;
+	if (lua_cpcall(L, collect, NULL) != 0)
+		lua_pop(L, 1);
+}
+#endif
 
 int zlua_op(zlua_env *env, lua_State *L, int opcode, int nargs, int nres,
 	    zlua_opargs *a)
@@ -133,6 +168,10 @@ int zlua_op(zlua_env *env, lua_State *L, int opcode, int nargs, int nres,
 	st = lua_pcall(L, nargs + 2, nres, base + 1);
 	lua_remove(L, base + 1); /* the message handler */
 	free(heap_prog);
+#ifdef ZLUA_LUAJIT
+	if (st != LUA_OK && env->mem_refused)
+		collect_after_refusal(env, L);
+#endif
 	return st;
 }
 

@@ -171,7 +171,9 @@ enum zlua_opcode {
 	ZLUA_DO_CALLPROG = 10, /* program: f, args; calls f with args->n results */
 	ZLUA_DO_REF = 5,       /* stack: v; leaves nothing, env->ref = ref */
 	ZLUA_DO_OPENLIBS = 6,  /* opens the standard libraries */
-	ZLUA_DO_INIT = 7       /* creates zlua's registry entries */
+	ZLUA_DO_INIT = 7,      /* creates zlua's registry entries */
+	ZLUA_DO_OPENSAFE = 12, /* opens the safe subset of the libraries */
+	ZLUA_DO_JITMODE = 13   /* LuaJIT: args->n 0 flushes and stops the JIT, 1 restarts it */
 };
 
 /* Inputs and outputs of one protected operation; lives on zlua_op's C
@@ -225,7 +227,31 @@ typedef struct zlua_env {
 	 * program that was to create their closure raised first. */
 	unsigned char *armed;
 	size_t armed_cap;
+
+	/* Lua heap accounting (alloc.c). The allocator's ud is the env, which
+	 * is how hooks find it too. */
+	size_t mem_used, mem_peak;
+	size_t mem_limit;      /* 0: none */
+	lua_Alloc base_alloc;  /* LuaJIT: the state's own allocator, wrapped */
+	void *base_ud;
+	uint64_t alloc_count;  /* growing allocations so far */
+	uint64_t alloc_fail_at; /* tests: fail growing allocations from this number on (0: never) */
+	int mem_refused;       /* the limit refused an allocation since the last collection */
+
+	/* time limits (hook.c) */
+	int limit_depth;       /* limited calls in progress */
+	int interrupt;         /* contexts done among them; atomic (any goroutine) */
+	int interrupt_reason;  /* atomic: ZLUA_INT_* of the last context done */
 } zlua_env;
+
+/* Why a limited call was interrupted (the Lua error text names it). */
+enum zlua_interrupt_reason {
+	ZLUA_INT_CANCELED = 1,
+	ZLUA_INT_DEADLINE = 2
+};
+
+/* Instructions between two checks of the interrupt flag. */
+#define ZLUA_HOOK_COUNT 1000
 
 /* ---- state (state.c) ---- */
 
@@ -240,6 +266,40 @@ int zlua_armed_reserve(zlua_env *env, size_t n);
 /* [go-safe] Ensures n free stack slots; 0 when the stack cannot grow.
  * [-0, +0] */
 int zlua_reserve(zlua_env *env, lua_State *L, int n);
+
+/* ---- allocator (alloc.c) ---- */
+
+/* [lua] The lua_Alloc of every state: counts bytes, enforces mem_limit and
+ * the test-only failure of one allocation. Never calls Go. */
+void *zlua_alloc(void *ud, void *ptr, size_t osize, size_t nsize);
+/* [go-safe] Creates a state whose allocator is zlua_alloc with env as ud
+ * (LuaJIT: its own allocator wrapped, see alloc.c). NULL on failure. */
+lua_State *zlua_newstate(zlua_env *env);
+
+/* ---- time limits (hook.c) ---- */
+
+/* [go-safe] Starts a limited call on thread L: installs the count hook
+ * (LuaJIT: also switches the JIT compiler off and flushes compiled code,
+ * under protection). Returns a LUA_* status; on error one error value is
+ * pushed. [-0, +0 or +1] */
+int zlua_limit_begin(zlua_env *env, lua_State *L);
+/* [go-safe] Ends a limited call begun on L; the outermost one removes the
+ * hook (LuaJIT: switches the compiler back on). [-0, +0] */
+void zlua_limit_end(zlua_env *env, lua_State *L);
+/* [go-safe] Marks one context done with a ZLUA_INT_* reason; callable from
+ * any thread (an atomic store, no Lua call). */
+void zlua_interrupt(zlua_env *env, int reason);
+/* [go-safe] Withdraws one context done whose limited call has ended. */
+void zlua_interrupt_clear(zlua_env *env);
+/* [lua] Opens zlua's coroutine wrappers (Lua 5.4: a coroutine resumed or
+ * closed during a limited call gets the hook first). [-0, +0] */
+void zlua_open_limits(lua_State *L, zlua_env *env);
+
+/* ---- sandbox (sandbox.c) ---- */
+
+/* [lua] Opens the standard libraries reduced to the safe set (see
+ * docs/SANDBOX.md). [-0, +0] */
+void zlua_open_safe(lua_State *L, zlua_env *env);
 
 /* ---- protected operations (protect.c) ---- */
 
