@@ -9,19 +9,40 @@ import (
 	"github.com/zlua-go/zlua/callbackgate"
 	"github.com/zlua-go/zlua/cgo"
 	"github.com/zlua-go/zlua/lua"
+	"github.com/zlua-go/zlua/pump"
 )
 
 // Options configure New. The zero value gives the build's backend (Lua 5.4,
-// or LuaJIT with the build tag luajit), all standard libraries and the
-// zlua prelude.
-type Options struct{}
+// or LuaJIT with the build tag luajit), all standard libraries, the zlua
+// prelude and no memory limit.
+type Options struct {
+	// MemoryLimit caps the Lua heap in bytes; 0 means no limit. An
+	// allocation past it fails: Lua raises "not enough memory", which pcall
+	// can catch, and an uncaught one reaches Go as an error matching
+	// ErrMemory. The Env stays usable. See docs/RELIABILITY.md.
+	MemoryLimit int64
+	// Libs selects the standard libraries scripts get: LibsAll (the zero
+	// value) or LibsSafe for untrusted scripts.
+	Libs Libs
+	// PumpBudget caps the Lua references one Pump releases (0: all). A
+	// game loop sets it so that a burst of dropped handles is spread over
+	// several frames.
+	PumpBudget int
+}
 
 // Env is one Lua state with everything zlua keeps for it. An Env is used by
-// one goroutine at a time.
+// one goroutine at a time (its owner); other goroutines hand it work with
+// Post. Overlapping use from two goroutines is detected and refused with
+// ErrConcurrentUse.
 type Env struct {
 	g       *callbackgate.Gate
+	opts    Options
 	created []uintptr // where New was called, for leak reports
+	posted  pump.Work
+	reset   atomic.Pointer[resetRequest]
 }
+
+type resetRequest struct{ loader func(*Env) error }
 
 // Backend names the linked Lua implementation, e.g. "Lua 5.4.4" or
 // "LuaJIT 2.1.0-beta3".
@@ -30,11 +51,14 @@ const Backend = cgo.Backend
 // New creates an Env: the state, the standard libraries, the prelude
 // (the global zlua table). Close releases it.
 func New(opts Options) (*Env, error) {
+	if err := opts.check(); err != nil {
+		return nil, err
+	}
 	g, err := callbackgate.New()
 	if err != nil {
 		return nil, fmt.Errorf("zlua: new state: %w", err)
 	}
-	e := &Env{g: g, created: make([]uintptr, 16)}
+	e := &Env{g: g, opts: opts, created: make([]uintptr, 16)}
 	e.created = e.created[:runtime.Callers(2, e.created)]
 	if err := e.init(); err != nil {
 		g.Close()
@@ -45,28 +69,34 @@ func New(opts Options) (*Env, error) {
 }
 
 // init follows the lifecycle order of the design: libraries, prelude, then
-// the prelude's Go-provided fields.
+// the prelude's Go-provided fields. New and Reset run it on a fresh state.
 func (e *Env) init() error {
-	g := e.g
-	g.Enter()
-	defer g.Exit()
-	t := g.Current()
-	g.S.ProgReset()
-	if err := g.S.Commit(); err != nil {
-		return err
-	}
-	if st, _ := g.S.Run(t, cgo.OpOpenLibs, 0, 0, 0); st != cgo.OK {
-		return fmt.Errorf("zlua: open libraries: %w", g.ErrorFromTop(t, st))
-	}
-	if st := g.S.DoString(t, lua.Prelude, "=zlualib", "t"); st != cgo.OK {
-		return fmt.Errorf("zlua: prelude: %w", g.ErrorFromTop(t, st))
+	e.g.S.SetMemoryLimit(uint64(e.opts.MemoryLimit))
+	err := e.protect(func(t cgo.Thread) int {
+		g := e.g
+		g.S.ProgReset()
+		if err := g.S.Commit(); err != nil {
+			return cgo.ErrMem
+		}
+		if st, _ := g.S.Run(t, e.opts.Libs.openOp(), 0, 0, 0); st != cgo.OK {
+			return st
+		}
+		return g.S.DoString(t, lua.Prelude, "=zlualib", "t")
+	})
+	if err != nil {
+		return fmt.Errorf("zlua: init: %w", err)
 	}
 	if err := e.setField("zlua", "backend", Backend); err != nil {
-		return fmt.Errorf("zlua: prelude: %w", err)
+		return fmt.Errorf("zlua: init: %w", err)
 	}
 	// Registries and the metatable cache, then the root table (seed 004
 	// §7.1 steps 4 to 6).
-	if err := g.InitObjects(); err != nil {
+	if err := e.g.Enter(); err != nil {
+		return err
+	}
+	err = e.g.InitObjects()
+	e.g.Exit()
+	if err != nil {
 		return fmt.Errorf("zlua: object registry: %w", err)
 	}
 	if err := e.DoString(RootTable + " = {}"); err != nil {
@@ -76,15 +106,19 @@ func (e *Env) init() error {
 }
 
 // Close closes the Lua state, running every pending __gc, and releases all
-// Go values Lua held. It is idempotent. It returns ErrBusy when called while
-// Lua code of this Env is running.
+// Go values Lua held; function handles of this Env then fail with a clear
+// error. It is idempotent. It returns ErrBusy when called while Lua code of
+// this Env is running (from a Go function Lua called): close after the
+// outermost call returns, or Reset.
 func (e *Env) Close() error {
 	if e.g.Closed() {
 		return nil
 	}
-	if e.g.Depth() > 0 {
-		return ErrBusy
+	if err := e.g.Claim(); err != nil {
+		return err
 	}
+	defer e.g.Unclaim()
+	e.posted.Close()
 	e.g.Close()
 	leakedSlots.Add(int64(e.g.LeakedSlots()))
 	openEnvs.Delete(e)
@@ -106,9 +140,17 @@ type Stats struct {
 	LiveFuncs int
 	// GoCalls counts Lua→Go calls; Panics the Go panics recovered.
 	GoCalls, Panics uint64
-	// PendingRefs is the number of Lua references released by Go and
-	// waiting for the Env's next call to free them.
+	// LiveRefs is the number of Lua values Go holds references to
+	// (function handles, error objects), including PendingRefs.
+	LiveRefs int
+	// PendingRefs is the number of those references Go has dropped and
+	// the next Pump will release.
 	PendingRefs int
+	// PendingPosts is the number of functions posted and not yet run.
+	PendingPosts int
+	// LuaBytes is the Lua heap in use, LuaPeakBytes its highest value
+	// since New (what Options.MemoryLimit caps).
+	LuaBytes, LuaPeakBytes uint64
 
 	// LiveObjects is the number of Go objects Lua holds by reference (one
 	// slot each, whatever the number of views); PeakObjects the most ever.
@@ -120,30 +162,18 @@ type Stats struct {
 	SlotCapacity int
 }
 
-// Stats returns the Env's counters.
+// Stats returns the Env's counters. It is safe to call from the owner
+// goroutine only (LiveRefs and PendingRefs are also right from others).
 func (e *Env) Stats() Stats {
 	s := e.g.Stats()
 	o := e.g.ObjectStats()
-	return Stats{LiveFuncs: s.LiveFuncs, GoCalls: s.Calls, Panics: s.Panics,
-		PendingRefs: e.g.PendingUnrefs(),
+	st := Stats{LiveFuncs: s.LiveFuncs, GoCalls: s.Calls, Panics: s.Panics,
+		LiveRefs: e.g.LiveRefs(), PendingRefs: e.g.PendingRefs(),
+		PendingPosts: e.posted.Len(),
 		LiveObjects: o.Live, PeakObjects: o.Peak, ObjectPushes: o.Pushes,
 		CacheHits: o.Hits, SlotCapacity: o.Capacity}
-}
-
-// Pump reclaims what Lua and Go released since the last call: function ids
-// of collected Go closures, Lua references dropped by Go, and the slots of
-// Go objects whose userdata Lua collected (their objects become
-// collectable by Go). Env methods do the same when they return to the
-// outermost caller; a game loop calls Pump once per frame so idle Envs
-// release too.
-func (e *Env) Pump() error {
-	if e.g.Closed() {
-		return ErrClosed
+	if !e.g.Closed() {
+		st.LuaBytes, st.LuaPeakBytes = e.g.S.MemUsed()
 	}
-	if e.g.Depth() == 0 {
-		e.g.Settle()
-	} else {
-		e.g.DrainObjects()
-	}
-	return nil
+	return st
 }

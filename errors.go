@@ -27,9 +27,13 @@ var ErrMemory = callbackgate.ErrMemory
 // ErrClosed is returned by methods of an Env after Close.
 var ErrClosed = errors.New("zlua: env is closed")
 
-// ErrBusy is returned by Close while Lua code of the Env is running (for
-// example from inside a Go function that Lua called).
-var ErrBusy = errors.New("zlua: env is running Lua code")
+// ErrBusy is returned by Close and Pump while Lua code of the Env is
+// running (from inside a Go function that Lua called).
+var ErrBusy = callbackgate.ErrBusy
+
+// ErrConcurrentUse is returned when a goroutine uses an Env while another
+// goroutine is running Lua code in it. The Env is not touched.
+var ErrConcurrentUse = callbackgate.ErrConcurrentUse
 
 // Yield returns an error that, returned as the last result of a Go function
 // called from Lua inside a coroutine, yields the coroutine with values. When

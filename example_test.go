@@ -103,3 +103,63 @@ func ExampleEnv_Global() {
 	fmt.Println(rate, maps)
 	// Output: 30 [dust harbor]
 }
+
+// A Lua function called from Go through a typed func.
+func ExampleEnv_GetFunction() {
+	env, _ := zlua.New(zlua.Options{})
+	defer env.Close()
+
+	env.DoString(`function damage(base, level) return base + level * 3 end`)
+	var damage func(int, int) (int, error)
+	if err := env.GetFunction("damage", &damage); err != nil {
+		panic(err)
+	}
+	hit, err := damage(10, 4)
+	fmt.Println(hit, err)
+	// Output: 22 <nil>
+}
+
+// Lua event handlers kept by Go, a frame loop that pumps, and work posted
+// from another goroutine.
+func ExampleEnv_Pump() {
+	env, _ := zlua.New(zlua.Options{PumpBudget: 1000})
+	defer env.Close()
+
+	var handlers []func(string) error
+	env.SetGlobal("on_event", func(h func(string) error) { handlers = append(handlers, h) })
+	env.DoString(`on_event(function(name) last = name end)`)
+
+	done := make(chan struct{})
+	go func() { // another goroutine hands work to the Env's goroutine
+		env.Post(func(env *zlua.Env) { env.SetGlobal("posted", true) })
+		close(done)
+	}()
+	<-done
+
+	for frame := 0; frame < 2; frame++ {
+		for _, h := range handlers {
+			h(fmt.Sprintf("tick %d", frame))
+		}
+		env.Pump() // end of frame: releases, posted work, pending Reset
+	}
+	var last string
+	var posted bool
+	env.Global("last", &last)
+	env.Global("posted", &posted)
+	fmt.Println(last, posted)
+	// Output: tick 1 true
+}
+
+// Reset rebuilds the state at the next Pump, e.g. for a hot reload.
+func ExampleEnv_Reset() {
+	env, _ := zlua.New(zlua.Options{})
+	defer env.Close()
+
+	env.DoString(`version = 1`)
+	env.Reset(func(env *zlua.Env) error { return env.DoString(`version = 2`) })
+	env.Pump()
+	var version int
+	env.Global("version", &version)
+	fmt.Println(version)
+	// Output: 2
+}

@@ -52,7 +52,7 @@ func (e *Env) callChunk(chunk, name string, args []any) error {
 	var perr error
 	err := e.protect(func(t cgo.Thread) int {
 		s := e.g.S
-		if st := s.Load(t, chunk, chunk, "bt"); st != cgo.OK {
+		if st := s.Load(t, chunk, chunk, e.opts.Libs.chunkMode()); st != cgo.OK {
 			return st
 		}
 		s.ProgReset()

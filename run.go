@@ -15,7 +15,9 @@ func (e *Env) protect(f func(t cgo.Thread) int) error {
 	if g.Closed() {
 		return ErrClosed
 	}
-	g.Enter()
+	if err := g.Enter(); err != nil {
+		return err
+	}
 	defer g.Exit()
 	t := g.Current()
 	top := t.Top()
@@ -30,7 +32,7 @@ func (e *Env) protect(f func(t cgo.Thread) int) error {
 // panics raised by Go functions it calls, come back as *LuaError.
 func (e *Env) DoString(chunk string) error {
 	return e.protect(func(t cgo.Thread) int {
-		return e.g.S.DoString(t, chunk, chunk, "bt")
+		return e.g.S.DoString(t, chunk, chunk, e.opts.Libs.chunkMode())
 	})
 }
 
@@ -50,6 +52,6 @@ func (e *Env) DoFile(path string) error {
 		}
 	}
 	return e.protect(func(t cgo.Thread) int {
-		return e.g.S.DoString(t, src, "@"+path, "bt")
+		return e.g.S.DoString(t, src, "@"+path, e.opts.Libs.chunkMode())
 	})
 }

@@ -29,6 +29,14 @@ func TestEveryMethodKeepsTheStackBalanced(t *testing.T) {
 	}
 	var sink any
 	var n int
+	var lf func(int, int) (int, error)
+	var lfh *Function
+	if err := e.DoString(`function lf(a, b) if b == -1 then error("neg") end return a, "s", {} end`); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.GetFunction("lf", &lfh); err != nil {
+		t.Fatal(err)
+	}
 	calls := func() {
 		guard("DoString", func() { _ = e.DoString(`x = 1`) })
 		guard("DoString error", func() { _ = e.DoString(`error({})`) })
@@ -48,7 +56,17 @@ func TestEveryMethodKeepsTheStackBalanced(t *testing.T) {
 		guard("Global", func() { _ = e.Global("t", &sink) })
 		guard("Global nested", func() { _ = e.Global("x", &n) })
 		guard("Global conversion error", func() { _ = e.Global("t", &n) })
-		guard("Pump", func() { _ = e.Pump() })
+		guard("Pump", func() {
+			if e.g.Depth() == 0 {
+				_ = e.Pump()
+			}
+		})
+		guard("GetFunction", func() { _ = e.GetFunction("lf", &lf) })
+		guard("GetFunction error", func() { _ = e.GetFunction("x", &lf) })
+		guard("typed call", func() { _, _ = lf(1, 2) })
+		guard("typed call error", func() { _, _ = lf(1, -1) })
+		guard("Function.Call", func() { _, _ = lfh.Call("a", []int{1}) })
+		guard("Function.Call error", func() { _, _ = lfh.Call(-1, -1) })
 		guard("Stats", func() { _ = e.Stats() })
 	}
 	calls()

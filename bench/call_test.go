@@ -9,14 +9,14 @@ import (
 	"github.com/zlua-go/zlua/bench/native"
 )
 
-// loop is the script every row of BenchmarkCallAdd runs: n calls of add.
+// loop is the script every row of BenchmarkCalls_LuaToGo runs: n calls of add.
 func loop(n int) string {
 	return fmt.Sprintf("local add = add; local s = 0; for i = 1, %d do s = add(s, 1) end; assert(s == %d)", n, n)
 }
 
-// BenchmarkCallAdd measures one Lua→host call of add(a, b) with two integer
+// BenchmarkCalls_LuaToGo measures one Lua→host call of add(a, b) with two integer
 // arguments and one result, from a Lua loop.
-func BenchmarkCallAdd(b *testing.B) {
+func BenchmarkCalls_LuaToGo(b *testing.B) {
 	b.Run("native", func(b *testing.B) {
 		s, err := native.Open()
 		if err != nil {

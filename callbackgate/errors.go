@@ -139,11 +139,21 @@ func (g *Gate) ErrorFromTop(t cgo.Thread, status int) error {
 		}
 		if ref, err := g.refTop(t); err == nil {
 			le.ref, le.gate, le.gen = ref, g, g.gen
+			g.liveRefs.Add(1)
 			runtime.AddCleanup(le, g.unrefs.Push, int32(ref))
 		}
 	}
 	le.cause = g.cause(le.Message)
+	if le.cause == nil && isMemoryMessage(le.Message) {
+		le.cause = ErrMemory // caught by a pcall and raised again
+	}
 	return le
+}
+
+// isMemoryMessage reports whether msg is Lua's memory error text, as is or
+// with the position error() prefixes when a script raises it again.
+func isMemoryMessage(msg string) bool {
+	return msg == ErrMemory.Error() || strings.HasSuffix(msg, ": "+ErrMemory.Error())
 }
 
 // refTop pops the value on top of t's stack into a registry ref.

@@ -1,7 +1,6 @@
 package callbackgate
 
 import (
-	"errors"
 	"fmt"
 	"reflect"
 	"sync"
@@ -143,11 +142,10 @@ func (g *Gate) readArg(fr cgo.Frame, i int, v reflect.Value) error {
 	return g.read(t, i+1, &a, v, 0)
 }
 
-// fail handles a non-nil error returned by a Go function: a Yield request
-// yields, anything else is raised.
+// fail handles a non-nil error returned by a Go function: the error Yield
+// returned (as is, not wrapped) yields, anything else is raised.
 func (g *Gate) fail(err error) int32 {
-	var y *yieldRequest
-	if errors.As(err, &y) {
+	if y, ok := err.(*yieldRequest); ok {
 		g.S.ProgReset()
 		for _, v := range y.values {
 			if err := g.push(v, "", 0); err != nil {

@@ -11,25 +11,39 @@ import (
 	"github.com/zlua-go/zlua/pump"
 )
 
+// ErrConcurrentUse reports an Env entered by a second goroutine while the
+// first was running Lua code in it.
+var ErrConcurrentUse = errors.New("zlua: Env used by two goroutines at once (hand work to its goroutine with Post)")
+
+// ErrBusy reports an operation that needs the state idle (Close, Pump)
+// called while Lua code of it runs, e.g. from a Go function Lua called.
+var ErrBusy = errors.New("zlua: env is running Lua code")
+
 // Gate is the Go side of one Lua state: its Go function table, the thread
 // that is running, the nesting depth of Go↔Lua calls, and the deferred
 // release queue. A Gate is used by one goroutine at a time.
 type Gate struct {
 	S    *cgo.State
 	id   uintptr
-	gen  uint64 // bumps when the state is replaced; stale refs are ignored
+	gen  uint64 // changes when the state is replaced; stale handles fail
 	cur  cgo.Thread
 	deep int // Go frames inside Lua calls (gate calls and API calls)
 
+	busy  atomic.Int32   // 1 while an outermost API call runs
+	cbTID atomic.Uintptr // OS thread running the owner's Lua code, once it called Go
+
 	funcs   []funcEntry
-	free    []uint32 // released function ids, reused lowest-last
+	free    []uint32 // released function ids
 	unarmed []uint32 // ids handed to programs whose closure may not exist
 
 	recent  [8]recentErr
 	recentN int
 
-	unrefs pump.Queue
-	stats  Stats
+	gone     bool        // unregistered from the gate table
+	unrefs   *pump.Queue // refs dropped by Go, for this state generation
+	liveRefs atomic.Int64
+	callRes  []*cgo.CallResult // one per nesting depth, reused
+	stats    Stats
 
 	// ObjectRegistry and the metatable cache: one binding per (type, view).
 	objs     *objreg.Registry
@@ -65,7 +79,7 @@ func init() { cgo.SetGateHandler(dispatch) }
 
 // New opens a Lua state and its gate. The caller opens libraries.
 func New() (*Gate, error) {
-	g := &Gate{gen: gateGen.Add(1)}
+	g := &Gate{}
 	gatesMu.Lock()
 	var list []*Gate
 	if p := gates.Load(); p != nil {
@@ -87,19 +101,35 @@ func New() (*Gate, error) {
 	gates.Store(&next)
 	gatesMu.Unlock()
 	g.id = uintptr(id)
-
-	s, err := cgo.Open(g.id)
-	if err != nil {
+	if err := g.Reopen(); err != nil {
 		g.unregister()
 		return nil, err
 	}
+	return g, nil
+}
+
+// Reopen gives the gate a fresh Lua state (after Teardown, or at New).
+// Handles and errors of the previous state become stale.
+func (g *Gate) Reopen() error {
+	s, err := cgo.Open(g.id)
+	if err != nil {
+		return err
+	}
 	g.S = s
+	g.gen = gateGen.Add(1)
 	g.cur = s.Main()
 	g.funcs = make([]funcEntry, 1, 64) // id 0 is never used
+	g.free, g.unarmed = nil, nil
+	g.recentN = 0
+	g.unrefs = new(pump.Queue)
+	g.callRes = nil
+	g.liveRefs.Store(0)
+	g.stats.LiveFuncs = 0
 	g.objs = objreg.New(s)
 	g.binds = map[bindKey]*binding{}
 	g.bindByID = []*binding{nil} // binding id 0 is never used
-	return g, nil
+	g.lastBind = nil
+	return nil
 }
 
 func (g *Gate) unregister() {
@@ -111,25 +141,54 @@ func (g *Gate) unregister() {
 	gatesMu.Unlock()
 }
 
-// Close closes the Lua state (running every __gc) and drops all Go
-// functions. Later refs released by cleanups are ignored. Idempotent.
-func (g *Gate) Close() {
-	if g.S == nil || g.S.Closed() {
+// Teardown closes the state in the spec's order: queued refs are released,
+// then lua_close runs every __gc while the gate still serves them, then the
+// Go function table is dropped. Refs released later by cleanups of this
+// state's handles are ignored. The caller's registries tear down before.
+func (g *Gate) Teardown() {
+	if g.Closed() {
 		return
 	}
+	g.Settle()
+	g.DrainRefs(0)
 	g.unrefs.Close()
 	g.S.CloseLua() // every __gc runs and queues its slot
 	g.leaked = g.objs.Close()
 	g.S.Close()
-	g.unregister()
 	g.binds, g.bindByID, g.lastBind = nil, nil, nil
-	g.funcs = nil
-	g.free = nil
-	g.unarmed = nil
+	g.funcs, g.free, g.unarmed = nil, nil, nil
+	g.callRes = nil // freed with the state
 	g.stats.LiveFuncs = 0
+	g.liveRefs.Store(0)
 }
 
-// Closed reports whether Close ran.
+// Close tears the state down and unregisters the gate. Idempotent.
+func (g *Gate) Close() {
+	g.Teardown()
+	if !g.gone {
+		g.gone = true
+		g.unregister()
+	}
+}
+
+// Claim takes the gate for an operation that must not run while Lua code
+// of this state runs (Close, Reset, Pump): ErrBusy from inside a Go
+// function that Lua called, ErrConcurrentUse from another goroutine.
+// Unclaim releases it.
+func (g *Gate) Claim() error {
+	if g.busy.CompareAndSwap(0, 1) {
+		return nil
+	}
+	if tid := g.cbTID.Load(); tid != 0 && tid == cgo.ThreadID() {
+		return ErrBusy
+	}
+	return ErrConcurrentUse
+}
+
+// Unclaim releases a Claim.
+func (g *Gate) Unclaim() { g.busy.Store(0) }
+
+// Closed reports whether the state is closed.
 func (g *Gate) Closed() bool { return g.S == nil || g.S.Closed() }
 
 // Current returns the thread Go code should use now: the coroutine running
@@ -157,31 +216,52 @@ func (g *Gate) DrainObjects() {
 	}
 }
 
-// PendingUnrefs returns the number of refs waiting for Settle.
-func (g *Gate) PendingUnrefs() int { return g.unrefs.Len() }
+// LiveRefs returns the registry refs Go holds (function handles, error
+// values), counting those queued for release.
+func (g *Gate) LiveRefs() int { return int(g.liveRefs.Load()) }
 
-// Enter marks the start of an API call that may run Lua; Exit its end.
-// At the outermost Exit the gate settles: released ids and refs are
-// reclaimed (no program can be running then).
-func (g *Gate) Enter() { g.deep++ }
+// PendingRefs returns the refs queued for release by DrainRefs.
+func (g *Gate) PendingRefs() int { return g.unrefs.Len() }
 
-// Exit ends an API call started with Enter.
+// Enter starts an API call that may run Lua. The outermost call claims the
+// gate; a nested one must come from the goroutine running Lua (inside a Go
+// function Lua called). Anything else is ErrConcurrentUse, detected without
+// touching the state.
+func (g *Gate) Enter() error {
+	if !g.busy.CompareAndSwap(0, 1) {
+		tid := g.cbTID.Load()
+		if tid == 0 || tid != cgo.ThreadID() {
+			return ErrConcurrentUse
+		}
+	}
+	g.deep++
+	return nil
+}
+
+// Exit ends an API call started with Enter. At the outermost Exit the gate
+// settles and is released.
 func (g *Gate) Exit() {
 	g.deep--
 	if g.deep == 0 {
 		g.Settle()
+		if g.cbTID.Load() != 0 {
+			g.cbTID.Store(0)
+		}
+		g.busy.Store(0)
 	}
 }
 
-// Settle releases what Lua and Go dropped: function ids whose closures were
+// Settle releases what Lua dropped: function ids whose closures were
 // collected, ids whose closure was never created (their program raised),
-// refs queued by cleanups, and copies of large programs left by raises.
-// Call it only when no Lua code of this state is running.
+// and copies of large programs left by raises. Call it only when no Lua
+// code of this state is running. Refs queued by Go wait for DrainRefs.
 func (g *Gate) Settle() {
 	if g.Closed() {
 		return
 	}
-	g.drainFreed()
+	if g.S.HasFreedFuncs() {
+		g.drainFreed()
+	}
 	g.objs.Settle()
 	for _, id := range g.unarmed {
 		if g.S.FuncArmed(id) == 0 {
@@ -189,9 +269,21 @@ func (g *Gate) Settle() {
 		}
 	}
 	g.unarmed = g.unarmed[:0]
-	g.unrefs.Drain(0, func(ref int32) { g.S.Unref(int(ref)) })
-	g.S.Reclaim()
+	if g.S.HasInflight() {
+		g.S.Reclaim()
+	}
 	g.recentN = 0
+}
+
+// DrainRefs unrefs up to max queued refs (all when max <= 0) and returns
+// how many it released. Owner goroutine only.
+func (g *Gate) DrainRefs(max int) int {
+	if g.Closed() {
+		return 0
+	}
+	n := g.unrefs.Drain(max, func(ref int32) { g.S.Unref(int(ref)) })
+	g.liveRefs.Add(int64(-n))
+	return n
 }
 
 func (g *Gate) drainFreed() {
@@ -208,6 +300,18 @@ func (g *Gate) release(id uint32) {
 	g.stats.LiveFuncs--
 }
 
+// callResult returns the result buffer for the current depth.
+func (g *Gate) callResult() (*cgo.CallResult, error) {
+	for len(g.callRes) <= g.deep {
+		r, err := g.S.NewCallResult()
+		if err != nil {
+			return nil, err
+		}
+		g.callRes = append(g.callRes, r)
+	}
+	return g.callRes[g.deep], nil
+}
+
 // dispatch is the gate handler: every Lua→Go call lands here.
 func dispatch(goid uintptr, fnid uint32, fr cgo.Frame) (status int32) {
 	g := (*gates.Load())[goid]
@@ -219,6 +323,12 @@ func dispatch(goid uintptr, fnid uint32, fr cgo.Frame) (status int32) {
 		return g.raiseText("attempt to call a released Go function", nil)
 	}
 	prev := g.cur
+	// The owner's goroutine stays on one OS thread for the whole cgo call
+	// chain of an outermost call, so the thread is recorded once per
+	// outermost call (Exit clears it) and only loaded here after that.
+	if tid := fr.TID(); g.cbTID.Load() != tid {
+		g.cbTID.Store(tid)
+	}
 	g.cur = fr.Thread()
 	g.deep++
 	g.stats.Calls++
@@ -250,7 +360,9 @@ func (g *Gate) raisePanic(name string, r any) int32 {
 // raiseText raises text (with the caller's position) as a Lua error and
 // remembers cause for the outermost caller.
 func (g *Gate) raiseText(text string, cause error) int32 {
-	g.remember(text, cause)
+	if cause != nil {
+		g.remember(text, cause)
+	}
 	g.S.ProgReset()
 	g.S.PutStr(text)
 	if g.S.Commit() != nil {
@@ -274,8 +386,11 @@ func (g *Gate) raiseNoMemory() int32 {
 // of this state returned as is re-raises its original value (identity of
 // tables and other error objects is kept).
 func (g *Gate) raiseError(err error) int32 {
-	var le *LuaError
-	if errors.As(err, &le) && (le == err || le.ref != noRef) {
+	le, direct := err.(*LuaError)
+	if !direct && wraps(err) && !errors.As(err, &le) {
+		le = nil
+	}
+	if le != nil && (direct || le.ref != noRef) {
 		g.S.ProgReset()
 		if le.ref != noRef && le.gate == g && le.gen == g.gen {
 			g.S.PutRef(int32(le.ref))
@@ -291,6 +406,16 @@ func (g *Gate) raiseError(err error) int32 {
 		return cgo.StatusError
 	}
 	return g.raiseText(err.Error(), err)
+}
+
+// wraps reports whether err wraps others (errors.As allocates, so plain
+// errors skip it).
+func wraps(err error) bool {
+	switch err.(type) {
+	case interface{ Unwrap() error }, interface{ Unwrap() []error }:
+		return true
+	}
+	return false
 }
 
 // raiseArg raises "bad argument #argn to 'name' (detail)".

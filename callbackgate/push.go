@@ -36,6 +36,12 @@ func (g *Gate) push(v any, name string, depth int) error {
 		s.PutStr(x)
 	case []byte:
 		s.PutBytes(x)
+	case *Function:
+		if x == nil {
+			s.PutNil()
+			return nil
+		}
+		return x.push(g)
 	case []any:
 		if depth >= MaxDepth {
 			return errTooDeep
@@ -109,6 +115,9 @@ func (g *Gate) pushValue(v reflect.Value, name string, depth int) error {
 		switch v.Type() {
 		case viewedType, refType:
 			return g.push(v.Interface(), name, depth)
+		}
+		if f, ok := v.Interface().(*Function); ok {
+			return f.push(g)
 		}
 		return cannotPush(v.Type())
 	case reflect.Slice:

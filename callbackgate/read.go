@@ -18,6 +18,8 @@ const ReadStack = 2*MaxDepth + 8
 
 var errTooDeep = &argError{detail: "value nesting too deep (cycle?)"}
 
+var functionType = reflect.TypeFor[*Function]()
+
 // arg returns argument i (0-based) of a gate call.
 func arg(fr cgo.Frame, i int) cgo.Arg {
 	if i < fr.NArgs() {
@@ -29,9 +31,20 @@ func arg(fr cgo.Frame, i int) cgo.Arg {
 	return cgo.Arg{Type: int32(cgo.TNone)}
 }
 
+// typeName spells a value's type for errors. Scalars are named from a
+// alone (their stack slot may be gone); others honour __name.
 func (g *Gate) typeName(t cgo.Thread, idx int, a *cgo.Arg) string {
-	if a.Type == int32(cgo.TNone) {
+	switch a.Type {
+	case int32(cgo.TNone):
 		return "no value"
+	case int32(cgo.TNil):
+		return "nil"
+	case int32(cgo.TBoolean):
+		return "boolean"
+	case int32(cgo.TNumber):
+		return "number"
+	case int32(cgo.TString):
+		return "string"
 	}
 	return g.S.TypeName(t, idx)
 }
@@ -224,7 +237,37 @@ func (g *Gate) read(t cgo.Thread, idx int, a *cgo.Arg, v reflect.Value, depth in
 			return typeError("table", g.typeName(t, idx, a))
 		}
 		return g.readMap(t, idx, v, depth)
-	case reflect.Pointer, reflect.Func, reflect.Chan:
+	case reflect.Func:
+		if a.Type == int32(cgo.TNil) || a.Type == int32(cgo.TNone) {
+			v.SetZero()
+			return nil
+		}
+		if a.Type != int32(cgo.TFunction) {
+			return typeError("function", g.typeName(t, idx, a))
+		}
+		f, err := g.NewFunction(t, idx, "function")
+		if err != nil {
+			return err
+		}
+		v.Set(g.MakeDelegate(f, typ))
+		return nil
+	case reflect.Pointer:
+		if a.Type == int32(cgo.TNil) || a.Type == int32(cgo.TNone) {
+			v.SetZero()
+			return nil
+		}
+		if typ == functionType {
+			if a.Type != int32(cgo.TFunction) {
+				return typeError("function", g.typeName(t, idx, a))
+			}
+			f, err := g.NewFunction(t, idx, "function")
+			if err != nil {
+				return err
+			}
+			v.Set(reflect.ValueOf(f))
+			return nil
+		}
+	case reflect.Chan:
 		if a.Type == int32(cgo.TNil) || a.Type == int32(cgo.TNone) {
 			v.SetZero()
 			return nil
@@ -325,6 +368,8 @@ func (g *Gate) natural(t cgo.Thread, idx int, a *cgo.Arg, depth int) (any, error
 		if ok {
 			return s.Val, nil
 		}
+	case int32(cgo.TFunction):
+		return g.NewFunction(t, idx, "function")
 	}
 	return nil, &argError{detail: "cannot convert a " + g.typeName(t, idx, a) + " to a Go value"}
 }

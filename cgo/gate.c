@@ -204,6 +204,7 @@ int zlua_trampoline(lua_State *L)
 	env = fu->env;
 	luaL_checkstack(L, ZLUA_GO_STACK, "zlua: too many arguments");
 	fr.L = L;
+	fr.tid = zlua_tid();
 	fr.nargs = n;
 	fr.pad = 0;
 	for (i = 0; i < n && i < ZLUA_FAST_ARGS; i++)

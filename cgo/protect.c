@@ -70,11 +70,16 @@ int zlua_dispatch(lua_State *L)
 		zlua_prog_run(L, env, a->prog, a->prog_len);
 		lua_call(L, lua_gettop(L) - base, a->n);
 		return lua_gettop(L) - base + 1;
+	case ZLUA_DO_CALLPROG: /* program: f, args */
+		zlua_prog_run(L, env, a->prog, a->prog_len);
+		lua_call(L, lua_gettop(L) - base - 1, a->n);
+		return lua_gettop(L) - base;
 	case ZLUA_DO_REF: /* stack: v */
 		a->ref = luaL_ref(L, LUA_REGISTRYINDEX);
 		return 0;
 	case ZLUA_DO_OPENLIBS:
 		luaL_openlibs(L);
+		zlua_open_limits(L, env);
 		return 0;
 	case ZLUA_DO_INIT:
 		zlua_obj_init(L, env);
@@ -83,6 +88,20 @@ int zlua_dispatch(lua_State *L)
 		zlua_prog_run(L, env, a->prog, a->prog_len);
 		a->ref = luaL_ref(L, LUA_REGISTRYINDEX);
 		return 0;
+	case ZLUA_DO_OPENSAFE:
+		zlua_open_safe(L, env);
+		zlua_open_limits(L, env);
+		return 0;
+#ifdef ZLUA_LUAJIT
+	case ZLUA_DO_JITMODE: /* compiled traces never run hooks */
+		if (a->n == 0) {
+			luaJIT_setmode(L, 0, LUAJIT_MODE_ENGINE | LUAJIT_MODE_OFF);
+			luaJIT_setmode(L, 0, LUAJIT_MODE_ENGINE | LUAJIT_MODE_FLUSH);
+		} else {
+			luaJIT_setmode(L, 0, LUAJIT_MODE_ENGINE | LUAJIT_MODE_ON);
+		}
+		return 0;
+#endif
 	case ZLUA_DO_RESERVE:
 		luaL_checkstack(L, a->n, "zlua: cannot reserve stack");
 		return 0;
@@ -90,6 +109,26 @@ int zlua_dispatch(lua_State *L)
 		return luaL_error(L, "zlua: unknown protected operation %d", opcode);
 	}
 }
+
+#ifdef ZLUA_LUAJIT
+/* [lua] A full collection, run by lua_cpcall. */
+static int collect(lua_State *L)
+{
+	lua_gc(L, LUA_GCCOLLECT, 0);
+	return 0;
+}
+
+/* [go-safe] LuaJIT does not collect before it reports an allocation
+ * failure, so after the limit refused one the heap may be full of garbage
+ * that no collection step will reach: collect it once the failed operation
+ * is over (finalizers may raise, hence the protection). [-0, +0] */
+static void collect_after_refusal(zlua_env *env, lua_State *L)
+{
+	env->mem_refused = 0;
+	if (lua_cpcall(L, collect, NULL) != 0)
+		lua_pop(L, 1);
+}
+#endif
 
 int zlua_op(zlua_env *env, lua_State *L, int opcode, int nargs, int nres,
 	    zlua_opargs *a)
@@ -104,7 +143,8 @@ int zlua_op(zlua_env *env, lua_State *L, int opcode, int nargs, int nres,
 	a->prog = NULL;
 	a->prog_len = 0;
 	if (opcode == ZLUA_DO_SETGLOBAL || opcode == ZLUA_DO_GETGLOBAL ||
-	    opcode == ZLUA_DO_CALL || opcode == ZLUA_DO_PROGREF) {
+	    opcode == ZLUA_DO_CALL || opcode == ZLUA_DO_PROGREF ||
+	    opcode == ZLUA_DO_CALLPROG) {
 		a->prog_len = env->prog_len;
 		env->prog_len = 0;
 	}
@@ -136,6 +176,10 @@ int zlua_op(zlua_env *env, lua_State *L, int opcode, int nargs, int nres,
 	st = lua_pcall(L, nargs + 2, nres, base + 1);
 	lua_remove(L, base + 1); /* the message handler */
 	free(heap_prog);
+#ifdef ZLUA_LUAJIT
+	if (st != LUA_OK && env->mem_refused)
+		collect_after_refusal(env, L);
+#endif
 	return st;
 }
 

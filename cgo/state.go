@@ -95,7 +95,10 @@ type State struct {
 	n    int
 	// progErr records that the program could not grow; Commit reports it.
 	progErr bool
-	freed   [256]C.uint32_t
+	// progAlloc records that the program holds an op that allocates.
+	progAlloc bool
+	freed     [256]C.uint32_t
+	results   []*CallResult // C memory, see NewCallResult
 }
 
 // Thread is a lua_State of a State: its main thread or a coroutine.
@@ -119,6 +122,10 @@ func (s *State) Close() {
 	C.zlua_env_close(s.env)
 	s.env = nil
 	s.prog = nil
+	for _, r := range s.results {
+		C.free(unsafe.Pointer(r))
+	}
+	s.results = nil
 }
 
 // Closed reports whether Close ran.
@@ -133,7 +140,11 @@ func (t Thread) IsZero() bool { return t.p == nil }
 // ---- push programs ----
 
 // ProgReset starts a new push program.
-func (s *State) ProgReset() { s.n = 0; s.progErr = false }
+func (s *State) ProgReset() { s.n, s.progErr, s.progAlloc = 0, false, false }
+
+// ProgSimple reports whether the program holds only non-allocating ops
+// (nil, booleans, numbers, refs) and at most 12 of them.
+func (s *State) ProgSimple(values int) bool { return !s.progAlloc && values <= 12 }
 
 // SavedProg is a push program set aside while another one runs.
 type SavedProg struct {
@@ -218,6 +229,7 @@ func (s *State) PutStr(str string) {
 		s.progErr = true
 		return
 	}
+	s.progAlloc = true
 	if s.need(5 + len(str)) {
 		s.u32(C.ZLUA_OP_STR, uint32(len(str)))
 		s.n += copy(s.prog[s.n:], str)
@@ -229,6 +241,7 @@ func (s *State) PutBytes(b []byte) { s.PutStr(unsafe.String(unsafe.SliceData(b),
 
 // PutNewTable appends a table creation with size hints.
 func (s *State) PutNewTable(narr, nrec int) {
+	s.progAlloc = true
 	if s.need(9) {
 		s.u32(C.ZLUA_OP_NEWTABLE, uint32(min(narr, math.MaxInt32)))
 		binary.LittleEndian.PutUint32(s.prog[s.n:], uint32(min(nrec, math.MaxInt32)))
@@ -241,7 +254,10 @@ func (s *State) PutRawSet() { s.op(C.ZLUA_OP_RAWSET) }
 
 // PutGoFunc appends a Go function closure push for fnid. The caller must
 // have called PrepareFunc(fnid).
-func (s *State) PutGoFunc(fnid uint32) { s.u32(C.ZLUA_OP_GOFUNC, fnid) }
+func (s *State) PutGoFunc(fnid uint32) {
+	s.progAlloc = true
+	s.u32(C.ZLUA_OP_GOFUNC, fnid)
+}
 
 // PutRef appends a push of the registry value at ref.
 func (s *State) PutRef(ref int32) { s.u32(C.ZLUA_OP_REF, uint32(ref)) }
@@ -291,6 +307,9 @@ func (s *State) HasFreedFuncs() bool { return s.env.freed_len > 0 }
 // LostFuncIDs is the number of released ids dropped because the queue
 // could not grow (each is a leaked Go function entry).
 func (s *State) LostFuncIDs() int { return int(s.env.freed_lost) }
+
+// HasInflight reports whether copies of large programs wait for Reclaim.
+func (s *State) HasInflight() bool { return s.env.inflight != nil }
 
 // Reclaim frees copies of large programs abandoned by raises. Only call it
 // when no Lua code of this state is running.

@@ -140,6 +140,7 @@ typedef struct zlua_frame {
 	int32_t pad;
 	zlua_arg args[ZLUA_FAST_ARGS];
 	zlua_arg ret; /* ZLUA_RET1: the one scalar result (nil/bool/number) */
+	uintptr_t tid; /* zlua_tid() of the thread running the call */
 } zlua_frame;
 
 /* ---- push programs ----
@@ -176,10 +177,13 @@ enum zlua_opcode {
 	ZLUA_DO_CALL = 4,      /* stack: f; program: args; leaves results */
 	ZLUA_DO_DOSTRING = 8,  /* loads args->chunk and calls it, no results */
 	ZLUA_DO_RESERVE = 9,   /* grows the stack by args->n slots (LuaJIT) */
+	ZLUA_DO_CALLPROG = 10, /* program: f, args; calls f with args->n results */
 	ZLUA_DO_REF = 5,       /* stack: v; leaves nothing, env->ref = ref */
 	ZLUA_DO_OPENLIBS = 6,  /* opens the standard libraries */
 	ZLUA_DO_INIT = 7,      /* creates zlua's registry entries */
-	ZLUA_DO_PROGREF = 10   /* runs the program, refs its last value */
+	ZLUA_DO_PROGREF = 14,  /* runs the program, refs its last value */
+	ZLUA_DO_OPENSAFE = 12, /* opens the safe subset of the libraries */
+	ZLUA_DO_JITMODE = 13   /* LuaJIT: args->n 0 flushes and stops the JIT, 1 restarts it */
 };
 
 /* Inputs and outputs of one protected operation; lives on zlua_op's C
@@ -244,7 +248,30 @@ typedef struct zlua_env {
 	uint32_t *objfreed;
 	size_t objfreed_len, objfreed_cap;
 	size_t objfreed_lost; /* slots dropped because the queue could not grow */
+	/* Lua heap accounting (alloc.c). The allocator's ud is the env, which
+	 * is how hooks find it too. */
+	size_t mem_used, mem_peak;
+	size_t mem_limit;      /* 0: none */
+	lua_Alloc base_alloc;  /* LuaJIT: the state's own allocator, wrapped */
+	void *base_ud;
+	uint64_t alloc_count;  /* growing allocations so far */
+	uint64_t alloc_fail_at; /* tests: fail growing allocations from this number on (0: never) */
+	int mem_refused;       /* the limit refused an allocation since the last collection */
+
+	/* time limits (hook.c) */
+	int limit_depth;       /* limited calls in progress */
+	int interrupt;         /* contexts done among them; atomic (any goroutine) */
+	int interrupt_reason;  /* atomic: ZLUA_INT_* of the last context done */
 } zlua_env;
+
+/* Why a limited call was interrupted (the Lua error text names it). */
+enum zlua_interrupt_reason {
+	ZLUA_INT_CANCELED = 1,
+	ZLUA_INT_DEADLINE = 2
+};
+
+/* Instructions between two checks of the interrupt flag. */
+#define ZLUA_HOOK_COUNT 1000
 
 /* ---- state (state.c) ---- */
 
@@ -266,6 +293,40 @@ int zlua_armed_reserve(zlua_env *env, size_t n);
  * [-0, +0] */
 int zlua_reserve(zlua_env *env, lua_State *L, int n);
 
+/* ---- allocator (alloc.c) ---- */
+
+/* [lua] The lua_Alloc of every state: counts bytes, enforces mem_limit and
+ * the test-only failure of one allocation. Never calls Go. */
+void *zlua_alloc(void *ud, void *ptr, size_t osize, size_t nsize);
+/* [go-safe] Creates a state whose allocator is zlua_alloc with env as ud
+ * (LuaJIT: its own allocator wrapped, see alloc.c). NULL on failure. */
+lua_State *zlua_newstate(zlua_env *env);
+
+/* ---- time limits (hook.c) ---- */
+
+/* [go-safe] Starts a limited call on thread L: installs the count hook
+ * (LuaJIT: also switches the JIT compiler off and flushes compiled code,
+ * under protection). Returns a LUA_* status; on error one error value is
+ * pushed. [-0, +0 or +1] */
+int zlua_limit_begin(zlua_env *env, lua_State *L);
+/* [go-safe] Ends a limited call begun on L; the outermost one removes the
+ * hook (LuaJIT: switches the compiler back on). [-0, +0] */
+void zlua_limit_end(zlua_env *env, lua_State *L);
+/* [go-safe] Marks one context done with a ZLUA_INT_* reason; callable from
+ * any thread (an atomic store, no Lua call). */
+void zlua_interrupt(zlua_env *env, int reason);
+/* [go-safe] Withdraws one context done whose limited call has ended. */
+void zlua_interrupt_clear(zlua_env *env);
+/* [lua] Opens zlua's coroutine wrappers (Lua 5.4: a coroutine resumed or
+ * closed during a limited call gets the hook first). [-0, +0] */
+void zlua_open_limits(lua_State *L, zlua_env *env);
+
+/* ---- sandbox (sandbox.c) ---- */
+
+/* [lua] Opens the standard libraries reduced to the safe set (see
+ * docs/SANDBOX.md). [-0, +0] */
+void zlua_open_safe(lua_State *L, zlua_env *env);
+
 /* ---- protected operations (protect.c) ---- */
 
 /* [go-safe] Runs opcode under lua_pcall with zlua's message handler; the
@@ -283,6 +344,29 @@ int zlua_errinfo(zlua_env *env, lua_State *L, const char **msg, size_t *msglen,
 		 const char **tb, size_t *tblen);
 /* [go-safe] Releases a registry ref. [-0, +0] */
 void zlua_unref(lua_State *L, int ref);
+
+/* ---- calls from Go (call.c) ---- */
+
+#define ZLUA_CALL_RES 4
+
+/* Results of zlua_callref, in memory Go owns for the call. */
+typedef struct zlua_callres {
+	int32_t n;      /* results produced */
+	int32_t popped; /* 1: all were scalars, read here and popped */
+	int32_t base;   /* stack top before the call (results start above) */
+	int32_t pad;
+	zlua_arg res[ZLUA_CALL_RES];
+} zlua_callres;
+
+/* [go-safe] Calls the committed program "REF f, args..." under lua_pcall
+ * with zlua's message handler. simple != 0 promises the program only holds
+ * non-allocating ops (nil, booleans, numbers, refs) and at most 12 values:
+ * then it runs without the dispatcher. nres is a count or LUA_MULTRET.
+ * Up to ZLUA_CALL_RES results are read into r; if every result is a scalar
+ * they are popped. Stack: [-0, +results (unless popped) or +1 error]. */
+int zlua_callref(zlua_env *env, lua_State *L, int nres, int simple, zlua_callres *r);
+/* [go-safe] An address unique to the calling OS thread. */
+uintptr_t zlua_tid(void);
 
 /* ---- gate (gate.c) ---- */
 

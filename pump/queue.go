@@ -1,6 +1,9 @@
 package pump
 
-import "sync"
+import (
+	"sync"
+	"sync/atomic"
+)
 
 // Queue collects Lua registry refs released by Go code on any goroutine
 // (typically a runtime cleanup) until the owner goroutine drains them with
@@ -9,6 +12,7 @@ type Queue struct {
 	mu     sync.Mutex
 	refs   []int32
 	closed bool
+	n      atomic.Int32 // len(refs), readable without the lock
 }
 
 // Push queues ref for release. After Close it does nothing: the state that
@@ -17,21 +21,21 @@ func (q *Queue) Push(ref int32) {
 	q.mu.Lock()
 	if !q.closed {
 		q.refs = append(q.refs, ref)
+		q.n.Store(int32(len(q.refs)))
 	}
 	q.mu.Unlock()
 }
 
 // Len returns the number of queued refs.
-func (q *Queue) Len() int {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	return len(q.refs)
-}
+func (q *Queue) Len() int { return int(q.n.Load()) }
 
 // Drain removes up to max refs (all when max <= 0) and calls release for
 // each, outside the lock, on the caller's goroutine. It returns how many
 // were released.
 func (q *Queue) Drain(max int, release func(ref int32)) int {
+	if q.n.Load() == 0 {
+		return 0
+	}
 	q.mu.Lock()
 	n := len(q.refs)
 	if max > 0 && n > max {
@@ -44,6 +48,7 @@ func (q *Queue) Drain(max int, release func(ref int32)) int {
 	batch := make([]int32, n)
 	copy(batch, q.refs[len(q.refs)-n:])
 	q.refs = q.refs[:len(q.refs)-n]
+	q.n.Store(int32(len(q.refs)))
 	q.mu.Unlock()
 	for _, r := range batch {
 		release(r)
@@ -56,5 +61,6 @@ func (q *Queue) Close() {
 	q.mu.Lock()
 	q.closed = true
 	q.refs = nil
+	q.n.Store(0)
 	q.mu.Unlock()
 }

@@ -62,6 +62,12 @@ static int native_get(lua_State *L)
 	return 1;
 }
 
+// fail: the C function that raises in the pcall-of-an-erroring-function row.
+static int native_fail(lua_State *L)
+{
+	return luaL_error(L, "entity not found");
+}
+
 static lua_State *native_open(void)
 {
 	lua_State *L = luaL_newstate();
@@ -85,6 +91,8 @@ static lua_State *native_open(void)
 	lua_setglobal(L, "obj");
 	lua_pushcclosure(L, native_get, 1);
 	lua_setglobal(L, "get");
+	lua_pushcfunction(L, native_fail);
+	lua_setglobal(L, "fail");
 	return L;
 }
 
@@ -107,6 +115,48 @@ static lua_Number native_number(lua_State *L, const char *name)
 	n = lua_tonumber(L, -1);
 	lua_pop(L, 1);
 	return n;
+// native_ref stores the global name in the registry and returns the ref.
+static int native_ref(lua_State *L, const char *name)
+{
+	lua_getglobal(L, name);
+	return luaL_ref(L, LUA_REGISTRYINDEX);
+}
+
+// native_call2 is the raw lua_pcall path of a Go->Lua call: fetch the
+// function by ref, push two integers, call, read one integer result.
+static int native_call2(lua_State *L, int ref, lua_Integer a, lua_Integer b, lua_Integer *out)
+{
+	int st;
+	lua_rawgeti(L, LUA_REGISTRYINDEX, ref);
+	lua_pushinteger(L, a);
+	lua_pushinteger(L, b);
+	st = lua_pcall(L, 2, 1, 0);
+	if (st == LUA_OK)
+		*out = lua_tointeger(L, -1);
+	lua_pop(L, 1);
+	return st;
+}
+
+// native_refs makes n registry refs to the global name (untimed setup).
+static int *native_refs(lua_State *L, const char *name, int n)
+{
+	int *refs = (int *)malloc(sizeof(int) * (size_t)n), i;
+	if (refs == NULL)
+		return NULL;
+	for (i = 0; i < n; i++) {
+		lua_getglobal(L, name);
+		refs[i] = luaL_ref(L, LUA_REGISTRYINDEX);
+	}
+	return refs;
+}
+
+// native_unrefs releases them: the C limit of draining n pending refs.
+static void native_unrefs(lua_State *L, int *refs, int n)
+{
+	int i;
+	for (i = 0; i < n; i++)
+		luaL_unref(L, LUA_REGISTRYINDEX, refs[i]);
+	free(refs);
 }
 */
 import "C"
@@ -132,6 +182,43 @@ func Open() (*State, error) {
 
 // Close closes the state.
 func (s *State) Close() { C.lua_close(s.L) }
+
+// Ref keeps the global name in the registry and returns the ref.
+func (s *State) Ref(name string) int {
+	c := C.CString(name)
+	defer C.free(unsafe.Pointer(c))
+	return int(C.native_ref(s.L, c))
+}
+
+// Call2 calls the function at ref with two integers through lua_pcall and
+// returns its integer result: one cgo call per Lua call.
+func (s *State) Call2(ref int, a, b int64) (int64, error) {
+	var out C.lua_Integer
+	if C.native_call2(s.L, C.int(ref), C.lua_Integer(a), C.lua_Integer(b), &out) != 0 {
+		return 0, errors.New("native: call failed")
+	}
+	return int64(out), nil
+}
+
+// Refs is a batch of registry refs made in C.
+type Refs struct {
+	p *C.int
+	n int
+}
+
+// MakeRefs makes n refs to the global name.
+func (s *State) MakeRefs(name string, n int) (Refs, error) {
+	c := C.CString(name)
+	defer C.free(unsafe.Pointer(c))
+	p := C.native_refs(s.L, c, C.int(n))
+	if p == nil {
+		return Refs{}, errors.New("native: out of memory")
+	}
+	return Refs{p, n}, nil
+}
+
+// Unref releases every ref of r (one cgo call).
+func (s *State) Unref(r Refs) { C.native_unrefs(s.L, r.p, C.int(r.n)) }
 
 // DoString runs chunk; it reports whether it succeeded.
 func (s *State) DoString(chunk string) error {

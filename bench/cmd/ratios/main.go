@@ -1,11 +1,19 @@
-// Command ratios reads `go test -bench` output and prints, per operation,
+// Command ratios reads `go test -bench` output and reports, per operation,
 // the median ns/op of the native C, zlua and gopher-lua rows measured in
-// that run, with the ratios between them. A benchmark named
-// BenchmarkOp/native, BenchmarkOp/zlua, BenchmarkOp/gopherlua is one row.
+// that run, with the ratios between them. Benchmarks are named
+// Benchmark<Group>_<Operation>/<impl> with impl native, zlua or gopherlua;
+// the Scale group reports its own metrics.
+//
+// Usage:
+//
+//	go test -bench . -count 6 ./... | ratios [-md RESULTS.md] [-svg ratios.svg]
+//
+// The table always goes to standard output.
 package main
 
 import (
 	"bufio"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -13,52 +21,91 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 )
 
-var line = regexp.MustCompile(`^Benchmark([^/\s]+)/(\w+)(?:-\d+)?\s+\d+\s+([\d.]+) ns/op(?:.*?\s([\d.]+) allocs/op)?`)
+var (
+	benchLine = regexp.MustCompile(`^Benchmark(\w+?)(?:_(\w+))?/(\w+?)(?:-\d+)?\s+\d+\s+(.*)$`)
+	metric    = regexp.MustCompile(`([\d.]+) (\S+)`)
+)
 
-type samples struct{ ns, allocs []float64 }
+// results holds samples per group, operation, implementation and unit.
+type results struct {
+	groups  []string
+	ops     map[string][]string
+	samples map[string]map[string][]float64 // "group/op/impl" → unit → values
+	info    []string                        // context lines: cpu, backend, go, cores
+}
 
 func main() {
-	table, order, err := parse(os.Stdin)
+	md := flag.String("md", "", "also write the report as Markdown to this file")
+	svg := flag.String("svg", "", "also write a bar chart of the ratios to this SVG file")
+	flag.Parse()
+	res, err := parse(os.Stdin)
+	if err == nil && len(res.groups) == 0 {
+		err = fmt.Errorf("no benchmark rows found")
+	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "ratios:", err)
 		os.Exit(1)
 	}
-	if len(order) == 0 {
-		fmt.Fprintln(os.Stderr, "ratios: no benchmark rows found")
-		os.Exit(1)
+	report := render(res)
+	fmt.Print(report)
+	if *md != "" {
+		doc := "# zlua benchmark results\n\n" + strings.Join(res.info, "  \n") +
+			"  \ndate: " + time.Now().UTC().Format("2006-01-02") + "\n\n" + report
+		if *svg != "" {
+			doc += "\n![ratios](" + *svg + ")\n"
+		}
+		if err := os.WriteFile(*md, []byte(doc), 0o644); err != nil {
+			fmt.Fprintln(os.Stderr, "ratios:", err)
+			os.Exit(1)
+		}
 	}
-	fmt.Print(render(table, order))
+	if *svg != "" {
+		if err := os.WriteFile(*svg, []byte(chart(res)), 0o644); err != nil {
+			fmt.Fprintln(os.Stderr, "ratios:", err)
+			os.Exit(1)
+		}
+	}
 }
 
-func parse(r io.Reader) (map[string]map[string]*samples, []string, error) {
-	table := map[string]map[string]*samples{}
-	var order []string
+func parse(r io.Reader) (*results, error) {
+	res := &results{ops: map[string][]string{}, samples: map[string]map[string][]float64{}}
 	sc := bufio.NewScanner(r)
 	for sc.Scan() {
-		m := line.FindStringSubmatch(sc.Text())
+		text := sc.Text()
+		for _, p := range []string{"cpu:", "backend:", "go:", "cores:"} {
+			if strings.HasPrefix(text, p) && !slices.Contains(res.info, text) {
+				res.info = append(res.info, text)
+			}
+		}
+		m := benchLine.FindStringSubmatch(text)
 		if m == nil {
 			continue
 		}
-		op, impl := m[1], m[2]
-		if table[op] == nil {
-			table[op] = map[string]*samples{}
-			order = append(order, op)
+		group, op, impl := m[1], m[2], m[3]
+		if op == "" {
+			group, op = "Other", m[1]
 		}
-		s := table[op][impl]
-		if s == nil {
-			s = &samples{}
-			table[op][impl] = s
+		if !slices.Contains(res.groups, group) {
+			res.groups = append(res.groups, group)
 		}
-		ns, _ := strconv.ParseFloat(m[3], 64)
-		s.ns = append(s.ns, ns)
-		if m[4] != "" {
-			a, _ := strconv.ParseFloat(m[4], 64)
-			s.allocs = append(s.allocs, a)
+		if !slices.Contains(res.ops[group], op) {
+			res.ops[group] = append(res.ops[group], op)
+		}
+		key := group + "/" + op + "/" + impl
+		if res.samples[key] == nil {
+			res.samples[key] = map[string][]float64{}
+		}
+		for _, mm := range metric.FindAllStringSubmatch(m[4], -1) {
+			v, err := strconv.ParseFloat(mm[1], 64)
+			if err == nil {
+				res.samples[key][mm[2]] = append(res.samples[key][mm[2]], v)
+			}
 		}
 	}
-	return table, order, sc.Err()
+	return res, sc.Err()
 }
 
 func median(xs []float64) float64 {
@@ -73,9 +120,16 @@ func median(xs []float64) float64 {
 	return (s[len(s)/2-1] + s[len(s)/2]) / 2
 }
 
-func cell(v float64) string {
-	if v == 0 {
+func (r *results) get(group, op, impl, unit string) float64 {
+	return median(r.samples[group+"/"+op+"/"+impl][unit])
+}
+
+func num(v float64) string {
+	switch {
+	case v == 0:
 		return "–"
+	case v >= 1000:
+		return strconv.FormatFloat(v, 'f', 0, 64)
 	}
 	return strconv.FormatFloat(v, 'f', 1, 64)
 }
@@ -87,25 +141,95 @@ func ratio(a, b float64) string {
 	return strconv.FormatFloat(a/b, 'f', 2, 64) + "×"
 }
 
-func render(table map[string]map[string]*samples, order []string) string {
+func render(r *results) string {
 	var b strings.Builder
-	b.WriteString("| operation | native C | zlua | zlua/native | gopher-lua | gopher-lua/zlua | allocs/op |\n")
-	b.WriteString("|---|---:|---:|---:|---:|---:|---:|\n")
-	for _, op := range order {
-		row := table[op]
-		get := func(impl string) (ns, allocs float64) {
-			if s := row[impl]; s != nil {
-				return median(s.ns), median(s.allocs)
+	for _, group := range r.groups {
+		fmt.Fprintf(&b, "### %s\n\n", group)
+		if group == "Scale" {
+			b.WriteString("| operation | metric | value |\n|---|---|---:|\n")
+			for _, op := range r.ops[group] {
+				s := r.samples[group+"/"+op+"/zlua"]
+				units := make([]string, 0, len(s))
+				for u := range s {
+					if u != "ns/op" && u != "B/op" && u != "allocs/op" {
+						units = append(units, u)
+					}
+				}
+				slices.Sort(units)
+				for _, u := range units {
+					fmt.Fprintf(&b, "| %s | %s | %s |\n", op, u, num(median(s[u])))
+				}
 			}
-			return 0, 0
+			b.WriteString("\n")
+			continue
 		}
-		nat, _ := get("native")
-		z, za := get("zlua")
-		gl, _ := get("gopherlua")
-		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s |\n",
-			op, cell(nat), cell(z), ratio(z, nat), cell(gl), ratio(gl, z),
-			strconv.FormatFloat(za, 'f', -1, 64))
+		b.WriteString("| operation | native C | zlua | zlua/native | gopher-lua | gopher-lua/zlua | allocs/op |\n")
+		b.WriteString("|---|---:|---:|---:|---:|---:|---:|\n")
+		for _, op := range r.ops[group] {
+			nat := r.get(group, op, "native", "ns/op")
+			z := r.get(group, op, "zlua", "ns/op")
+			gl := r.get(group, op, "gopherlua", "ns/op")
+			za := r.get(group, op, "zlua", "allocs/op")
+			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s |\n",
+				op, num(nat), num(z), ratio(z, nat), num(gl), ratio(gl, z),
+				strconv.FormatFloat(za, 'f', -1, 64))
+		}
+		b.WriteString("\n")
 	}
-	b.WriteString("\nns/op, medians of the runs above; allocs/op is zlua's.\n")
+	b.WriteString("ns/op: medians of the runs; allocs/op is zlua's. Ratios compare rows of the same run.\n")
+	return b.String()
+}
+
+// chart draws zlua/native and gopher-lua/zlua per operation as horizontal
+// bars on a common scale, with a line at 1×.
+func chart(r *results) string {
+	type bar struct {
+		label      string
+		zn, gz     float64
+		hasN, hasG bool
+	}
+	var bars []bar
+	maxv := 1.0
+	for _, group := range r.groups {
+		if group == "Scale" {
+			continue
+		}
+		for _, op := range r.ops[group] {
+			nat := r.get(group, op, "native", "ns/op")
+			z := r.get(group, op, "zlua", "ns/op")
+			gl := r.get(group, op, "gopherlua", "ns/op")
+			br := bar{label: group + " " + op}
+			if nat > 0 && z > 0 {
+				br.zn, br.hasN = z/nat, true
+				maxv = max(maxv, br.zn)
+			}
+			if gl > 0 && z > 0 {
+				br.gz, br.hasG = gl/z, true
+				maxv = max(maxv, br.gz)
+			}
+			bars = append(bars, br)
+		}
+	}
+	const left, width, rowH = 230, 420, 34
+	h := 60 + rowH*len(bars)
+	scale := float64(width) / maxv
+	var b strings.Builder
+	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" font-family="sans-serif" font-size="12">`+"\n", left+width+80, h)
+	fmt.Fprintf(&b, `<rect x="%d" y="8" width="12" height="10" fill="#d9534f"/><text x="%d" y="17">zlua / native C (lower is better)</text>`+"\n", left, left+16)
+	fmt.Fprintf(&b, `<rect x="%d" y="24" width="12" height="10" fill="#5b8def"/><text x="%d" y="33">gopher-lua / zlua (higher: zlua faster)</text>`+"\n", left, left+16)
+	for i, br := range bars {
+		y := 48 + i*rowH
+		fmt.Fprintf(&b, `<text x="%d" y="%d" text-anchor="end">%s</text>`+"\n", left-8, y+18, br.label)
+		if br.hasN {
+			fmt.Fprintf(&b, `<rect x="%d" y="%d" width="%.1f" height="12" fill="#d9534f"/><text x="%.1f" y="%d">%.2f×</text>`+"\n",
+				left, y+2, br.zn*scale, float64(left)+br.zn*scale+4, y+12, br.zn)
+		}
+		if br.hasG {
+			fmt.Fprintf(&b, `<rect x="%d" y="%d" width="%.1f" height="12" fill="#5b8def"/><text x="%.1f" y="%d">%.2f×</text>`+"\n",
+				left, y+16, br.gz*scale, float64(left)+br.gz*scale+4, y+26, br.gz)
+		}
+	}
+	fmt.Fprintf(&b, `<line x1="%.1f" y1="44" x2="%.1f" y2="%d" stroke="#333" stroke-dasharray="3,3"/>`+"\n", left+scale, left+scale, h-4)
+	b.WriteString("</svg>\n")
 	return b.String()
 }

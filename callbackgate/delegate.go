@@ -1,0 +1,166 @@
+package callbackgate
+
+import (
+	"reflect"
+
+	"github.com/zlua-go/zlua/cgo"
+)
+
+// MakeDelegate returns a Go func of type typ that calls f: arguments are
+// pushed like SetGlobal values, results converted like Go function
+// arguments. If typ's last result is error, failures come back there;
+// otherwise the func panics with the error. Common signatures call without
+// reflection and without allocating.
+func (g *Gate) MakeDelegate(f *Function, typ reflect.Type) reflect.Value {
+	if mk, ok := fastDelegates[typ]; ok {
+		return reflect.ValueOf(mk(f))
+	}
+	nout := typ.NumOut()
+	errLast := nout > 0 && typ.Out(nout-1) == errorType
+	nres := nout
+	if errLast {
+		nres--
+	}
+	return reflect.MakeFunc(typ, func(args []reflect.Value) []reflect.Value {
+		if typ.IsVariadic() && len(args) > 0 {
+			last := args[len(args)-1]
+			spread := make([]reflect.Value, 0, len(args)-1+last.Len())
+			spread = append(spread, args[:len(args)-1]...)
+			for i := 0; i < last.Len(); i++ {
+				spread = append(spread, last.Index(i))
+			}
+			args = spread
+		}
+		out := make([]reflect.Value, nout)
+		for i := range out {
+			out[i] = reflect.New(typ.Out(i)).Elem()
+		}
+		err := f.callReflect(args, out[:nres])
+		if err != nil && !errLast {
+			panic(err)
+		}
+		if errLast && err != nil {
+			out[nout-1].Set(reflect.ValueOf(err))
+		}
+		return out
+	})
+}
+
+func (f *Function) callReflect(args, out []reflect.Value) error {
+	g, err := f.start()
+	if err != nil {
+		return err
+	}
+	for i, a := range args {
+		if err := g.pushValue(a, f.name, 0); err != nil {
+			g.Exit()
+			return f.argError(i, err)
+		}
+	}
+	r, top, err := f.finish(g, len(out), len(args))
+	if err == nil {
+		for i := range out {
+			a, idx := g.result(r, top, i)
+			if e := g.read(g.cur, idx, &a, out[i], 0); e != nil {
+				err = f.resultError(i, e)
+				break
+			}
+		}
+	}
+	g.endCall(r, top)
+	return err
+}
+
+func must(err error) {
+	if err != nil {
+		panic(err)
+	}
+}
+
+// fastDelegates build typed funcs for common handler signatures.
+var fastDelegates map[reflect.Type]func(f *Function) any
+
+func init() { fastDelegates = makeFastDelegates() }
+
+func makeFastDelegates() map[reflect.Type]func(f *Function) any {
+	return map[reflect.Type]func(f *Function) any{
+		reflect.TypeFor[func()]():              func(f *Function) any { return func() { must(f.call0()) } },
+		reflect.TypeFor[func() error]():        func(f *Function) any { return f.call0 },
+		reflect.TypeFor[func(int)]():           func(f *Function) any { return func(a int) { must(f.callNum(int64(a), 0, true)) } },
+		reflect.TypeFor[func(int) error]():     func(f *Function) any { return func(a int) error { return f.callNum(int64(a), 0, true) } },
+		reflect.TypeFor[func(float64)]():       func(f *Function) any { return func(a float64) { must(f.callNum(0, a, false)) } },
+		reflect.TypeFor[func(float64) error](): func(f *Function) any { return func(a float64) error { return f.callNum(0, a, false) } },
+		reflect.TypeFor[func(string)]():        func(f *Function) any { return func(a string) { must(f.callStr(a)) } },
+		reflect.TypeFor[func(string) error]():  func(f *Function) any { return f.callStr },
+		reflect.TypeFor[func(int, int) int](): func(f *Function) any {
+			return func(a, b int) int {
+				v, err := f.callIntInt(int64(a), int64(b))
+				must(err)
+				return int(v)
+			}
+		},
+		reflect.TypeFor[func(int, int) (int, error)](): func(f *Function) any {
+			return func(a, b int) (int, error) {
+				v, err := f.callIntInt(int64(a), int64(b))
+				return int(v), err
+			}
+		},
+	}
+}
+
+func (f *Function) call0() error {
+	g, err := f.start()
+	if err != nil {
+		return err
+	}
+	r, top, err := f.finish(g, 0, 0)
+	g.endCall(r, top)
+	return err
+}
+
+func (f *Function) callNum(i int64, n float64, isInt bool) error {
+	g, err := f.start()
+	if err != nil {
+		return err
+	}
+	if isInt {
+		g.S.PutInt(i)
+	} else {
+		g.S.PutNum(n)
+	}
+	r, top, err := f.finish(g, 0, 1)
+	g.endCall(r, top)
+	return err
+}
+
+func (f *Function) callStr(s string) error {
+	g, err := f.start()
+	if err != nil {
+		return err
+	}
+	g.S.PutStr(s)
+	r, top, err := f.finish(g, 0, 1)
+	g.endCall(r, top)
+	return err
+}
+
+func (f *Function) callIntInt(a, b int64) (int64, error) {
+	g, err := f.start()
+	if err != nil {
+		return 0, err
+	}
+	g.S.PutInt(a)
+	g.S.PutInt(b)
+	r, top, err := f.finish(g, 1, 2)
+	var v int64
+	if err == nil {
+		res, idx := g.result(r, top, 0)
+		if res.Type == int32(cgo.TNumber) && res.IsInt() {
+			v = res.Int()
+		} else if v, err = g.readInt(g.cur, idx, &res); err != nil {
+			err = f.resultError(0, err)
+		}
+	}
+	g.endCall(r, top)
+	return v, err
+}

@@ -1,0 +1,75 @@
+/* alloc.c: the allocator of every state. It keeps the Lua heap's byte count
+ * and peak, refuses growth past the env's limit (Lua then raises "not enough
+ * memory", which pcall can catch), and can fail one chosen allocation so
+ * tests can prove every allocation point is protected. */
+#include <stdio.h>
+
+#include "zlua.h"
+
+void *zlua_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
+{
+	zlua_env *env = (zlua_env *)ud;
+	size_t old = ptr != NULL ? osize : 0; /* osize is a type tag for new blocks */
+	void *p;
+	if (nsize > old) {
+		/* Only growth may fail: Lua assumes shrinking and freeing succeed. */
+		env->alloc_count++;
+		if (env->alloc_fail_at != 0 && env->alloc_count >= env->alloc_fail_at)
+			return NULL; /* every later one too: Lua 5.4 retries once after a collection */
+		if (env->mem_limit != 0 &&
+		    (nsize - old > env->mem_limit || env->mem_used > env->mem_limit - (nsize - old))) {
+			env->mem_refused = 1;
+			return NULL;
+		}
+	}
+	if (env->base_alloc != NULL) {
+		p = env->base_alloc(env->base_ud, ptr, osize, nsize);
+	} else if (nsize == 0) {
+		free(ptr);
+		p = NULL;
+	} else {
+		p = realloc(ptr, nsize);
+	}
+	if (nsize == 0) {
+		env->mem_used -= old;
+	} else if (p != NULL) {
+		env->mem_used = env->mem_used - old + nsize;
+		if (env->mem_used > env->mem_peak)
+			env->mem_peak = env->mem_used;
+	}
+	return p;
+}
+
+#ifndef ZLUA_LUAJIT
+/* Lua 5.4's lua_newstate has no panic handler: say why before aborting. */
+static int panic(lua_State *L)
+{
+	const char *msg = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : "?";
+	fprintf(stderr, "zlua: unprotected Lua error (a zlua bug): %s\n", msg);
+	return 0; /* Lua aborts */
+}
+
+lua_State *zlua_newstate(zlua_env *env)
+{
+	lua_State *L = lua_newstate(zlua_alloc, env);
+	if (L != NULL)
+		lua_atpanic(L, panic);
+	return L;
+}
+#else
+/* LuaJIT: builds without GC64 refuse a custom allocator in lua_newstate on
+ * x86-64, so the state is made with its own allocator, which zlua_alloc
+ * then wraps. The heap's size at that moment comes from the GC counters,
+ * which track exactly the bytes the allocator handed out. */
+lua_State *zlua_newstate(zlua_env *env)
+{
+	lua_State *L = luaL_newstate();
+	if (L == NULL)
+		return NULL;
+	env->base_alloc = lua_getallocf(L, &env->base_ud);
+	env->mem_used = (size_t)lua_gc(L, LUA_GCCOUNT, 0) * 1024 + (size_t)lua_gc(L, LUA_GCCOUNTB, 0);
+	env->mem_peak = env->mem_used;
+	lua_setallocf(L, zlua_alloc, env);
+	return L;
+}
+#endif

@@ -1,0 +1,108 @@
+/* call.c: Go calling a Lua function it holds by registry ref, in one
+ * crossing for common cases. */
+#include "zlua.h"
+
+uintptr_t zlua_tid(void)
+{
+	static __thread char here;
+	return (uintptr_t)&here;
+}
+
+/* [go-safe] Interprets a program of non-allocating ops only (nil,
+ * booleans, numbers, refs): nothing here can raise, so it may run outside
+ * protection. The caller guarantees the stack slots. Returns 0 on an op
+ * outside that set (the caller then takes the protected path). */
+static int run_simple(lua_State *L, const unsigned char *p, size_t n)
+{
+	const unsigned char *end = p + n;
+	while (p < end) {
+		int op = *p++;
+		switch (op) {
+		case ZLUA_OP_NIL:
+			lua_pushnil(L);
+			break;
+		case ZLUA_OP_TRUE:
+		case ZLUA_OP_FALSE:
+			lua_pushboolean(L, op == ZLUA_OP_TRUE);
+			break;
+		case ZLUA_OP_INT: {
+			int64_t i;
+			memcpy(&i, p, sizeof i);
+			p += sizeof i;
+#ifdef ZLUA_LUAJIT
+			lua_pushnumber(L, (lua_Number)i);
+#else
+			lua_pushinteger(L, (lua_Integer)i);
+#endif
+			break;
+		}
+		case ZLUA_OP_NUM: {
+			double d;
+			memcpy(&d, p, sizeof d);
+			p += sizeof d;
+			lua_pushnumber(L, (lua_Number)d);
+			break;
+		}
+		case ZLUA_OP_REF: {
+			int32_t ref;
+			memcpy(&ref, p, sizeof ref);
+			p += sizeof ref;
+			lua_rawgeti(L, LUA_REGISTRYINDEX, ref);
+			break;
+		}
+		default:
+			return 0;
+		}
+	}
+	return 1;
+}
+
+/* [go-safe] Reads the results above base into r; pops them when all are
+ * scalars. [-0, -results if popped] */
+static void read_results(zlua_env *env, lua_State *L, int base, zlua_callres *r)
+{
+	int n = lua_gettop(L) - base, i, scalars = 1;
+	r->n = n;
+	r->popped = 0;
+	for (i = 0; i < n && i < ZLUA_CALL_RES; i++) {
+		zlua_read_arg(env, L, base + 1 + i, &r->res[i]);
+		if (r->res[i].type > LUA_TNUMBER || r->res[i].type == LUA_TLIGHTUSERDATA)
+			scalars = 0; /* strings and objects must stay on the stack */
+	}
+	if (scalars && n <= ZLUA_CALL_RES) {
+		lua_settop(L, base);
+		r->popped = 1;
+	}
+}
+
+int zlua_callref(zlua_env *env, lua_State *L, int nres, int simple, zlua_callres *r)
+{
+	int base = lua_gettop(L), st;
+	r->base = base;
+	if (simple) {
+		size_t n = env->prog_len;
+		env->prog_len = 0;
+		lua_rawgeti(L, LUA_REGISTRYINDEX, env->msgh_ref);
+		/* No allocation happens before lua_pcall, so no finalizer can
+		 * re-enter Go and rebuild env->prog while it is read in place. */
+		if (!run_simple(L, env->prog, n)) {
+			lua_settop(L, base);
+			env->prog_len = n;
+			simple = 0;
+		} else {
+			env->errinfo_set = 0;
+			st = lua_pcall(L, lua_gettop(L) - base - 2, nres, base + 1);
+			lua_remove(L, base + 1);
+		}
+	}
+	if (!simple) {
+		zlua_opargs a;
+		memset(&a, 0, sizeof a);
+		a.n = nres;
+		a.ref = LUA_NOREF;
+		st = zlua_op(env, L, ZLUA_DO_CALLPROG, 0, nres, &a);
+	}
+	if (st == LUA_OK)
+		read_results(env, L, base, r);
+	return st;
+}

@@ -1,0 +1,224 @@
+/* hook.c: time limits. A limited call installs a count hook that checks,
+ * every ZLUA_HOOK_COUNT instructions, a flag that Go sets from any goroutine
+ * when the call's context is done, and raises a Lua error then. No Go code
+ * runs per tick. */
+#include "zlua.h"
+
+static const char *reason_text(int reason)
+{
+	return reason == ZLUA_INT_DEADLINE ? "context deadline exceeded" : "context canceled";
+}
+
+/* [lua] The count hook. The env is the allocator's ud. Raises once a
+ * context is done; then fires on every instruction, so a pcall in a loop
+ * cannot hold the error back. A coroutine hooked by an earlier limited
+ * call drops the hook at its first tick. */
+static void limit_hook(lua_State *L, lua_Debug *ar)
+{
+	void *ud;
+	zlua_env *env;
+	int reason;
+	(void)ar;
+	lua_getallocf(L, &ud);
+	env = (zlua_env *)ud;
+	if (env->limit_depth == 0) {
+		lua_sethook(L, NULL, 0, 0);
+		return;
+	}
+	if (__atomic_load_n(&env->interrupt, __ATOMIC_ACQUIRE) > 0) {
+		reason = __atomic_load_n(&env->interrupt_reason, __ATOMIC_RELAXED);
+		lua_sethook(L, limit_hook, LUA_MASKCOUNT, 1);
+		luaL_where(L, 0);
+		lua_pushfstring(L, "interrupted: %s", reason_text(reason));
+		lua_concat(L, 2);
+		lua_error(L);
+		return;
+	}
+	if (lua_gethookcount(L) != ZLUA_HOOK_COUNT)
+		lua_sethook(L, limit_hook, LUA_MASKCOUNT, ZLUA_HOOK_COUNT);
+}
+
+/* [go-safe] Hooks thread co if a limited call is running. [-0, +0] */
+static void hook_thread(zlua_env *env, lua_State *co)
+{
+	if (env->limit_depth > 0 && lua_gethook(co) != limit_hook)
+		lua_sethook(co, limit_hook, LUA_MASKCOUNT, ZLUA_HOOK_COUNT);
+}
+
+int zlua_limit_begin(zlua_env *env, lua_State *L)
+{
+#ifdef ZLUA_LUAJIT
+	/* Compiled traces never call hooks: run interpreted while limited. */
+	if (env->limit_depth == 0) {
+		zlua_opargs a;
+		int st;
+		memset(&a, 0, sizeof a);
+		a.n = 0;
+		st = zlua_op(env, L, ZLUA_DO_JITMODE, 0, 0, &a);
+		if (st != LUA_OK)
+			return st;
+	}
+#endif
+	env->limit_depth++;
+	lua_sethook(L, limit_hook, LUA_MASKCOUNT, ZLUA_HOOK_COUNT);
+	return LUA_OK;
+}
+
+void zlua_limit_end(zlua_env *env, lua_State *L)
+{
+	if (--env->limit_depth > 0)
+		return;
+	lua_sethook(L, NULL, 0, 0);
+#ifdef ZLUA_LUAJIT
+	{
+		zlua_opargs a;
+		memset(&a, 0, sizeof a);
+		a.n = 1;
+		if (zlua_op(env, L, ZLUA_DO_JITMODE, 0, 0, &a) != LUA_OK)
+			lua_pop(L, 1); /* inside __gc: the compiler stays off */
+	}
+#endif
+}
+
+void zlua_interrupt(zlua_env *env, int reason)
+{
+	/* Plain atomic stores: the hook reads them on the Lua thread. */
+	__atomic_store_n(&env->interrupt_reason, reason, __ATOMIC_RELAXED);
+	__atomic_add_fetch(&env->interrupt, 1, __ATOMIC_RELEASE);
+}
+
+void zlua_interrupt_clear(zlua_env *env)
+{
+	__atomic_sub_fetch(&env->interrupt, 1, __ATOMIC_RELEASE);
+}
+
+#ifdef ZLUA_LUAJIT
+void zlua_open_limits(lua_State *L, zlua_env *env)
+{
+	/* LuaJIT hooks are global to the state: every coroutine sees them. */
+	(void)L;
+	(void)env;
+}
+#else
+/* Lua 5.4 hooks belong to one thread, and a coroutine copies its creator's
+ * hook when created. A coroutine created before a limited call would run
+ * unhooked, so resume, wrap and close hook it first. */
+
+/* [lua] Resumes co with narg values from L's top; pushes the results on L
+ * and returns their count, or pushes the error and returns -1. */
+static int resume(lua_State *L, zlua_env *env, lua_State *co, int narg)
+{
+	int st, nres;
+	/* lua_resume itself refuses dead and non-suspended coroutines. */
+	if (!lua_checkstack(co, narg)) {
+		lua_pushliteral(L, "too many arguments to resume");
+		return -1;
+	}
+	hook_thread(env, co);
+	lua_xmove(L, co, narg);
+	st = lua_resume(co, L, narg, &nres);
+	if (st == LUA_OK || st == LUA_YIELD) {
+		if (!lua_checkstack(L, nres + 1)) {
+			lua_pop(co, nres);
+			lua_pushliteral(L, "too many results to resume");
+			return -1;
+		}
+		lua_xmove(co, L, nres);
+		return nres;
+	}
+	lua_xmove(co, L, 1);
+	return -1;
+}
+
+/* [lua] coroutine.resume. Upvalue 1: env. */
+static int co_resume(lua_State *L)
+{
+	zlua_env *env = (zlua_env *)lua_touserdata(L, lua_upvalueindex(1));
+	lua_State *co = lua_tothread(L, 1);
+	int r;
+	luaL_argexpected(L, co != NULL, 1, "coroutine");
+	r = resume(L, env, co, lua_gettop(L) - 1);
+	if (r < 0) {
+		lua_pushboolean(L, 0);
+		lua_insert(L, -2);
+		return 2;
+	}
+	lua_pushboolean(L, 1);
+	lua_insert(L, -(r + 1));
+	return r + 1;
+}
+
+/* [lua] The function coroutine.wrap returns. Upvalues: env, coroutine. */
+static int co_wrapped(lua_State *L)
+{
+	zlua_env *env = (zlua_env *)lua_touserdata(L, lua_upvalueindex(1));
+	lua_State *co = lua_tothread(L, lua_upvalueindex(2));
+	int r = resume(L, env, co, lua_gettop(L));
+	int st;
+	if (r >= 0)
+		return r;
+	st = lua_status(co);
+	if (st != LUA_OK && st != LUA_YIELD) { /* the coroutine failed: close it */
+#if LUA_VERSION_RELEASE_NUM >= 50406
+		st = lua_closethread(co, L);
+#else
+		st = lua_resetthread(co);
+#endif
+		lua_xmove(co, L, 1); /* the error, possibly replaced by a __close */
+	}
+	if (st != LUA_ERRMEM && lua_type(L, -1) == LUA_TSTRING) {
+		luaL_where(L, 1);
+		lua_insert(L, -2);
+		lua_concat(L, 2);
+	}
+	return lua_error(L);
+}
+
+/* [lua] coroutine.wrap. Upvalue 1: env. */
+static int co_wrap(lua_State *L)
+{
+	lua_State *co;
+	luaL_checktype(L, 1, LUA_TFUNCTION);
+	co = lua_newthread(L);
+	lua_pushvalue(L, 1);
+	lua_xmove(L, co, 1);
+	lua_pushvalue(L, lua_upvalueindex(1));
+	lua_insert(L, -2);
+	lua_pushcclosure(L, co_wrapped, 2);
+	return 1;
+}
+
+/* [lua] coroutine.close: hooks co (its __close handlers run on it), then
+ * runs the original. Upvalues: env, original close. */
+static int co_close(lua_State *L)
+{
+	zlua_env *env = (zlua_env *)lua_touserdata(L, lua_upvalueindex(1));
+	lua_State *co = lua_tothread(L, 1);
+	luaL_argexpected(L, co != NULL, 1, "coroutine");
+	hook_thread(env, co);
+	lua_pushvalue(L, lua_upvalueindex(2));
+	lua_insert(L, 1);
+	lua_call(L, lua_gettop(L) - 1, LUA_MULTRET);
+	return lua_gettop(L);
+}
+
+void zlua_open_limits(lua_State *L, zlua_env *env)
+{
+	lua_getglobal(L, "coroutine");
+	if (lua_type(L, -1) != LUA_TTABLE) {
+		lua_pop(L, 1);
+		return;
+	}
+	lua_pushlightuserdata(L, env);
+	lua_pushcclosure(L, co_resume, 1);
+	lua_setfield(L, -2, "resume");
+	lua_pushlightuserdata(L, env);
+	lua_pushcclosure(L, co_wrap, 1);
+	lua_setfield(L, -2, "wrap");
+	lua_pushlightuserdata(L, env);
+	lua_getfield(L, -2, "close");
+	lua_pushcclosure(L, co_close, 2);
+	lua_setfield(L, -2, "close");
+	lua_pop(L, 1);
+}
+#endif

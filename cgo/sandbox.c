@@ -1,0 +1,211 @@
+/* sandbox.c: the safe library set (Options.Libs = LibsSafe). The standard
+ * libraries are opened, then everything that reaches files, processes, the
+ * C loader, bytecode, the debug interface or raw memory is removed, and the
+ * few functions that could bypass that are replaced. docs/SANDBOX.md lists
+ * the result. */
+#include "zlua.h"
+
+static const char *const removed_globals[] = {
+	"io", "debug", "dofile", "loadfile", "jit", "newproxy", NULL
+};
+static const char *const kept_os[] = { "time", "clock", "date", "difftime", NULL };
+static const char *const removed_package[] = {
+	"loadlib", "searchpath", "cpath", "path", NULL
+};
+static const char *const allowed_gc[] = { "collect", "count", "step", NULL };
+
+/* [lua] load / loadstring that only accept text: a reader function's
+ * pieces are gathered first, so binary chunks are refused the same way on
+ * both backends. Upvalue 1: the original load. */
+static int safe_load(lua_State *L)
+{
+	int n = lua_gettop(L), base;
+	size_t len;
+	const char *s;
+	if (n < 2) {
+		lua_settop(L, 2); /* a chunk name slot; the env stays absent */
+		n = 2;
+	}
+	if (lua_type(L, 1) == LUA_TFUNCTION) {
+		luaL_Buffer b;
+		if (lua_isnil(L, 2)) {
+			lua_pushliteral(L, "=(load)");
+			lua_replace(L, 2);
+		}
+		luaL_buffinit(L, &b);
+		for (;;) {
+			lua_pushvalue(L, 1);
+			if (lua_pcall(L, 0, 1, 0) != LUA_OK) {
+				lua_pushnil(L);
+				lua_insert(L, -2);
+				return 2;
+			}
+			if (lua_isnil(L, -1) || (lua_type(L, -1) == LUA_TSTRING && zlua_rawlen(L, -1) == 0)) {
+				lua_pop(L, 1);
+				break;
+			}
+			if (lua_type(L, -1) != LUA_TSTRING) {
+				lua_pushnil(L);
+				lua_pushliteral(L, "reader function must return a string");
+				return 2;
+			}
+			luaL_addvalue(&b);
+		}
+		luaL_pushresult(&b);
+		lua_replace(L, 1);
+	}
+	s = luaL_checklstring(L, 1, &len);
+	if (len > 0 && s[0] == LUA_SIGNATURE[0]) {
+		lua_pushnil(L);
+		lua_pushliteral(L, "attempt to load a binary chunk (mode is 't')");
+		return 2;
+	}
+	base = lua_gettop(L);
+	lua_pushvalue(L, lua_upvalueindex(1));
+	lua_pushvalue(L, 1);
+	lua_pushvalue(L, 2);
+	lua_pushliteral(L, "t");
+	if (n >= 4)
+		lua_pushvalue(L, 4); /* env, kept only when given (even nil) */
+	lua_call(L, n >= 4 ? 4 : 3, LUA_MULTRET);
+	return lua_gettop(L) - base;
+}
+
+/* [lua] collectgarbage limited to options that cannot stop or retune the
+ * collector for the scripts that share the state. Upvalue 1: original. */
+static int safe_collectgarbage(lua_State *L)
+{
+	const char *opt = luaL_optstring(L, 1, "collect");
+	int i, n = lua_gettop(L), base;
+	for (i = 0; allowed_gc[i] != NULL; i++)
+		if (strcmp(opt, allowed_gc[i]) == 0)
+			break;
+	if (allowed_gc[i] == NULL)
+		return luaL_argerror(L, 1, lua_pushfstring(L, "option '%s' is not allowed in the sandbox", opt));
+	base = lua_gettop(L);
+	lua_pushvalue(L, lua_upvalueindex(1));
+	for (i = 1; i <= n; i++)
+		lua_pushvalue(L, i);
+	lua_call(L, n, LUA_MULTRET);
+	return lua_gettop(L) - base;
+}
+
+/* [lua] setmetatable refusing metatables with __gc: finalizers run with
+ * hooks disabled, so no time limit could stop one. */
+static int safe_setmetatable(lua_State *L)
+{
+	int t = lua_type(L, 2);
+	luaL_checktype(L, 1, LUA_TTABLE);
+	if (t != LUA_TNIL && t != LUA_TTABLE)
+		return luaL_argerror(L, 2, lua_pushfstring(L, "nil or table expected, got %s", luaL_typename(L, 2)));
+	if (t == LUA_TTABLE) {
+		lua_pushliteral(L, "__gc");
+		lua_rawget(L, 2);
+		if (!lua_isnil(L, -1))
+			return luaL_argerror(L, 2, "__gc metamethods are not allowed in the sandbox");
+		lua_pop(L, 1);
+	}
+	if (luaL_getmetafield(L, 1, "__metatable"))
+		return luaL_error(L, "cannot change a protected metatable");
+	lua_settop(L, 2);
+	lua_setmetatable(L, 1);
+	return 1;
+}
+
+/* [lua] Replaces t[name] (t at idx) with a C closure over the old value.
+ * [-0, +0] */
+static void wrap_field(lua_State *L, int idx, const char *name, lua_CFunction f)
+{
+	idx = lua_absindex_compat(L, idx);
+	lua_getfield(L, idx, name);
+	if (lua_isnil(L, -1)) {
+		lua_pop(L, 1);
+		return;
+	}
+	lua_pushcclosure(L, f, 1);
+	lua_setfield(L, idx, name);
+}
+
+/* [lua] Removes ffi and the jit modules from package.loaded/preload at
+ * idx. [-0, +0] */
+static void drop_native_modules(lua_State *L, int idx)
+{
+	int again = 1;
+	idx = lua_absindex_compat(L, idx);
+	while (again) { /* restart after each removal: next() needs the key */
+		again = 0;
+		lua_pushnil(L);
+		while (lua_next(L, idx)) {
+			lua_pop(L, 1);
+			if (lua_type(L, -1) == LUA_TSTRING) {
+				const char *k = lua_tostring(L, -1);
+				if (strcmp(k, "ffi") == 0 || strcmp(k, "jit") == 0 ||
+				    strncmp(k, "jit.", 4) == 0 || strcmp(k, "io") == 0 ||
+				    strcmp(k, "debug") == 0) {
+					lua_pushnil(L);
+					lua_rawset(L, idx);
+					again = 1;
+					break;
+				}
+			}
+		}
+	}
+}
+
+void zlua_open_safe(lua_State *L, zlua_env *env)
+{
+	int i;
+	(void)env;
+	luaL_openlibs(L);
+	zlua_pushglobaltable(L); /* [G] */
+
+	/* os: only the clock and calendar functions */
+	lua_getfield(L, -1, "os");
+	lua_createtable(L, 0, 4); /* [G, os, safe os] */
+	for (i = 0; kept_os[i] != NULL; i++) {
+		lua_getfield(L, -2, kept_os[i]);
+		lua_setfield(L, -2, kept_os[i]);
+	}
+	lua_setfield(L, -3, "os");
+	lua_pop(L, 1);
+
+	for (i = 0; removed_globals[i] != NULL; i++) {
+		lua_pushnil(L);
+		lua_setfield(L, -2, removed_globals[i]);
+	}
+	lua_getfield(L, -1, "string");
+	lua_pushnil(L);
+	lua_setfield(L, -2, "dump");
+	lua_pop(L, 1);
+
+	wrap_field(L, -1, "load", safe_load);
+	wrap_field(L, -1, "loadstring", safe_load);
+	wrap_field(L, -1, "collectgarbage", safe_collectgarbage);
+	lua_pushcfunction(L, safe_setmetatable);
+	lua_setfield(L, -2, "setmetatable");
+
+	/* package: require of preloaded modules only */
+	lua_getfield(L, -1, "package"); /* [G, package] */
+	for (i = 0; removed_package[i] != NULL; i++) {
+		lua_pushnil(L);
+		lua_setfield(L, -2, removed_package[i]);
+	}
+	lua_getfield(L, -1, "searchers"); /* 5.4 */
+	if (lua_isnil(L, -1)) {
+		lua_pop(L, 1);
+		lua_getfield(L, -1, "loaders"); /* LuaJIT */
+	}
+	for (i = (int)zlua_rawlen(L, -1); i > 1; i--) {
+		lua_pushnil(L);
+		lua_rawseti(L, -2, i);
+	}
+	lua_pop(L, 1);
+	lua_getfield(L, -1, "preload");
+	drop_native_modules(L, -1);
+	lua_pop(L, 1);
+	lua_getfield(L, -1, "loaded"); /* [G, package, loaded] */
+	drop_native_modules(L, -1);
+	lua_getfield(L, -3, "os");
+	lua_setfield(L, -2, "os");
+	lua_pop(L, 3);
+}

@@ -1,0 +1,150 @@
+package zlua_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/zlua-go/zlua"
+)
+
+// limitedRun runs chunk under a short deadline and checks that it was
+// stopped by it, quickly.
+func limitedRun(t *testing.T, e *zlua.Env, chunk string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	err := e.DoStringContext(ctx, chunk)
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("DoStringContext(%q) = %v, want DeadlineExceeded", chunk, err)
+	}
+	var le *zlua.LuaError
+	if !errors.As(err, &le) || !strings.Contains(le.Message, "interrupted: context deadline exceeded") {
+		t.Errorf("error %v is not the Lua interruption", err)
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("stopped after %v", d)
+	}
+	run(t, e, `after = 1 + 1`) // still usable, hook gone
+	if global[int](t, e, "after") != 2 {
+		t.Fatal("Env unusable after an interruption")
+	}
+}
+
+func TestDeadlineStopsInfiniteLoops(t *testing.T) {
+	e := newEnv(t)
+	for _, chunk := range []string{
+		`while true do end`,
+		`local x = 0 while true do x = x + 1 end`,
+		`for i = 1, math.huge do end`,
+		`local function f() return f() end f()`,
+		// pcall cannot hold the interruption back
+		`while true do pcall(function() while true do end end) end`,
+		`while true do pcall(error, "x") end`,
+	} {
+		limitedRun(t, e, chunk)
+	}
+}
+
+func TestDeadlineStopsCompiledLoops(t *testing.T) {
+	// On LuaJIT spin's loop is compiled by the first, unlimited call;
+	// compiled code never runs hooks, so the limited call must not use it.
+	e := newEnv(t)
+	run(t, e, `function spin(n) local x = 0 for i = 1, n do x = x + i % 3 end return x end
+		for i = 1, 50 do spin(1e5) end`)
+	limitedRun(t, e, `spin(1e15)`)
+	run(t, e, `assert(spin(1e6) > 0)`) // the compiler is back for unlimited calls
+}
+
+func TestDeadlineReachesNestedCallsAndCoroutines(t *testing.T) {
+	e := newEnv(t)
+	must(t, e.SetGlobal("nested", func(chunk string) error { return e.DoString(chunk) }))
+	run(t, e, `
+		old = coroutine.create(function() while true do end end)
+		paused = coroutine.create(function() coroutine.yield() while true do end end)
+		coroutine.resume(paused)
+		oldwrap = coroutine.wrap(function() while true do end end)`)
+	limitedRun(t, e, `nested("while true do end")`)
+	limitedRun(t, e, `local ok, err = coroutine.resume(old) error(err, 0)`)
+	limitedRun(t, e, `local ok, err = coroutine.resume(paused) error(err, 0)`)
+	limitedRun(t, e, `oldwrap()`)
+	limitedRun(t, e, `coroutine.wrap(function() nested("while true do end") end)()`)
+}
+
+func TestCancelStopsALoopFromAnotherGoroutine(t *testing.T) {
+	e := newEnv(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	must(t, e.SetGlobal("started", func() { go func() { time.Sleep(10 * time.Millisecond); cancel() }() }))
+	err := e.DoStringContext(ctx, `started() while true do end`)
+	if !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), "interrupted: context canceled") {
+		t.Fatalf("err = %v, want context.Canceled", err)
+	}
+}
+
+func TestDoStringContextRunsNormally(t *testing.T) {
+	e := newEnv(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	must(t, e.SetGlobal("add", func(a, b int) int { return a + b }))
+	must(t, e.SetGlobal("wait", func() error { return zlua.Yield(1) }))
+	must(t, e.DoStringContext(ctx, `
+		x = 0
+		for i = 1, 1e5 do x = add(x, 1) end
+		local co = coroutine.wrap(function() wait() return "resumed" end)
+		co(); y = co()`))
+	if x, y := global[int](t, e, "x"), global[string](t, e, "y"); x != 100000 || y != "resumed" {
+		t.Errorf("x, y = %d, %q", x, y)
+	}
+	err := e.DoStringContext(ctx, `error("plain")`)
+	var le *zlua.LuaError
+	if !errors.As(err, &le) || errors.Is(err, context.DeadlineExceeded) || !strings.HasSuffix(le.Message, "plain") {
+		t.Errorf("plain error under a live context = %v", err)
+	}
+	// A context without Done runs like DoString.
+	must(t, e.DoStringContext(context.Background(), `z = 3`))
+	// A context already done runs nothing.
+	done, stop := context.WithCancel(context.Background())
+	stop()
+	if err := e.DoStringContext(done, `z = 4`); !errors.Is(err, context.Canceled) {
+		t.Errorf("done context: err = %v", err)
+	}
+	if z := global[int](t, e, "z"); z != 3 {
+		t.Errorf("chunk ran under a done context: z = %d", z)
+	}
+}
+
+func TestInnerDeadlineLeavesOuterCallRunning(t *testing.T) {
+	e := newEnv(t)
+	var inner error
+	must(t, e.SetGlobal("spin", func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+		defer cancel()
+		inner = e.DoStringContext(ctx, `while true do end`)
+	}))
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	must(t, e.DoStringContext(ctx, `spin(); local s = 0 for i = 1, 1e5 do s = s + i end done = s`))
+	if !errors.Is(inner, context.DeadlineExceeded) {
+		t.Errorf("inner = %v", inner)
+	}
+	if global[int](t, e, "done") != 5000050000 {
+		t.Error("outer call did not finish")
+	}
+}
+
+func TestCloseRunningCoroutineUnderDeadline(t *testing.T) {
+	e := newEnv(t)
+	if !strings.HasPrefix(zlua.Backend, "Lua 5.4") {
+		t.Skip("to-be-closed variables are Lua 5.4")
+	}
+	run(t, e, `
+		co = coroutine.create(function()
+			local guard <close> = setmetatable({}, {__close = function() while true do end end})
+			coroutine.yield()
+		end)
+		coroutine.resume(co)`)
+	limitedRun(t, e, `local ok, err = coroutine.close(co) error(err, 0)`)
+}
