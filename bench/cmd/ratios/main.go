@@ -141,6 +141,37 @@ func ratio(a, b float64) string {
 	return strconv.FormatFloat(a/b, 'f', 2, 64) + "×"
 }
 
+// standard units are the ones the main table shows.
+func standard(u string) bool { return u == "ns/op" || u == "B/op" || u == "allocs/op" }
+
+// extraMetrics lists the other metrics a group's rows reported (frame
+// percentiles, allocations per frame, ...), per implementation.
+func extraMetrics(r *results, group string) string {
+	var b strings.Builder
+	for _, op := range r.ops[group] {
+		for _, impl := range []string{"native", "zlua", "gopherlua"} {
+			s := r.samples[group+"/"+op+"/"+impl]
+			var units []string
+			for u := range s {
+				if !standard(u) {
+					units = append(units, u)
+				}
+			}
+			slices.Sort(units)
+			for _, u := range units {
+				if b.Len() == 0 {
+					b.WriteString("| operation | implementation | metric | value |\n|---|---|---|---:|\n")
+				}
+				fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", op, impl, u, num(median(s[u])))
+			}
+		}
+	}
+	if b.Len() > 0 {
+		b.WriteString("\n")
+	}
+	return b.String()
+}
+
 func render(r *results) string {
 	var b strings.Builder
 	for _, group := range r.groups {
@@ -151,7 +182,7 @@ func render(r *results) string {
 				s := r.samples[group+"/"+op+"/zlua"]
 				units := make([]string, 0, len(s))
 				for u := range s {
-					if u != "ns/op" && u != "B/op" && u != "allocs/op" {
+					if !standard(u) {
 						units = append(units, u)
 					}
 				}
@@ -175,6 +206,7 @@ func render(r *results) string {
 				strconv.FormatFloat(za, 'f', -1, 64))
 		}
 		b.WriteString("\n")
+		b.WriteString(extraMetrics(r, group))
 	}
 	b.WriteString("ns/op: medians of the runs; allocs/op is zlua's. Ratios compare rows of the same run.\n")
 	return b.String()
