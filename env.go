@@ -40,6 +40,9 @@ type Env struct {
 	created []uintptr // where New was called, for leak reports
 	posted  pump.Work
 	reset   atomic.Pointer[resetRequest]
+	// testFailAt, set by the allocation-failure tests, makes a state
+	// rebuilt by Reset fail allocations from this count on.
+	testFailAt uint64
 }
 
 type resetRequest struct{ loader func(*Env) error }
@@ -170,7 +173,7 @@ func (e *Env) Stats() Stats {
 	st := Stats{LiveFuncs: s.LiveFuncs, GoCalls: s.Calls, Panics: s.Panics,
 		LiveRefs: e.g.LiveRefs(), PendingRefs: e.g.PendingRefs(),
 		PendingPosts: e.posted.Len(),
-		LiveObjects: o.Live, PeakObjects: o.Peak, ObjectPushes: o.Pushes,
+		LiveObjects:  o.Live, PeakObjects: o.Peak, ObjectPushes: o.Pushes,
 		CacheHits: o.Hits, SlotCapacity: o.Capacity}
 	if !e.g.Closed() {
 		st.LuaBytes, st.LuaPeakBytes = e.g.S.MemUsed()

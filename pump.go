@@ -60,7 +60,9 @@ func (e *Env) Post(fn func(*Env)) error {
 // one is initialised as by New, and loader (if not nil) runs on it. Later
 // calls before that Pump replace loader. Reset may be called from anywhere,
 // including a Go function Lua is running. Function handles and errors of
-// the old state fail with a clear error afterwards.
+// the old state fail with a clear error afterwards. If the new state
+// cannot be built (out of memory), that Pump returns the error and the Env
+// is closed.
 func (e *Env) Reset(loader func(*Env) error) {
 	e.reset.Store(&resetRequest{loader: loader})
 }
@@ -72,15 +74,20 @@ func (e *Env) applyReset(loader func(*Env) error) error {
 	}
 	e.g.Teardown()
 	err := e.g.Reopen()
+	if err == nil && e.testFailAt != 0 {
+		e.g.S.FailAllocAt(e.testFailAt)
+	}
 	e.g.Unclaim()
+	if err == nil {
+		err = e.init()
+	}
 	if err != nil {
+		// The old state is gone and the new one could not be built: the
+		// Env closes rather than run scripts on a half-initialised state.
 		e.posted.Close()
 		e.g.Close()
 		openEnvs.Delete(e)
-		return fmt.Errorf("zlua: reset: %w", err)
-	}
-	if err := e.init(); err != nil {
-		return fmt.Errorf("zlua: reset: %w", err)
+		return fmt.Errorf("zlua: reset: %w (the Env is closed)", err)
 	}
 	if loader != nil {
 		if err := loader(e); err != nil {

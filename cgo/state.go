@@ -99,6 +99,8 @@ type State struct {
 	progAlloc bool
 	freed     [256]C.uint32_t
 	results   []*CallResult // C memory, see NewCallResult
+	// closedAllocs is the allocation count when Close ran (AllocCount).
+	closedAllocs uint64
 }
 
 // Thread is a lua_State of a State: its main thread or a coroutine.
@@ -119,6 +121,8 @@ func (s *State) Close() {
 	if s.env == nil {
 		return
 	}
+	C.zlua_env_close_state(s.env) // lua_close, if CloseLua has not run it
+	s.closedAllocs = uint64(s.env.alloc_count)
 	C.zlua_env_close(s.env)
 	s.env = nil
 	s.prog = nil

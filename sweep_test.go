@@ -1,0 +1,210 @@
+package zlua
+
+import (
+	"errors"
+	"fmt"
+	"runtime"
+	"strings"
+	"testing"
+)
+
+// The allocation-failure sweep: every scenario runs with the Lua allocator
+// failing from its k-th growing allocation on, for k = 1, 2, ... until the
+// scenario completes without reaching the failure. Each run must end with
+// an error or a success, never a crash (an unprotected raise aborts the
+// process), with the stack balanced, the Env usable once allocations work
+// again, and nothing leaked after a full collection and Pump. Failing every
+// allocation from k on (not only the k-th) is needed because Lua 5.4 retries
+// a failed allocation after an emergency collection.
+
+type sweepHero struct{ HP int }
+
+func (h *sweepHero) Heal(n int) int { h.HP += n; return h.HP }
+
+var errSweep = errors.New("sweep error")
+
+type sweepScenario struct {
+	name   string
+	closes bool // the scenario ends by closing the Env
+	setup func(e *Env) error // runs with working allocations
+	run   func(e *Env) error // runs with the failing allocator
+}
+
+var sweepScenarios = []sweepScenario{
+	{"push objects", false, func(e *Env) error { return nil }, func(e *Env) error {
+		h := &sweepHero{}
+		if err := e.SetGlobal("hero", h); err != nil {
+			return err
+		}
+		if err := e.SetGlobal("heroes", []any{h, &sweepHero{}, map[string]any{"h": h}}); err != nil {
+			return err
+		}
+		return e.DoString(`assert(hero:Heal(2) == 2); hero = nil; heroes = nil`)
+	}},
+	{"Go functions with strings", false, func(e *Env) error {
+		return e.SetGlobal("shout", func(s string) string { return strings.ToUpper(s) + "!" })
+	}, func(e *Env) error {
+		if err := e.DoString(`local t = {} for i = 1, 20 do t[i] = shout("hey" .. i) end s = table.concat(t)`); err != nil {
+			return err
+		}
+		var s string
+		return e.Global("s", &s)
+	}},
+	{"errors across the gate", false, func(e *Env) error {
+		if err := e.SetGlobal("fail", func() error { return errSweep }); err != nil {
+			return err
+		}
+		return e.SetGlobal("boom", func() { panic("sweep panic") })
+	}, func(e *Env) error {
+		if err := e.DoString(`for i = 1, 5 do pcall(fail); pcall(boom); pcall(error, {}) end`); err != nil {
+			return err
+		}
+		if err := e.DoString(`boom()`); err == nil {
+			return fmt.Errorf("uncaught panic not reported")
+		}
+		err := e.DoString(`error(setmetatable({}, {__tostring = function() return "obj" end}))`)
+		var le *LuaError
+		if errors.As(err, &le) && le.Message == "obj" {
+			return nil // the error this step raises on purpose
+		}
+		if err == nil {
+			return fmt.Errorf("error object not raised")
+		}
+		return err
+	}},
+	{"function handles", false, func(e *Env) error {
+		return e.DoString(`function add(a, b) return a + b end
+			function greet(s) return "hi " .. s, {s} end`)
+	}, func(e *Env) error {
+		var add func(int, int) (int, error)
+		if err := e.GetFunction("add", &add); err != nil {
+			return err
+		}
+		if _, err := add(1, 2); err != nil {
+			return err
+		}
+		var greet *Function
+		if err := e.GetFunction("greet", &greet); err != nil {
+			return err
+		}
+		if _, err := greet.Call("orc"); err != nil {
+			return err
+		}
+		greet.Release()
+		return e.Pump()
+	}},
+	{"Close", true, func(e *Env) error {
+		if err := e.SetGlobal("hero", &sweepHero{}); err != nil {
+			return err
+		}
+		if err := e.SetGlobal("f", func() {}); err != nil {
+			return err
+		}
+		var h *Function
+		if err := e.DoString(`function lf() end; setmetatable({}, {__gc = function() local t = {} for i = 1, 100 do t[i] = {} end end})`); err != nil {
+			return err
+		}
+		return e.GetFunction("lf", &h)
+	}, func(e *Env) error { return e.Close() }},
+	{"Reset", false, func(e *Env) error { return e.DoString(`x = 1`) }, func(e *Env) error {
+		e.Reset(func(e *Env) error { return e.DoString(`y = 2`) })
+		return e.Pump()
+	}},
+}
+
+func TestAllocationFailureSweep(t *testing.T) {
+	for _, sc := range sweepScenarios {
+		t.Run(sc.name, func(t *testing.T) {
+			// A run without failures says what a finished scenario keeps
+			// (bindings and their method functions are cached per state).
+			ref, _, _ := sweepOnce(t, sc, 0, Stats{})
+			runs, errs := 0, 0
+			for k := uint64(1); ; k++ {
+				_, done, failed := sweepOnce(t, sc, k, ref)
+				runs++
+				if failed {
+					errs++
+				}
+				if done || t.Failed() {
+					break
+				}
+				if k > 100000 {
+					t.Fatal("scenario never completed")
+				}
+			}
+			t.Logf("%d runs, %d ended in an error, 0 crashes", runs, errs)
+		})
+	}
+}
+
+// sweepOnce runs sc with allocations failing from the k-th on (k = 0: no
+// failure) and returns the stats left after cleanup. done reports that the
+// scenario finished before reaching the failure. Leaks are judged against
+// ref, the stats of a run without failure.
+func sweepOnce(t *testing.T, sc sweepScenario, k uint64, ref Stats) (left Stats, done, failed bool) {
+	t.Helper()
+	e, err := New(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		if err := e.Close(); err != nil {
+			t.Errorf("k=%d: Close: %v", k, err)
+		}
+	}()
+	if err := sc.setup(e); err != nil {
+		t.Fatalf("setup: %v", err)
+	}
+	if err := e.Pump(); err != nil {
+		t.Fatalf("setup: %v", err)
+	}
+	s := e.g.S
+	start := s.AllocCount()
+	s.FailAllocAt(k)
+	e.testFailAt = k // carried into a state rebuilt by Reset
+	runErr := sc.run(e)
+	e.testFailAt = 0
+	var reached bool
+	switch {
+	case e.g.Closed():
+		reached = k > 0
+	case e.g.S != s: // rebuilt by Reset: the new state's count
+		reached = k > 0 && e.g.S.AllocCount() >= k
+	default:
+		reached = k > 0 && s.AllocCount()-start >= k
+	}
+	if sc.closes {
+		if runErr != nil || !e.g.Closed() {
+			t.Fatalf("k=%d: Close under failing allocations: %v", k, runErr)
+		}
+		return Stats{}, k > 0 && s.AllocCount() < start+k, false
+	}
+	if e.g.Closed() { // a Reset whose rebuild failed closes the Env
+		if runErr == nil || !reached {
+			t.Fatalf("k=%d: Env closed without a reported failure (%v)", k, runErr)
+		}
+		return Stats{}, false, true
+	}
+	e.g.S.FailAllocAt(0)
+	if !reached && runErr != nil {
+		t.Fatalf("k=%d: scenario failed without an allocation failure: %v", k, runErr)
+	}
+	if top := e.stackTop(); top != 0 {
+		t.Fatalf("k=%d: stack top %d after the run", k, top)
+	}
+	// Usable again, and nothing leaked once everything is dropped.
+	runtime.GC()
+	if err := e.DoString(`hero, heroes, s = nil, nil, nil; collectgarbage(); collectgarbage()`); err != nil {
+		t.Fatalf("k=%d: Env unusable after the failure: %v", k, err)
+	}
+	if err := e.Pump(); err != nil && !e.g.Closed() {
+		t.Fatalf("k=%d: Pump: %v", k, err)
+	}
+	st := e.Stats()
+	if k > 0 && (st.LiveObjects > ref.LiveObjects || st.LiveFuncs > ref.LiveFuncs ||
+		st.LiveRefs > ref.LiveRefs) {
+		t.Fatalf("k=%d: leaked: objects %d (%d without failure), functions %d (%d), refs %d (%d)", k,
+			st.LiveObjects, ref.LiveObjects, st.LiveFuncs, ref.LiveFuncs, st.LiveRefs, ref.LiveRefs)
+	}
+	return st, !reached, runErr != nil
+}
