@@ -197,3 +197,12 @@ func TestErrorResultAndResultsConversion(t *testing.T) {
 		t.Errorf("unsupported result: %v", err)
 	}
 }
+
+func TestTableKeysThatCannotBeGoMapKeys(t *testing.T) {
+	e := newEnv(t)
+	run(t, e, `t = {[{}] = 1}`)
+	var m map[any]any
+	if err := e.Global("t", &m); err == nil || !strings.Contains(err.Error(), "a table key cannot be a Go map key") {
+		t.Errorf("Global(table keyed by a table, map[any]any) = %v", err)
+	}
+}

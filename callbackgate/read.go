@@ -310,6 +310,11 @@ func (g *Gate) readMap(t cgo.Thread, idx int, v reflect.Value, depth int) error 
 			t.Pop(2)
 			return elemError("[", keyText(&ka, k), err)
 		}
+		if !k.Comparable() {
+			err := &argError{detail: "a " + g.typeName(t, top-1, &ka) + " key cannot be a Go map key"}
+			t.Pop(2)
+			return elemError("key ", "", err)
+		}
 		m.SetMapIndex(k, e)
 		t.Pop(1)
 	}
