@@ -5,7 +5,7 @@ GO       ?= go
 DEB_PKGS := liblua5.4-dev libluajit-5.1-dev pkg-config
 BENCH_COUNT ?= 6
 
-.PHONY: all deps vet test test-lua54 test-luajit bench bench-luajit bench-smoke
+.PHONY: all deps vet test test-lua54 test-luajit bench bench-luajit bench-smoke fuzz-smoke fuzz-smoke-luajit
 
 all: test test-luajit
 
@@ -31,7 +31,7 @@ vet: deps
 
 # test: the default backend (Lua 5.4) under the race detector, then again
 # with cgocheck2 to catch Go pointers stored in C memory.
-test: deps vet test-lua54 bench-smoke
+test: deps vet test-lua54 fuzz-smoke bench-smoke
 
 test-lua54: deps
 	$(GO) test -race -count=1 ./...
@@ -42,6 +42,18 @@ test-lua54: deps
 test-luajit: deps
 	$(GO) test -race -count=1 -tags luajit ./...
 	GOEXPERIMENT=cgocheck2 $(GO) test -count=1 -tags luajit ./...
+	$(MAKE) fuzz-smoke-luajit
+
+# fuzz-smoke runs each fuzz target for a bounded time (the seed corpus in
+# testdata/fuzz always runs as part of go test).
+FUZZTIME ?= 10s
+fuzz-smoke: deps
+	$(GO) test -run '^$$' -fuzz '^FuzzPopValues$$' -fuzztime $(FUZZTIME) .
+	$(GO) test -run '^$$' -fuzz '^FuzzBridgePrograms$$' -fuzztime $(FUZZTIME) .
+
+fuzz-smoke-luajit: deps
+	$(GO) test -tags luajit -run '^$$' -fuzz '^FuzzPopValues$$' -fuzztime $(FUZZTIME) .
+	$(GO) test -tags luajit -run '^$$' -fuzz '^FuzzBridgePrograms$$' -fuzztime $(FUZZTIME) .
 
 # bench-smoke runs every benchmark once so they cannot rot.
 bench-smoke: deps
