@@ -60,14 +60,3 @@ func (l Libs) chunkMode() string {
 	}
 	return "bt"
 }
-
-// check validates Options before anything is created.
-func (o Options) check() error {
-	if o.Libs != LibsAll && o.Libs != LibsSafe {
-		return fmt.Errorf("zlua: new: unknown %v", o.Libs)
-	}
-	if o.MemoryLimit < 0 {
-		return fmt.Errorf("zlua: new: negative memory limit %d", o.MemoryLimit)
-	}
-	return nil
-}
