@@ -148,3 +148,29 @@ func TestCloseRunningCoroutineUnderDeadline(t *testing.T) {
 		coroutine.resume(co)`)
 	limitedRun(t, e, `local ok, err = coroutine.close(co) error(err, 0)`)
 }
+
+// TestDoStringContextFromAFinalizer: hooks are off inside finalizers on
+// both backends, so a limited call made there runs its chunk unlimited
+// (LuaJIT also refuses to switch its compiler there; zlua lets it be).
+func TestDoStringContextFromAFinalizer(t *testing.T) {
+	e := newEnv(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	ran := false
+	var got error
+	must(t, e.SetGlobal("limited", func() {
+		ran = true
+		got = e.DoStringContext(ctx, `fromgc = true`)
+	}))
+	run(t, e, `
+		if newproxy then local p = newproxy(true) getmetatable(p).__gc = function() limited() end
+		else setmetatable({}, {__gc = function() limited() end}) end
+		collectgarbage() collectgarbage()`)
+	if !ran {
+		t.Fatal("finalizer did not run")
+	}
+	if got != nil || !global[bool](t, e, "fromgc") {
+		t.Errorf("DoStringContext inside __gc: %v", got)
+	}
+	limitedRun(t, e, `while true do end`) // the Env still limits
+}

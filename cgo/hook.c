@@ -45,23 +45,23 @@ static void hook_thread(zlua_env *env, lua_State *co)
 		lua_sethook(co, limit_hook, LUA_MASKCOUNT, ZLUA_HOOK_COUNT);
 }
 
-int zlua_limit_begin(zlua_env *env, lua_State *L)
+void zlua_limit_begin(zlua_env *env, lua_State *L)
 {
 #ifdef ZLUA_LUAJIT
-	/* Compiled traces never call hooks: run interpreted while limited. */
+	/* Compiled traces never call hooks: run interpreted while limited.
+	 * Inside a __gc LuaJIT refuses the switch; hooks are off there anyway
+	 * (on both backends), so the call runs unlimited, as on Lua 5.4. */
 	if (env->limit_depth == 0) {
 		zlua_opargs a;
-		int st;
 		memset(&a, 0, sizeof a);
 		a.n = 0;
-		st = zlua_op(env, L, ZLUA_DO_JITMODE, 0, 0, &a);
-		if (st != LUA_OK)
-			return st;
+		env->limit_jit = zlua_op(env, L, ZLUA_DO_JITMODE, 0, 0, &a) == LUA_OK;
+		if (!env->limit_jit)
+			lua_pop(L, 1);
 	}
 #endif
 	env->limit_depth++;
 	lua_sethook(L, limit_hook, LUA_MASKCOUNT, ZLUA_HOOK_COUNT);
-	return LUA_OK;
 }
 
 void zlua_limit_end(zlua_env *env, lua_State *L)
@@ -70,7 +70,7 @@ void zlua_limit_end(zlua_env *env, lua_State *L)
 		return;
 	lua_sethook(L, NULL, 0, 0);
 #ifdef ZLUA_LUAJIT
-	{
+	if (env->limit_jit) {
 		zlua_opargs a;
 		memset(&a, 0, sizeof a);
 		a.n = 1;
