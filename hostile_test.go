@@ -1,9 +1,11 @@
 package zlua_test
 
 import (
+	"context"
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/zlua-go/zlua"
 )
@@ -99,4 +101,26 @@ func TestSentinelMetatableIsProtected(t *testing.T) {
 		assert(type(u) == "userdata")
 		assert(getmetatable(u) == "zlua: protected metatable")
 		assert(not pcall(setmetatable, u, {}))`)
+}
+
+// TestCStackRecursionUnderALimit: recursion through C library functions
+// (gsub calling gsub, coroutines resuming coroutines) ends with "C stack
+// overflow" on both backends inside a limited call; stock LuaJIT would
+// crash the process.
+func TestCStackRecursionUnderALimit(t *testing.T) {
+	e := newSafeEnv(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	for _, chunk := range []string{
+		`local function f(s) return (s:gsub(".", f)) end f("x")`,
+		`local function f() return coroutine.wrap(f)() end f()`,
+		`local function f() local t = {3, 2, 1} table.sort(t, function(a, b) f() return a < b end) end f()`,
+		`local function f(s) return (s:gsub(".", f)) end for i = 1, 3 do pcall(f, "x") end f("x")`,
+	} {
+		err := e.DoStringContext(ctx, chunk)
+		if err == nil || !strings.Contains(err.Error(), "stack overflow") {
+			t.Errorf("%s: err = %.200v, want a stack overflow", chunk, err)
+		}
+		must(t, e.DoStringContext(ctx, `x = 1`))
+	}
 }

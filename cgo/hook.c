@@ -11,8 +11,10 @@ static const char *reason_text(int reason)
 
 /* [lua] The count hook. The env is the allocator's ud. Raises once a
  * context is done; then fires on every instruction, so a pcall in a loop
- * cannot hold the error back. A coroutine hooked by an earlier limited
- * call drops the hook at its first tick. */
+ * cannot hold the error back. Raises "C stack overflow" when the thread's
+ * C stack grew past ZLUA_CSTACK_LIMIT below the outermost protected
+ * operation. A coroutine hooked by an earlier limited call drops the hook
+ * at its first tick. */
 static void limit_hook(lua_State *L, lua_Debug *ar)
 {
 	void *ud;
@@ -23,6 +25,14 @@ static void limit_hook(lua_State *L, lua_Debug *ar)
 	env = (zlua_env *)ud;
 	if (env->limit_depth == 0) {
 		lua_sethook(L, NULL, 0, 0);
+		return;
+	}
+	if (env->cstack_base != 0 && env->cstack_base - (uintptr_t)&ud > ZLUA_CSTACK_LIMIT) {
+		lua_sethook(L, limit_hook, LUA_MASKCOUNT, 1); /* until unwound below the limit */
+		luaL_where(L, 0);
+		lua_pushliteral(L, "C stack overflow");
+		lua_concat(L, 2);
+		lua_error(L);
 		return;
 	}
 	if (__atomic_load_n(&env->interrupt, __ATOMIC_ACQUIRE) > 0) {

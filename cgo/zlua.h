@@ -241,6 +241,7 @@ typedef struct zlua_env {
 	int limit_jit;         /* LuaJIT: the outermost one switched the compiler off */
 	int interrupt;         /* contexts done among them; atomic (any goroutine) */
 	int interrupt_reason;  /* atomic: ZLUA_INT_* of the last context done */
+	uintptr_t cstack_base; /* C stack address of the outermost zlua_op running */
 } zlua_env;
 
 /* Why a limited call was interrupted (the Lua error text names it). */
@@ -251,6 +252,12 @@ enum zlua_interrupt_reason {
 
 /* Instructions between two checks of the interrupt flag. */
 #define ZLUA_HOOK_COUNT 1000
+
+/* C stack a limited call may use below its outermost protected operation
+ * before the hook raises "C stack overflow" (LuaJIT does not bound C
+ * recursion through its library, e.g. gsub calling gsub). Threads that run
+ * Lua need at least twice this. */
+#define ZLUA_CSTACK_LIMIT (1u << 20)
 
 /* ---- state (state.c) ---- */
 
