@@ -3,6 +3,7 @@ package zlua_test
 import (
 	"context"
 	"errors"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -173,4 +174,23 @@ func TestDoStringContextFromAFinalizer(t *testing.T) {
 		t.Errorf("DoStringContext inside __gc: %v", got)
 	}
 	limitedRun(t, e, `while true do end`) // the Env still limits
+}
+
+// TestLimitedCallsLeaveNoWatchers: the goroutine watching each context is
+// gone when DoStringContext returns, interrupted or not.
+func TestLimitedCallsLeaveNoWatchers(t *testing.T) {
+	e := newEnv(t)
+	before := runtime.NumGoroutine()
+	for i := range 200 {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Duration(i%3)*time.Millisecond)
+		_ = e.DoStringContext(ctx, `for i = 1, 1e5 do end`)
+		cancel()
+	}
+	for range 100 {
+		if runtime.NumGoroutine() <= before {
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Errorf("goroutines: %d before, %d after", before, runtime.NumGoroutine())
 }
