@@ -34,6 +34,7 @@ const (
 	LibsSafe
 )
 
+// String returns the name of the constant, e.g. "LibsSafe".
 func (l Libs) String() string {
 	switch l {
 	case LibsAll:

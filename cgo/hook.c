@@ -48,13 +48,6 @@ static void limit_hook(lua_State *L, lua_Debug *ar)
 		lua_sethook(L, limit_hook, LUA_MASKCOUNT, ZLUA_HOOK_COUNT);
 }
 
-/* [go-safe] Hooks thread co if a limited call is running. [-0, +0] */
-static void hook_thread(zlua_env *env, lua_State *co)
-{
-	if (env->limit_depth > 0 && lua_gethook(co) != limit_hook)
-		lua_sethook(co, limit_hook, LUA_MASKCOUNT, ZLUA_HOOK_COUNT);
-}
-
 void zlua_limit_begin(zlua_env *env, lua_State *L)
 {
 #ifdef ZLUA_LUAJIT
@@ -113,6 +106,13 @@ void zlua_open_limits(lua_State *L, zlua_env *env)
 /* Lua 5.4 hooks belong to one thread, and a coroutine copies its creator's
  * hook when created. A coroutine created before a limited call would run
  * unhooked, so resume, wrap and close hook it first. */
+
+/* [go-safe] Hooks thread co if a limited call is running. [-0, +0] */
+static void hook_thread(zlua_env *env, lua_State *co)
+{
+	if (env->limit_depth > 0 && lua_gethook(co) != limit_hook)
+		lua_sethook(co, limit_hook, LUA_MASKCOUNT, ZLUA_HOOK_COUNT);
+}
 
 /* [lua] Resumes co with narg values from L's top; pushes the results on L
  * and returns their count, or pushes the error and returns -1. */
