@@ -48,9 +48,7 @@ func (e *Env) DoStringContext(ctx context.Context, chunk string) error {
 // has finished when limited returns, so it never touches a closed state.
 func (e *Env) limited(ctx context.Context, t cgo.Thread, f func() int) int {
 	s := e.g.S
-	if st := s.LimitBegin(t); st != cgo.OK {
-		return st
-	}
+	s.LimitBegin(t)
 	interrupt, clear := s.Interrupter()
 	fired := make(chan struct{})
 	stop := context.AfterFunc(ctx, func() {

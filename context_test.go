@@ -3,6 +3,7 @@ package zlua_test
 import (
 	"context"
 	"errors"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -28,7 +29,7 @@ func limitedRun(t *testing.T, e *zlua.Env, chunk string) {
 	if d := time.Since(start); d > 5*time.Second {
 		t.Errorf("stopped after %v", d)
 	}
-	run(t, e, `after = 1 + 1`) // still usable, hook gone
+	run(t, e, `assert(debug.gethook() == nil, "hook left behind") after = 1 + 1`)
 	if global[int](t, e, "after") != 2 {
 		t.Fatal("Env unusable after an interruption")
 	}
@@ -56,7 +57,7 @@ func TestDeadlineStopsCompiledLoops(t *testing.T) {
 	run(t, e, `function spin(n) local x = 0 for i = 1, n do x = x + i % 3 end return x end
 		for i = 1, 50 do spin(1e5) end`)
 	limitedRun(t, e, `spin(1e15)`)
-	run(t, e, `assert(spin(1e6) > 0)`) // the compiler is back for unlimited calls
+	run(t, e, `assert(spin(1e6) > 0) assert(not jit or jit.status(), "JIT left off")`)
 }
 
 func TestDeadlineReachesNestedCallsAndCoroutines(t *testing.T) {
@@ -147,4 +148,49 @@ func TestCloseRunningCoroutineUnderDeadline(t *testing.T) {
 		end)
 		coroutine.resume(co)`)
 	limitedRun(t, e, `local ok, err = coroutine.close(co) error(err, 0)`)
+}
+
+// TestDoStringContextFromAFinalizer: hooks are off inside finalizers on
+// both backends, so a limited call made there runs its chunk unlimited
+// (LuaJIT also refuses to switch its compiler there; zlua lets it be).
+func TestDoStringContextFromAFinalizer(t *testing.T) {
+	e := newEnv(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	ran := false
+	var got error
+	must(t, e.SetGlobal("limited", func() {
+		ran = true
+		got = e.DoStringContext(ctx, `fromgc = true`)
+	}))
+	run(t, e, `
+		if newproxy then local p = newproxy(true) getmetatable(p).__gc = function() limited() end
+		else setmetatable({}, {__gc = function() limited() end}) end
+		collectgarbage() collectgarbage()`)
+	if !ran {
+		t.Fatal("finalizer did not run")
+	}
+	if got != nil || !global[bool](t, e, "fromgc") {
+		t.Errorf("DoStringContext inside __gc: %v", got)
+	}
+	limitedRun(t, e, `while true do end`) // the Env still limits
+}
+
+// TestLimitedCallsLeaveNoWatchers: the goroutine watching each context is
+// gone when DoStringContext returns, interrupted or not.
+func TestLimitedCallsLeaveNoWatchers(t *testing.T) {
+	e := newEnv(t)
+	before := runtime.NumGoroutine()
+	for i := range 200 {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Duration(i%3)*time.Millisecond)
+		_ = e.DoStringContext(ctx, `for i = 1, 1e5 do end`)
+		cancel()
+	}
+	for range 100 {
+		if runtime.NumGoroutine() <= before {
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Errorf("goroutines: %d before, %d after", before, runtime.NumGoroutine())
 }

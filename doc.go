@@ -59,10 +59,21 @@
 // reaching its own userdata — is never collected; break it explicitly.
 // [Env.Stats] reports LiveObjects, PeakObjects, ObjectPushes, CacheHits
 // and SlotCapacity.
+// # Limits and untrusted scripts
+//
+// [Options].MemoryLimit caps the Lua heap: a script that allocates past it
+// gets Lua's "not enough memory" error (pcall can catch it; uncaught, the
+// Go caller's error matches [ErrMemory]) and the Env stays usable;
+// [Env.Stats] reports the heap. [Env.DoStringContext] stops a script when
+// its context is done, infinite loops included. [LibsSafe] opens the
+// libraries without file, process, debug, native code or bytecode access.
+// Deep Lua→Go→Lua recursion ends with a "stack overflow" error. See
+// docs/SANDBOX.md and docs/RELIABILITY.md.
 //
 // # Threads
 //
-// An Env is used by one goroutine at a time.
+// An Env is used by one goroutine at a time; different Envs are
+// independent and may run at the same time on different goroutines.
 //
 // See docs/ARCHITECTURE.md in the repository for the design.
 package zlua

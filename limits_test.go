@@ -71,19 +71,19 @@ func TestMemoryErrorsAreCatchableAndRethrown(t *testing.T) {
 }
 
 func TestMemoryLimitCoversGoPushes(t *testing.T) {
-	e := newLimitedEnv(t, 16*mib)
-	err := e.SetGlobal("big", strings.Repeat("x", 32*mib))
+	e := newLimitedEnv(t, 4*mib)
+	err := e.SetGlobal("big", strings.Repeat("x", 8*mib))
 	if !errors.Is(err, zlua.ErrMemory) {
-		t.Errorf("SetGlobal of 32 MiB under a 16 MiB limit = %v", err)
+		t.Errorf("SetGlobal of 8 MiB under a 4 MiB limit = %v", err)
 	}
 	must(t, e.SetGlobal("small", strings.Repeat("x", mib)))
-	err = e.DoStringArgs(`big = ...`, make([]int, 4*mib))
+	err = e.DoStringArgs(`big = ...`, make([]int, 600_000))
 	if !errors.Is(err, zlua.ErrMemory) {
-		t.Errorf("DoStringArgs of a 4M-element table = %v", err)
+		t.Errorf("DoStringArgs of a 600k-element table = %v", err)
 	}
 	must(t, e.SetGlobal("ret", func(n int) string { return strings.Repeat("y", n) }))
 	run(t, e, `assert(#ret(1000) == 1000)
-		local ok, err = pcall(ret, 32 * 1024 * 1024)
+		local ok, err = pcall(ret, 8 * 1024 * 1024)
 		assert(not ok and err:find("not enough memory"), tostring(err))`)
 }
 

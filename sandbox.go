@@ -34,6 +34,7 @@ const (
 	LibsSafe
 )
 
+// String returns the name of the constant, e.g. "LibsSafe".
 func (l Libs) String() string {
 	switch l {
 	case LibsAll:
@@ -59,15 +60,4 @@ func (l Libs) chunkMode() string {
 		return "t"
 	}
 	return "bt"
-}
-
-// check validates Options before anything is created.
-func (o Options) check() error {
-	if o.Libs != LibsAll && o.Libs != LibsSafe {
-		return fmt.Errorf("zlua: new: unknown %v", o.Libs)
-	}
-	if o.MemoryLimit < 0 {
-		return fmt.Errorf("zlua: new: negative memory limit %d", o.MemoryLimit)
-	}
-	return nil
 }

@@ -11,8 +11,10 @@ static const char *reason_text(int reason)
 
 /* [lua] The count hook. The env is the allocator's ud. Raises once a
  * context is done; then fires on every instruction, so a pcall in a loop
- * cannot hold the error back. A coroutine hooked by an earlier limited
- * call drops the hook at its first tick. */
+ * cannot hold the error back. Raises "C stack overflow" when the thread's
+ * C stack grew past ZLUA_CSTACK_LIMIT below the outermost protected
+ * operation. A coroutine hooked by an earlier limited call drops the hook
+ * at its first tick. */
 static void limit_hook(lua_State *L, lua_Debug *ar)
 {
 	void *ud;
@@ -23,6 +25,14 @@ static void limit_hook(lua_State *L, lua_Debug *ar)
 	env = (zlua_env *)ud;
 	if (env->limit_depth == 0) {
 		lua_sethook(L, NULL, 0, 0);
+		return;
+	}
+	if (env->cstack_base != 0 && env->cstack_base - (uintptr_t)&ud > ZLUA_CSTACK_LIMIT) {
+		lua_sethook(L, limit_hook, LUA_MASKCOUNT, 1); /* until unwound below the limit */
+		luaL_where(L, 0);
+		lua_pushliteral(L, "C stack overflow");
+		lua_concat(L, 2);
+		lua_error(L);
 		return;
 	}
 	if (__atomic_load_n(&env->interrupt, __ATOMIC_ACQUIRE) > 0) {
@@ -38,30 +48,23 @@ static void limit_hook(lua_State *L, lua_Debug *ar)
 		lua_sethook(L, limit_hook, LUA_MASKCOUNT, ZLUA_HOOK_COUNT);
 }
 
-/* [go-safe] Hooks thread co if a limited call is running. [-0, +0] */
-static void hook_thread(zlua_env *env, lua_State *co)
-{
-	if (env->limit_depth > 0 && lua_gethook(co) != limit_hook)
-		lua_sethook(co, limit_hook, LUA_MASKCOUNT, ZLUA_HOOK_COUNT);
-}
-
-int zlua_limit_begin(zlua_env *env, lua_State *L)
+void zlua_limit_begin(zlua_env *env, lua_State *L)
 {
 #ifdef ZLUA_LUAJIT
-	/* Compiled traces never call hooks: run interpreted while limited. */
+	/* Compiled traces never call hooks: run interpreted while limited.
+	 * Inside a __gc LuaJIT refuses the switch; hooks are off there anyway
+	 * (on both backends), so the call runs unlimited, as on Lua 5.4. */
 	if (env->limit_depth == 0) {
 		zlua_opargs a;
-		int st;
 		memset(&a, 0, sizeof a);
 		a.n = 0;
-		st = zlua_op(env, L, ZLUA_DO_JITMODE, 0, 0, &a);
-		if (st != LUA_OK)
-			return st;
+		env->limit_jit = zlua_op(env, L, ZLUA_DO_JITMODE, 0, 0, &a) == LUA_OK;
+		if (!env->limit_jit)
+			lua_pop(L, 1);
 	}
 #endif
 	env->limit_depth++;
 	lua_sethook(L, limit_hook, LUA_MASKCOUNT, ZLUA_HOOK_COUNT);
-	return LUA_OK;
 }
 
 void zlua_limit_end(zlua_env *env, lua_State *L)
@@ -70,7 +73,7 @@ void zlua_limit_end(zlua_env *env, lua_State *L)
 		return;
 	lua_sethook(L, NULL, 0, 0);
 #ifdef ZLUA_LUAJIT
-	{
+	if (env->limit_jit) {
 		zlua_opargs a;
 		memset(&a, 0, sizeof a);
 		a.n = 1;
@@ -103,6 +106,13 @@ void zlua_open_limits(lua_State *L, zlua_env *env)
 /* Lua 5.4 hooks belong to one thread, and a coroutine copies its creator's
  * hook when created. A coroutine created before a limited call would run
  * unhooked, so resume, wrap and close hook it first. */
+
+/* [go-safe] Hooks thread co if a limited call is running. [-0, +0] */
+static void hook_thread(zlua_env *env, lua_State *co)
+{
+	if (env->limit_depth > 0 && lua_gethook(co) != limit_hook)
+		lua_sethook(co, limit_hook, LUA_MASKCOUNT, ZLUA_HOOK_COUNT);
+}
 
 /* [lua] Resumes co with narg values from L's top; pushes the results on L
  * and returns their count, or pushes the error and returns -1. */

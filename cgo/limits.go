@@ -41,8 +41,8 @@ func (s *State) FailAllocAt(k uint64) {
 }
 
 // LimitBegin starts a limited call on t: the count hook checks the
-// interrupt flag from now on. On error one error value is on t's stack.
-func (s *State) LimitBegin(t Thread) int { return int(C.zlua_limit_begin(s.env, t.p)) }
+// interrupt flag from now on.
+func (s *State) LimitBegin(t Thread) { C.zlua_limit_begin(s.env, t.p) }
 
 // LimitEnd ends a limited call begun on t.
 func (s *State) LimitEnd(t Thread) { C.zlua_limit_end(s.env, t.p) }

@@ -136,7 +136,7 @@ int zlua_op(zlua_env *env, lua_State *L, int opcode, int nargs, int nres,
 	unsigned char inline_prog[ZLUA_PROG_INLINE];
 	unsigned char *heap_prog = NULL;
 	int base = lua_gettop(L) - nargs;
-	int st;
+	int st, outermost;
 
 	/* Copy the program before anything can allocate: a collection step
 	 * may run finalizers that re-enter Go and rebuild env->prog. */
@@ -173,7 +173,12 @@ int zlua_op(zlua_env *env, lua_State *L, int opcode, int nargs, int nres,
 	lua_pushlightuserdata(L, a);
 	lua_insert(L, base + 4);
 	env->errinfo_set = 0;
+	outermost = env->cstack_base == 0;
+	if (outermost) /* nested operations run on this thread, below us */
+		env->cstack_base = (uintptr_t)&outermost;
 	st = lua_pcall(L, nargs + 2, nres, base + 1);
+	if (outermost)
+		env->cstack_base = 0;
 	lua_remove(L, base + 1); /* the message handler */
 	free(heap_prog);
 #ifdef ZLUA_LUAJIT

@@ -260,8 +260,10 @@ typedef struct zlua_env {
 
 	/* time limits (hook.c) */
 	int limit_depth;       /* limited calls in progress */
+	int limit_jit;         /* LuaJIT: the outermost one switched the compiler off */
 	int interrupt;         /* contexts done among them; atomic (any goroutine) */
 	int interrupt_reason;  /* atomic: ZLUA_INT_* of the last context done */
+	uintptr_t cstack_base; /* C stack address of the outermost zlua_op running */
 } zlua_env;
 
 /* Why a limited call was interrupted (the Lua error text names it). */
@@ -272,6 +274,12 @@ enum zlua_interrupt_reason {
 
 /* Instructions between two checks of the interrupt flag. */
 #define ZLUA_HOOK_COUNT 1000
+
+/* C stack a limited call may use below its outermost protected operation
+ * before the hook raises "C stack overflow" (LuaJIT does not bound C
+ * recursion through its library, e.g. gsub calling gsub). Threads that run
+ * Lua need at least twice this. */
+#define ZLUA_CSTACK_LIMIT (1u << 20)
 
 /* ---- state (state.c) ---- */
 
@@ -306,9 +314,8 @@ lua_State *zlua_newstate(zlua_env *env);
 
 /* [go-safe] Starts a limited call on thread L: installs the count hook
  * (LuaJIT: also switches the JIT compiler off and flushes compiled code,
- * under protection). Returns a LUA_* status; on error one error value is
- * pushed. [-0, +0 or +1] */
-int zlua_limit_begin(zlua_env *env, lua_State *L);
+ * under protection). [-0, +0] */
+void zlua_limit_begin(zlua_env *env, lua_State *L);
 /* [go-safe] Ends a limited call begun on L; the outermost one removes the
  * hook (LuaJIT: switches the compiler back on). [-0, +0] */
 void zlua_limit_end(zlua_env *env, lua_State *L);
