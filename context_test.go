@@ -225,7 +225,7 @@ func TestCoroutineWrappersMatchTheStandardLibrary(t *testing.T) {
 	if !strings.HasPrefix(zlua.Backend, "Lua 5.4") {
 		t.Skip("LuaJIT keeps its own coroutine library")
 	}
-	want, err := os.ReadFile("testdata/coroutines.out")
+	want, err := os.ReadFile("testdata/coroutines.golden")
 	must(t, err)
 	e := newEnv(t)
 	must(t, e.DoFile("testdata/coroutines.lua"))

@@ -1,5 +1,5 @@
 -- The coroutine library's observable behaviour. zlua replaces resume, wrap
--- and close on Lua 5.4 (time limits); coroutines.out is what stock lua5.4
+-- and close on Lua 5.4 (time limits); coroutines.golden is what stock lua5.4
 -- prints for `dofile("testdata/coroutines.lua") print(result)`.
 local out = {}
 local function p(...) local t = table.pack(...) for i = 1, t.n do t[i] = tostring(t[i]) end out[#out+1] = table.concat(t, " | ") end
