@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/zlua-go/zlua/cgo"
 )
@@ -75,5 +76,15 @@ type ctxError struct {
 	err error
 }
 
-func (e *ctxError) Error() string   { return e.err.Error() }
+// Error is the Lua error's text, which names the interruption unless the
+// hook's error was replaced on its way out (LuaJIT reports an error raised
+// inside a message handler as "error in error handling").
+func (e *ctxError) Error() string {
+	msg := e.err.Error()
+	if strings.Contains(msg, "interrupted: ") {
+		return msg
+	}
+	return "zlua: interrupted: " + e.ctx.Error() + " (" + msg + ")"
+}
+
 func (e *ctxError) Unwrap() []error { return []error{e.ctx, e.err} }

@@ -3,6 +3,7 @@ package zlua_test
 import (
 	"context"
 	"errors"
+	"os"
 	"runtime"
 	"strings"
 	"testing"
@@ -23,7 +24,7 @@ func limitedRun(t *testing.T, e *zlua.Env, chunk string) {
 		t.Fatalf("DoStringContext(%q) = %v, want DeadlineExceeded", chunk, err)
 	}
 	var le *zlua.LuaError
-	if !errors.As(err, &le) || !strings.Contains(le.Message, "interrupted: context deadline exceeded") {
+	if !errors.As(err, &le) || !strings.Contains(err.Error(), "interrupted: context deadline exceeded") {
 		t.Errorf("error %v is not the Lua interruption", err)
 	}
 	if d := time.Since(start); d > 5*time.Second {
@@ -193,4 +194,42 @@ func TestLimitedCallsLeaveNoWatchers(t *testing.T) {
 		time.Sleep(10 * time.Millisecond)
 	}
 	t.Errorf("goroutines: %d before, %d after", before, runtime.NumGoroutine())
+}
+
+// TestInterruptInsideProtectedOperations: the hook raises inside Lua code
+// that zlua's own protected operations run (a __newindex reached by
+// SetGlobal, a __tostring run by the message handler); each operation
+// catches it like any Lua error and the Env keeps its invariants.
+func TestInterruptInsideProtectedOperations(t *testing.T) {
+	e := newEnv(t)
+	var inner error
+	must(t, e.SetGlobal("set", func() error {
+		inner = e.SetGlobal("trap", 1)
+		return inner
+	}))
+	run(t, e, `
+		looping = setmetatable({}, {__tostring = function() while true do end end})
+		setmetatable(_G, {__newindex = function(t, k, v) if k == "trap" then while true do end end rawset(t, k, v) end})`)
+	limitedRun(t, e, `set()`)
+	if inner == nil || !strings.Contains(inner.Error(), "interrupted") {
+		t.Errorf("SetGlobal inside the limited call = %v", inner)
+	}
+	limitedRun(t, e, `error(looping)`)
+	run(t, e, `setmetatable(_G, nil)`)
+	must(t, e.SetGlobal("trap", 2))
+}
+
+// TestCoroutineWrappersMatchTheStandardLibrary compares zlua's resume,
+// wrap and close (Lua 5.4) with the stock library's results and messages.
+func TestCoroutineWrappersMatchTheStandardLibrary(t *testing.T) {
+	if !strings.HasPrefix(zlua.Backend, "Lua 5.4") {
+		t.Skip("LuaJIT keeps its own coroutine library")
+	}
+	want, err := os.ReadFile("testdata/coroutines.golden")
+	must(t, err)
+	e := newEnv(t)
+	must(t, e.DoFile("testdata/coroutines.lua"))
+	if got := global[string](t, e, "result") + "\n"; got != string(want) {
+		t.Errorf("coroutine library differs from stock Lua 5.4:\n%s\nwant:\n%s", got, want)
+	}
 }

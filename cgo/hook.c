@@ -146,7 +146,7 @@ static int co_resume(lua_State *L)
 	zlua_env *env = (zlua_env *)lua_touserdata(L, lua_upvalueindex(1));
 	lua_State *co = lua_tothread(L, 1);
 	int r;
-	luaL_argexpected(L, co != NULL, 1, "coroutine");
+	luaL_argexpected(L, co != NULL, 1, "thread");
 	r = resume(L, env, co, lua_gettop(L) - 1);
 	if (r < 0) {
 		lua_pushboolean(L, 0);
@@ -204,7 +204,7 @@ static int co_close(lua_State *L)
 {
 	zlua_env *env = (zlua_env *)lua_touserdata(L, lua_upvalueindex(1));
 	lua_State *co = lua_tothread(L, 1);
-	luaL_argexpected(L, co != NULL, 1, "coroutine");
+	luaL_argexpected(L, co != NULL, 1, "thread");
 	hook_thread(env, co);
 	lua_pushvalue(L, lua_upvalueindex(2));
 	lua_insert(L, 1);
