@@ -177,8 +177,9 @@ func (e *Env) Stats() Stats {
 	st := Stats{LiveFuncs: s.LiveFuncs, GoCalls: s.Calls, Panics: s.Panics,
 		LiveRefs: e.g.LiveRefs(), PendingRefs: e.g.PendingRefs(),
 		PendingPosts: e.posted.Len(),
-		LiveObjects:  o.Live, PeakObjects: o.Peak, ObjectPushes: o.Pushes,
-		CacheHits: o.Hits, SlotCapacity: o.Capacity, LiveStructs: e.g.LiveStructs()}
+		LiveObjects: o.Live, PeakObjects: o.Peak, ObjectPushes: o.Pushes,
+		CacheHits: o.Hits, SlotCapacity: o.Capacity}
+	st.LiveStructs = e.g.LiveStructs()
 	if !e.g.Closed() {
 		st.LuaBytes, st.LuaPeakBytes = e.g.S.MemUsed()
 	}
