@@ -268,3 +268,13 @@ func TestCompanionOfRaisingProgramIsReleased(t *testing.T) {
 		t.Fatalf("LiveStructs = %d", n)
 	}
 }
+
+func TestByValPushAddsNoAllocation(t *testing.T) {
+	e := newEnv(t)
+	var i, v any = 5, Vec3{1, 2, 3}
+	base := testing.AllocsPerRun(200, func() { must(t, e.SetGlobal("v", i)) })
+	byVal := testing.AllocsPerRun(200, func() { must(t, e.SetGlobal("v", v)) })
+	if byVal > base {
+		t.Fatalf("SetGlobal of a Vec3: %v allocations, of an int: %v", byVal, base)
+	}
+}

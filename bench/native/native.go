@@ -115,6 +115,8 @@ static lua_Number native_number(lua_State *L, const char *name)
 	n = lua_tonumber(L, -1);
 	lua_pop(L, 1);
 	return n;
+}
+
 // native_ref stores the global name in the registry and returns the ref.
 static int native_ref(lua_State *L, const char *name)
 {
