@@ -278,3 +278,39 @@ func TestByValPushAddsNoAllocation(t *testing.T) {
 		t.Fatalf("SetGlobal of a Vec3: %v allocations, of an int: %v", byVal, base)
 	}
 }
+
+func TestReleasedCompanionErrors(t *testing.T) {
+	e := newEnv(t)
+	must(t, e.SetGlobal("r", Record{Name: "ann"}))
+	must(t, e.Register("take", func(r Record) {}))
+	// A finalizer resurrects the userdata after its own __gc released it.
+	run(t, e, `
+		local function sentinel(fn)
+			if newproxy then
+				local s = newproxy(true); getmetatable(s).__gc = fn; return s
+			end
+			return setmetatable({}, {__gc = fn})
+		end
+		do
+			local o = r
+			r = nil
+			sentinel(function() saved = o end)
+		end
+		if jit then jit.flush() end
+		collectgarbage(); collectgarbage()
+		assert(saved, "finalizer did not run")`)
+	for _, chunk := range []string{`return saved.Name`, `saved.Name = "x"`, `saved:Summary()`, `go.take(saved)`, `return tostring(saved)`} {
+		wantErr(t, e.DoString(chunk), "attempt to use a released object")
+	}
+	if n := e.Stats().LiveStructs; n != 0 {
+		t.Fatalf("LiveStructs = %d", n)
+	}
+}
+
+func TestByValMethodArgumentErrors(t *testing.T) {
+	e := newEnv(t)
+	must(t, e.SetGlobal("v", Vec3{1, 2, 3}))
+	wantErr(t, e.DoString(`v:Scale("x")`), `bad argument #1 to 'Vec3:Scale' (number expected, got string)`)
+	wantErr(t, e.DoString(`v.Len()`), `calling 'Vec3:Len' on bad self (Vec3 expected, got no value)`)
+	wantErr(t, e.DoString(`local t = {}; t[v] = 1; return v[1]`), `Vec3 has no field or method '1'`)
+}
