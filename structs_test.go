@@ -314,3 +314,21 @@ func TestByValMethodArgumentErrors(t *testing.T) {
 	wantErr(t, e.DoString(`v.Len()`), `calling 'Vec3:Len' on bad self (Vec3 expected, got no value)`)
 	wantErr(t, e.DoString(`local t = {}; t[v] = 1; return v[1]`), `Vec3 has no field or method '1'`)
 }
+
+func TestByValMetamethodsOnForeignValues(t *testing.T) {
+	e := newEnv(t)
+	must(t, e.SetGlobal("v", Vec3{1, 2, 3}))
+	must(t, e.SetGlobal("r", Record{Name: "ann"}))
+	// debug.getmetatable bypasses __metatable: the metamethods must check
+	// what they are given.
+	for _, c := range []struct{ chunk, want string }{
+		{`debug.getmetatable(v).__index(io.stdout, "X")`, "calling 'Vec3.__index' on bad self (Vec3 expected, got FILE*)"},
+		{`debug.getmetatable(v).__newindex(r, "X", 1)`, "calling 'Vec3.__newindex' on bad self (Vec3 expected, got Record)"},
+		{`debug.getmetatable(v).__index(5, "X")`, "calling 'Vec3.__index' on bad self (Vec3 expected, got number)"},
+	} {
+		wantErr(t, e.DoString(c.chunk), c.want)
+	}
+	run(t, e, `debug.getmetatable(r).__gc(v); debug.getmetatable(r).__gc(io.stdout); assert(r.Name == "ann")`)
+	run(t, e, `debug.getmetatable(r).__gc(r)`)
+	wantErr(t, e.DoString(`return r.Name`), "attempt to use a released object")
+}

@@ -64,12 +64,17 @@ void zlua_sv_indexer(lua_State *L, zlua_env *env)
 	lua_settop(L, mt);
 }
 
-/* [lua] The payload of the ByVal userdata at idx when it is a live one of
- * the type whose id is upvalue tid; NULL otherwise. [-0, +0] */
+/* [lua] The payload of the blittable ByVal userdata at idx when it is one
+ * of the type whose id is upvalue tid; NULL otherwise. The metamethods can
+ * be fetched with debug.getmetatable and called on anything, hence the
+ * full userdata and size checks before the header is read. [-0, +0] */
 static unsigned char *sv_payload(lua_State *L, int idx, int tid)
 {
-	ZLuaByValHeader *u = (ZLuaByValHeader *)lua_touserdata(L, idx);
-	if (u == NULL || u->header.magic != ZLUA_MAGIC ||
+	ZLuaByValHeader *u;
+	if (lua_type(L, idx) != LUA_TUSERDATA || zlua_rawlen(L, idx) < sizeof *u)
+		return NULL;
+	u = (ZLuaByValHeader *)lua_touserdata(L, idx);
+	if (u->header.magic != ZLUA_MAGIC || zlua_rawlen(L, idx) < sizeof *u + u->size ||
 	    u->header.kind != ZLUA_KIND_BYVAL || u->companion != 0 ||
 	    (lua_Integer)u->header.type_id != lua_tointeger(L, lua_upvalueindex(tid)))
 		return NULL;
@@ -276,10 +281,13 @@ int zlua_sv_newindex(lua_State *L)
 
 int zlua_sv_gc(lua_State *L)
 {
-	ZLuaByValHeader *u = (ZLuaByValHeader *)lua_touserdata(L, 1);
+	ZLuaByValHeader *u;
 	zlua_env *env;
-	if (u == NULL || (u->header.flags & ZLUA_F_RELEASED) || u->companion == 0 ||
-	    !lua_getmetatable(L, 1))
+	if (lua_type(L, 1) != LUA_TUSERDATA || zlua_rawlen(L, 1) < sizeof *u)
+		return 0;
+	u = (ZLuaByValHeader *)lua_touserdata(L, 1);
+	if (u->header.magic != ZLUA_MAGIC || u->header.kind != ZLUA_KIND_BYVAL ||
+	    (u->header.flags & ZLUA_F_RELEASED) || u->companion == 0 || !lua_getmetatable(L, 1))
 		return 0;
 	lua_pushlightuserdata(L, (void *)&zlua_marker);
 	lua_rawget(L, -2);
