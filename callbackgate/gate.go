@@ -207,8 +207,9 @@ func (g *Gate) Stats() Stats { return g.stats }
 // ObjectStats returns the ObjectRegistry's counters.
 func (g *Gate) ObjectStats() objreg.Stats { return g.objs.Stats() }
 
-// LeakedSlots returns how many slots were still live after Close ran every
-// __gc: each one an object Lua could never release (a bug).
+// LeakedSlots returns how many object slots and struct companions were
+// still live after Close ran every __gc: each one a value Lua could never
+// release (a bug).
 func (g *Gate) LeakedSlots() int { return g.leaked }
 
 // DrainObjects releases the slots whose userdata Lua collected. It is safe
