@@ -332,3 +332,23 @@ func TestByValMetamethodsOnForeignValues(t *testing.T) {
 	run(t, e, `debug.getmetatable(r).__gc(r)`)
 	wantErr(t, e.DoString(`return r.Name`), "attempt to use a released object")
 }
+
+// LongNames has a field name too long for Lua 5.4 to intern: C finds it
+// through the field table instead of by pointer.
+type LongNames struct {
+	A int32   `lua:"a_field_name_that_is_much_longer_than_forty_bytes"`
+	B float32 `lua:"b"`
+}
+
+func TestByValLongFieldName(t *testing.T) {
+	e := newEnv(t)
+	must(t, e.SetGlobal("l", LongNames{A: 1, B: 2}))
+	before := e.Stats().GoCalls
+	run(t, e, `local k = "a_field_name_that_is_much_" .. "longer_than_forty_bytes"
+		assert(l[k] == 1 and l.b == 2)
+		l[k] = 5; l.b = 0.5
+		assert(l[k] == 5 and l.b == 0.5)`)
+	if n := e.Stats().GoCalls - before; n != 0 {
+		t.Fatalf("%d Go calls", n)
+	}
+}

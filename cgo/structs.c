@@ -43,17 +43,58 @@ void zlua_sv_newmt(lua_State *L, zlua_env *env, int gc)
 	lua_remove(L, -2); /* the name */
 }
 
+/* The C copy of a type's field table, upvalue of its __index and
+ * __newindex: the type id and, per field, its interned name and code.
+ * Interned strings (all of LuaJIT's, Lua 5.4's up to 40 bytes) are unique
+ * and never move, so a key is found by comparing pointers, in fewer API
+ * calls than a table lookup; the field table (upvalue 1, which keeps the
+ * names alive) serves the rest. */
+typedef struct zlua_svdir {
+	uint32_t type_id;
+	uint32_t n;
+	struct {
+		const char *name;
+		lua_Integer code;
+	} f[1];
+} zlua_svdir;
+
+/* [lua] Pushes the directory of the field table at t. [-0, +1] */
+static void sv_newdir(lua_State *L, int t, uint32_t type_id)
+{
+	uint32_t n = 0;
+	zlua_svdir *d;
+	lua_pushnil(L);
+	while (lua_next(L, t)) {
+		n++;
+		lua_pop(L, 1);
+	}
+	d = (zlua_svdir *)zlua_newuserdata(L, sizeof *d + (n ? n - 1 : 0) * sizeof d->f[0]);
+	d->type_id = type_id;
+	d->n = 0;
+	lua_pushnil(L);
+	while (lua_next(L, t)) {
+		if (lua_type(L, -2) == LUA_TSTRING && d->n < n) {
+			d->f[d->n].name = lua_tostring(L, -2);
+			d->f[d->n].code = lua_tointeger(L, -1);
+			d->n++;
+		}
+		lua_pop(L, 1);
+	}
+}
+
 void zlua_sv_indexer(lua_State *L, zlua_env *env)
 {
 	int mt = lua_gettop(L) - 6;
-	/* __index: fields, methods, getter, type id */
+	sv_newdir(L, mt + 1, (uint32_t)lua_tointeger(L, mt + 5));
+	lua_replace(L, mt + 5);
+	/* __index: fields, methods, getter, directory */
 	lua_pushvalue(L, mt + 1);
 	lua_pushvalue(L, mt + 2);
 	lua_pushvalue(L, mt + 3);
 	lua_pushvalue(L, mt + 5);
 	lua_pushcclosure(L, zlua_sv_index, 4);
 	lua_setfield(L, mt, "__index");
-	/* __newindex: fields, setter, type id, name, env */
+	/* __newindex: fields, setter, directory, name, env */
 	lua_pushvalue(L, mt + 1);
 	lua_pushvalue(L, mt + 4);
 	lua_pushvalue(L, mt + 5);
@@ -65,20 +106,43 @@ void zlua_sv_indexer(lua_State *L, zlua_env *env)
 }
 
 /* [lua] The payload of the blittable ByVal userdata at idx when it is one
- * of the type whose id is upvalue tid; NULL otherwise. The metamethods can
- * be fetched with debug.getmetatable and called on anything, hence the
- * full userdata and size checks before the header is read. [-0, +0] */
-static unsigned char *sv_payload(lua_State *L, int idx, int tid)
+ * of the type of directory d; NULL otherwise. The metamethods can be
+ * fetched with debug.getmetatable and called on anything, hence the type
+ * and size checks before the header is read.
+ * [-0, +0] */
+static unsigned char *sv_payload(lua_State *L, int idx, const zlua_svdir *d)
 {
+	size_t len;
 	ZLuaByValHeader *u;
-	if (lua_type(L, idx) != LUA_TUSERDATA || zlua_rawlen(L, idx) < sizeof *u)
+	if (lua_type(L, idx) != LUA_TUSERDATA) /* LuaJIT's objlen converts numbers */
+		return NULL;
+	len = zlua_rawlen(L, idx);
+	if (len < sizeof *u)
 		return NULL;
 	u = (ZLuaByValHeader *)lua_touserdata(L, idx);
-	if (u->header.magic != ZLUA_MAGIC || zlua_rawlen(L, idx) < sizeof *u + u->size ||
+	if (u->header.magic != ZLUA_MAGIC || len < sizeof *u + u->size ||
 	    u->header.kind != ZLUA_KIND_BYVAL || u->companion != 0 ||
-	    (lua_Integer)u->header.type_id != lua_tointeger(L, lua_upvalueindex(tid)))
+	    u->header.type_id != d->type_id)
 		return NULL;
 	return ZLUA_BYVAL_PAYLOAD(u);
+}
+
+/* [lua] The code of the string key at 2: from the directory by pointer,
+ * else from the field table (upvalue 1); -1 when not a C field. */
+static lua_Integer sv_code(lua_State *L, const zlua_svdir *d)
+{
+	const char *k = lua_tostring(L, 2);
+	lua_Integer code = -1;
+	uint32_t i;
+	for (i = 0; i < d->n; i++)
+		if (d->f[i].name == k)
+			return d->f[i].code;
+	lua_pushvalue(L, 2);
+	lua_rawget(L, lua_upvalueindex(1));
+	if (lua_type(L, -1) == LUA_TNUMBER)
+		code = lua_tointeger(L, -1);
+	lua_pop(L, 1);
+	return code;
 }
 
 #ifdef ZLUA_LUAJIT
@@ -118,25 +182,24 @@ static void sv_read(lua_State *L, int kind, const unsigned char *q)
 
 int zlua_sv_index(lua_State *L)
 {
-	lua_settop(L, 2);
 	if (lua_type(L, 2) == LUA_TSTRING) {
-		unsigned char *q = sv_payload(L, 1, 4);
+		const zlua_svdir *d = (const zlua_svdir *)lua_touserdata(L, lua_upvalueindex(4));
+		unsigned char *q = sv_payload(L, 1, d);
 		if (q != NULL) {
-			lua_pushvalue(L, 2);
-			lua_rawget(L, lua_upvalueindex(1));
-			if (lua_type(L, -1) == LUA_TNUMBER) {
-				lua_Integer code = lua_tointeger(L, -1);
+			lua_Integer code = sv_code(L, d);
+			if (code >= 0) {
 				sv_read(L, (int)(code & 0xff), q + (code >> 8));
 				return 1;
 			}
-			lua_pop(L, 1);
 		}
+		lua_settop(L, 2);
 		lua_pushvalue(L, 2);
 		lua_rawget(L, lua_upvalueindex(2));
 		if (!lua_isnil(L, -1))
 			return 1; /* a method: no Go call */
 		lua_pop(L, 1);
 	}
+	lua_settop(L, 2);
 	lua_pushvalue(L, lua_upvalueindex(3));
 	lua_insert(L, 1);
 	lua_call(L, 2, 1);
@@ -261,16 +324,14 @@ int zlua_sv_newindex(lua_State *L)
 {
 	lua_settop(L, 3);
 	if (lua_type(L, 2) == LUA_TSTRING) {
-		unsigned char *q = sv_payload(L, 1, 3);
+		const zlua_svdir *d = (const zlua_svdir *)lua_touserdata(L, lua_upvalueindex(3));
+		unsigned char *q = sv_payload(L, 1, d);
 		if (q != NULL) {
-			lua_pushvalue(L, 2);
-			lua_rawget(L, lua_upvalueindex(1));
-			if (lua_type(L, -1) == LUA_TNUMBER) {
-				lua_Integer code = lua_tointeger(L, -1);
+			lua_Integer code = sv_code(L, d);
+			if (code >= 0) {
 				sv_write(L, (int)(code & 0xff), q + (code >> 8));
 				return 0;
 			}
-			lua_pop(L, 1);
 		}
 	}
 	lua_pushvalue(L, lua_upvalueindex(2));
