@@ -27,10 +27,16 @@ type Field struct {
 
 // Layout describes a struct type for the StructRegistry.
 type Layout struct {
-	Type      reflect.Type
-	Name      string // the Lua-visible type name
+	// Type is the struct type.
+	Type reflect.Type
+	// Name is the Lua-visible type name (__name, error messages).
+	Name string
+	// Blittable reports that values are copied into Lua memory (see
+	// [Blittable]).
 	Blittable bool
-	Fields    map[string]*Field
+	// Fields maps Lua names to the exported fields, promoted ones
+	// included; lua:"-" hides a field.
+	Fields map[string]*Field
 	// Order lists Fields in declaration order (for __tostring).
 	Order []*Field
 }
