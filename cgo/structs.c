@@ -232,11 +232,15 @@ static int sv_typeerr(lua_State *L, const char *want)
 static int64_t sv_toint(lua_State *L)
 {
 	lua_Number n;
-	int t = lua_type(L, 3);
+	int t;
 #ifndef ZLUA_LUAJIT
-	if (t == LUA_TNUMBER && lua_isinteger(L, 3))
-		return (int64_t)lua_tointeger(L, 3);
+	/* integers, floats with an integral value, numeric strings of those
+	 * (LuaJIT's lua_tointegerx truncates, so it takes the long way) */
+	lua_Integer i = lua_tointegerx(L, 3, &t);
+	if (t)
+		return (int64_t)i;
 #endif
+	t = lua_type(L, 3);
 	if (t != LUA_TNUMBER && !(t == LUA_TSTRING && lua_isnumber(L, 3)))
 		return sv_typeerr(L, "number");
 	n = lua_tonumber(L, 3);
@@ -259,13 +263,13 @@ static void sv_write(lua_State *L, int kind, unsigned char *q)
 	switch (kind) {
 	case ZLUA_SV_F32:
 	case ZLUA_SV_F64: {
-		int t = lua_type(L, 3);
-		lua_Number n;
-		if (t != LUA_TNUMBER && !(t == LUA_TSTRING && lua_isnumber(L, 3))) {
+		int isnum;
+		/* numbers and numeric strings, in one call */
+		lua_Number n = lua_tonumberx(L, 3, &isnum);
+		if (!isnum) {
 			sv_typeerr(L, "number");
 			return;
 		}
-		n = lua_tonumber(L, 3);
 		if (kind == ZLUA_SV_F32) {
 			float f = (float)n;
 			memcpy(q, &f, 4);
@@ -322,7 +326,6 @@ static void sv_write(lua_State *L, int kind, unsigned char *q)
 
 int zlua_sv_newindex(lua_State *L)
 {
-	lua_settop(L, 3);
 	if (lua_type(L, 2) == LUA_TSTRING) {
 		const zlua_svdir *d = (const zlua_svdir *)lua_touserdata(L, lua_upvalueindex(3));
 		unsigned char *q = sv_payload(L, 1, d);
@@ -334,6 +337,7 @@ int zlua_sv_newindex(lua_State *L)
 			}
 		}
 	}
+	lua_settop(L, 3);
 	lua_pushvalue(L, lua_upvalueindex(2));
 	lua_insert(L, 1);
 	lua_call(L, 3, 0);
