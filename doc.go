@@ -38,6 +38,20 @@
 // expected, got FILE*)"; a userdata whose object was released (one a
 // finalizer resurrected) gives "attempt to use a released object".
 //
+// # Structs by value
+//
+// A struct value (not a pointer) pushed to Lua becomes a userdata holding
+// a copy: changing it in Lua never changes the Go original, and a Go
+// function taking the struct receives a copy of Lua's. Structs of only
+// numbers, booleans, arrays and structs of those are copied into Lua
+// memory and their numeric and boolean fields are read and written
+// without entering Go; others keep their copy on the Go side until Lua
+// collects the userdata ([Env.Stats] LiveStructs). Value-receiver methods
+// are callable (v:Len()); a nested struct field reads as a copy, an array
+// field as a table copy. [Opaque] lends a pointer to a struct to Lua for
+// the duration of one call, as a handle read with zlua.get_opaquevalue and
+// written with zlua.set_opaquevalue.
+//
 // # Errors
 //
 // Errors raised in Lua come back as [*LuaError] with a Message and a

@@ -98,6 +98,9 @@ func (e *Env) init() error {
 		return err
 	}
 	err = e.g.InitObjects()
+	if err == nil {
+		err = e.g.InitStructs()
+	}
 	e.g.Exit()
 	if err != nil {
 		return fmt.Errorf("zlua: object registry: %w", err)
@@ -163,6 +166,10 @@ type Stats struct {
 	ObjectPushes, CacheHits uint64
 	// SlotCapacity is the size of the slot table.
 	SlotCapacity int
+	// LiveStructs is the number of non-blittable struct values Lua holds
+	// by value (one Go companion copy each, released after Lua collects
+	// the userdata). Blittable ones live in Lua memory and are not counted.
+	LiveStructs int
 }
 
 // Stats returns the Env's counters. It is safe to call from the owner
@@ -175,6 +182,7 @@ func (e *Env) Stats() Stats {
 		PendingPosts: e.posted.Len(),
 		LiveObjects:  o.Live, PeakObjects: o.Peak, ObjectPushes: o.Pushes,
 		CacheHits: o.Hits, SlotCapacity: o.Capacity}
+	st.LiveStructs = e.g.LiveStructs()
 	if !e.g.Closed() {
 		st.LuaBytes, st.LuaPeakBytes = e.g.S.MemUsed()
 	}

@@ -30,7 +30,7 @@ func TestMain(m *testing.M) {
 		return true
 	})
 	if n := leakedSlots.Load(); n > 0 {
-		leaks = append(leaks, fmt.Sprintf("%d object slot(s) still live after Close ran every __gc", n))
+		leaks = append(leaks, fmt.Sprintf("%d object slot(s) or struct companion(s) still live after Close ran every __gc", n))
 	}
 	if len(leaks) > 0 && code == 0 {
 		fmt.Fprintf(os.Stderr, "zlua: leaks:\n%s\n", strings.Join(leaks, "\n"))

@@ -52,6 +52,8 @@ type Gate struct {
 	lastBind *binding
 	eqRef    int32
 	leaked   int
+
+	sv structState // StructRegistry and opaque handles (structs.go)
 }
 
 // Stats are the gate's counters.
@@ -129,6 +131,7 @@ func (g *Gate) Reopen() error {
 	g.binds = map[bindKey]*binding{}
 	g.bindByID = []*binding{nil} // binding id 0 is never used
 	g.lastBind = nil
+	g.sv = newStructState(s)
 	return nil
 }
 
@@ -153,7 +156,7 @@ func (g *Gate) Teardown() {
 	g.DrainRefs(0)
 	g.unrefs.Close()
 	g.S.CloseLua() // every __gc runs and queues its slot
-	g.leaked = g.objs.Close()
+	g.leaked = g.objs.Close() + g.closeStructs()
 	g.S.Close()
 	g.binds, g.bindByID, g.lastBind = nil, nil, nil
 	g.funcs, g.free, g.unarmed = nil, nil, nil
@@ -204,8 +207,9 @@ func (g *Gate) Stats() Stats { return g.stats }
 // ObjectStats returns the ObjectRegistry's counters.
 func (g *Gate) ObjectStats() objreg.Stats { return g.objs.Stats() }
 
-// LeakedSlots returns how many slots were still live after Close ran every
-// __gc: each one an object Lua could never release (a bug).
+// LeakedSlots returns how many object slots and struct companions were
+// still live after Close ran every __gc: each one a value Lua could never
+// release (a bug).
 func (g *Gate) LeakedSlots() int { return g.leaked }
 
 // DrainObjects releases the slots whose userdata Lua collected. It is safe
@@ -241,6 +245,9 @@ func (g *Gate) Enter() error {
 // Exit ends an API call started with Enter. At the outermost Exit the gate
 // settles and is released.
 func (g *Gate) Exit() {
+	if len(g.sv.opq) > 0 {
+		g.closeOpaque()
+	}
 	g.deep--
 	if g.deep == 0 {
 		g.Settle()
@@ -263,6 +270,7 @@ func (g *Gate) Settle() {
 		g.drainFreed()
 	}
 	g.objs.Settle()
+	g.sv.reg.Settle()
 	for _, id := range g.unarmed {
 		if g.S.FuncArmed(id) == 0 {
 			g.release(id)
@@ -357,6 +365,9 @@ func dispatch(goid uintptr, fnid uint32, fr cgo.Frame) (status int32) {
 	}
 	if g.S.HasFreedSlots() {
 		g.objs.Drain()
+	}
+	if g.S.HasFreedCompanions() {
+		g.sv.reg.Drain()
 	}
 	return e.call(g, e, fr)
 }

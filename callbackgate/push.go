@@ -62,6 +62,8 @@ func (g *Gate) push(v any, name string, depth int) error {
 		return g.pushViewed(reflect.ValueOf(x.V), x.View)
 	case Ref:
 		return g.pushRef(x.V)
+	case Opaque:
+		return g.pushOpaque(x)
 	case map[string]any:
 		if depth >= MaxDepth {
 			return errTooDeep
@@ -75,7 +77,11 @@ func (g *Gate) push(v any, name string, depth int) error {
 			s.PutRawSet()
 		}
 	default:
-		return g.pushValue(reflect.ValueOf(v), name, depth)
+		rv := reflect.ValueOf(v)
+		if rv.Kind() == reflect.Struct {
+			return g.pushStructIface(v, rv)
+		}
+		return g.pushValue(rv, name, depth)
 	}
 	return nil
 }
@@ -113,13 +119,13 @@ func (g *Gate) pushValue(v reflect.Value, name string, depth int) error {
 		return g.pushValue(v.Elem(), name, depth)
 	case reflect.Struct:
 		switch v.Type() {
-		case viewedType, refType:
+		case viewedType, refType, opaqueType:
 			return g.push(v.Interface(), name, depth)
 		}
 		if f, ok := v.Interface().(*Function); ok {
 			return f.push(g)
 		}
-		return cannotPush(v.Type())
+		return g.pushStruct(v, nil)
 	case reflect.Slice:
 		if v.IsNil() {
 			s.PutNil()

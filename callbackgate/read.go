@@ -184,8 +184,11 @@ func (g *Gate) read(t cgo.Thread, idx int, a *cgo.Arg, v reflect.Value, depth in
 		return err
 	}
 	typ := v.Type()
-	if a.Type == int32(cgo.TUserdata) {
-		return g.popObj(t, idx, a, v)
+	switch a.Type {
+	case int32(cgo.TUserdata):
+		return g.popUserdata(t, idx, a, v)
+	case int32(cgo.TLightUserdata):
+		return g.popOpaque(a, v)
 	}
 	switch typ.Kind() {
 	case reflect.Interface:
@@ -366,6 +369,9 @@ func (g *Gate) natural(t cgo.Thread, idx int, a *cgo.Arg, depth int) (any, error
 	case int32(cgo.TTable):
 		return g.naturalTable(t, idx, depth)
 	case int32(cgo.TUserdata):
+		if x, ok, err := g.naturalStruct(t, idx, a); ok {
+			return x, err
+		}
 		s, _, ok, err := g.objAt(t, idx, a)
 		if err != nil {
 			return nil, err

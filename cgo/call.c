@@ -43,6 +43,15 @@ static int run_simple(lua_State *L, const unsigned char *p, size_t n)
 			lua_pushnumber(L, (lua_Number)d);
 			break;
 		}
+#ifndef ZLUA_LUAJIT
+		case ZLUA_OP_LIGHTUD: { /* LuaJIT may allocate a segment: protected path */
+			uint64_t h;
+			memcpy(&h, p, sizeof h);
+			p += sizeof h;
+			lua_pushlightuserdata(L, (void *)(uintptr_t)h);
+			break;
+		}
+#endif
 		case ZLUA_OP_REF: {
 			int32_t ref;
 			memcpy(&ref, p, sizeof ref);

@@ -92,6 +92,22 @@ int zlua_prog_run(lua_State *L, zlua_env *env, const unsigned char *p, size_t n)
 			lua_pushcclosure(L, zlua_obj_index, 2);
 			lua_setfield(L, -2, "__index");
 			break;
+		case ZLUA_OP_BYVAL:
+			p += zlua_sv_push(L, env, p);
+			break;
+		case ZLUA_OP_SVMT:
+			zlua_sv_newmt(L, env, *p++);
+			break;
+		case ZLUA_OP_SVINDEX:
+			zlua_sv_indexer(L, env);
+			break;
+		case ZLUA_OP_LIGHTUD: {
+			uint64_t h;
+			memcpy(&h, p, sizeof h);
+			p += sizeof h;
+			lua_pushlightuserdata(L, (void *)(uintptr_t)h);
+			break;
+		}
 		default:
 			return luaL_error(L, "zlua: corrupt push program (op %d)", op);
 		}
@@ -159,6 +175,9 @@ void zlua_read_arg(zlua_env *env, lua_State *L, int idx, zlua_arg *a)
 		a->v.p = env != NULL ? zlua_toown(env, L, idx) : NULL;
 		a->isint = env != NULL;
 		break;
+	case LUA_TLIGHTUSERDATA:
+		a->v.i = (lua_Integer)(uintptr_t)lua_touserdata(L, idx);
+		break;
 	default:
 		a->v.i = 0;
 	}
@@ -183,10 +202,12 @@ static int raise_argerror(lua_State *L, zlua_env *env)
 static void where(lua_State *L)
 {
 	lua_Debug ar;
+	lua_CFunction f;
 	int level = 1;
 	if (lua_getstack(L, 1, &ar)) {
 		lua_getinfo(L, "f", &ar);
-		if (lua_tocfunction(L, -1) == zlua_obj_index)
+		f = lua_tocfunction(L, -1);
+		if (f == zlua_obj_index || f == zlua_sv_index || f == zlua_sv_newindex)
 			level = 2;
 		lua_pop(L, 1);
 	}

@@ -102,6 +102,8 @@ int zlua_dispatch(lua_State *L)
 		}
 		return 0;
 #endif
+	case ZLUA_DO_SVINIT:
+		return zlua_sv_init(L, env, a);
 	case ZLUA_DO_RESERVE:
 		luaL_checkstack(L, a->n, "zlua: cannot reserve stack");
 		return 0;
@@ -144,7 +146,7 @@ int zlua_op(zlua_env *env, lua_State *L, int opcode, int nargs, int nres,
 	a->prog_len = 0;
 	if (opcode == ZLUA_DO_SETGLOBAL || opcode == ZLUA_DO_GETGLOBAL ||
 	    opcode == ZLUA_DO_CALL || opcode == ZLUA_DO_PROGREF ||
-	    opcode == ZLUA_DO_CALLPROG) {
+	    opcode == ZLUA_DO_CALLPROG || opcode == ZLUA_DO_SVINIT) {
 		a->prog_len = env->prog_len;
 		env->prog_len = 0;
 	}

@@ -112,6 +112,8 @@ void zlua_env_close(zlua_env *env)
 	free(env->armed);
 	free(env->objcnt);
 	free(env->objfreed);
+	free(env->svstate);
+	free(env->svfreed);
 	free(env);
 }
 

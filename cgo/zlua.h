@@ -83,13 +83,19 @@ typedef struct ZLuaObjectUserData {
 	uint32_t gen;         /* slot generation at push time */
 } ZLuaObjectUserData;
 
-/* ByVal: the payload (a copy of a blittable Go struct) follows the header,
- * 8-byte aligned; non-blittable payloads hold a companion index instead. */
+/* ByVal: a blittable Go struct is copied into the payload, which follows
+ * this 32-byte header (8-byte aligned); a non-blittable one lives in a Go
+ * companion slot named by index and generation, with no payload.
+ * header.type_id is the struct type's id (see structs.c). */
 typedef struct ZLuaByValHeader {
 	zlua_udheader header; /* kind == ZLUA_KIND_BYVAL */
-	uint32_t size;        /* payload bytes */
-	uint32_t companion;   /* companion index + 1, 0 when blittable */
+	uint32_t size;        /* payload bytes (0 for a companion) */
+	uint32_t companion;   /* companion slot, 0 when blittable */
+	uint32_t gen;         /* companion slot generation */
+	uint32_t pad;
 } ZLuaByValHeader;
+
+#define ZLUA_BYVAL_PAYLOAD(u) ((unsigned char *)(u) + sizeof(ZLuaByValHeader))
 
 struct zlua_env;
 
@@ -161,7 +167,14 @@ enum zlua_op {
 	ZLUA_OP_OBJ = 11,     /* u32 slot, gen, type_id, i32 mt ref, u8 cached:
 	                       * the ByObj userdata of slot (see objects.c) */
 	ZLUA_OP_NEWMT = 12,   /* stack: name -> a new ByObj metatable */
-	ZLUA_OP_INDEXER = 13  /* stack: mt, methods, getter -> mt (mt.__index set) */
+	ZLUA_OP_INDEXER = 13, /* stack: mt, methods, getter -> mt (mt.__index set) */
+	/* StructRegistry (structs.c) */
+	ZLUA_OP_BYVAL = 32,   /* u32 type_id, i32 mt ref, u32 size, u32 companion,
+	                       * u32 gen, size bytes: a ByVal userdata */
+	ZLUA_OP_SVMT = 33,    /* u8 gc; stack: name -> a new ByVal metatable */
+	ZLUA_OP_SVINDEX = 34, /* stack: mt, fields, methods, getter, setter,
+	                       * type id, name -> mt (__index, __newindex set) */
+	ZLUA_OP_LIGHTUD = 35  /* u64: a light userdata (opaque handle) */
 };
 
 /* Programs up to this size are copied onto the C stack before they run, so
@@ -183,7 +196,8 @@ enum zlua_opcode {
 	ZLUA_DO_INIT = 7,      /* creates zlua's registry entries */
 	ZLUA_DO_PROGREF = 14,  /* runs the program, refs its last value */
 	ZLUA_DO_OPENSAFE = 12, /* opens the safe subset of the libraries */
-	ZLUA_DO_JITMODE = 13   /* LuaJIT: args->n 0 flushes and stops the JIT, 1 restarts it */
+	ZLUA_DO_JITMODE = 13,  /* LuaJIT: args->n 0 flushes and stops the JIT, 1 restarts it */
+	ZLUA_DO_SVINIT = 32    /* program: get, set functions (see structs.c) */
 };
 
 /* Inputs and outputs of one protected operation; lives on zlua_op's C
@@ -248,6 +262,15 @@ typedef struct zlua_env {
 	uint32_t *objfreed;
 	size_t objfreed_len, objfreed_cap;
 	size_t objfreed_lost; /* slots dropped because the queue could not grow */
+	/* StructRegistry (structs.c). svstate[i] for companion slot i: 0 while
+	 * Go holds it and no userdata exists yet, 1 once its userdata exists,
+	 * 2 after that userdata's __gc; collected slots queue in svfreed. */
+	unsigned char *svstate;
+	size_t svstate_cap;
+	uint32_t *svfreed;
+	size_t svfreed_len, svfreed_cap;
+	size_t svfreed_lost; /* slots dropped because the queue could not grow */
+
 	/* Lua heap accounting (alloc.c). The allocator's ud is the env, which
 	 * is how hooks find it too. */
 	size_t mem_used, mem_peak;
@@ -415,6 +438,37 @@ void zlua_obj_init(lua_State *L, zlua_env *env);
 
 /* [go-safe] Grows env->objcnt to hold index n; 0 on failure. */
 int zlua_objcnt_reserve(zlua_env *env, size_t n);
+
+/* ---- StructRegistry userdata (structs.c) ---- */
+
+/* Field codes in a ByVal type's field table: kind | offset << 8. */
+enum zlua_svkind {
+	ZLUA_SV_I8 = 1, ZLUA_SV_I16, ZLUA_SV_I32, ZLUA_SV_I64,
+	ZLUA_SV_U8, ZLUA_SV_U16, ZLUA_SV_U32, ZLUA_SV_U64,
+	ZLUA_SV_F32, ZLUA_SV_F64, ZLUA_SV_BOOL
+};
+
+/* [lua] Runs one ZLUA_OP_BYVAL at p (after the op byte); returns the
+ * operand bytes consumed. [-0, +1] */
+size_t zlua_sv_push(lua_State *L, zlua_env *env, const unsigned char *p);
+/* [lua] Replaces the name on top with a new ByVal metatable (marker,
+ * __name, __metatable, and __gc when gc). [-1, +1] */
+void zlua_sv_newmt(lua_State *L, zlua_env *env, int gc);
+/* [lua] ZLUA_OP_SVINDEX. [-6, +0] */
+void zlua_sv_indexer(lua_State *L, zlua_env *env);
+/* [lua] __index of ByVal userdata: numeric and boolean fields read in C
+ * from the field table; then methods; then the Go getter. */
+int zlua_sv_index(lua_State *L);
+/* [lua] __newindex of ByVal userdata: numeric and boolean fields written
+ * in C, with Lua-style errors; other keys go to the Go setter. */
+int zlua_sv_newindex(lua_State *L);
+/* [lua] __gc of companion ByVal userdata: queues the slot. Pure C. */
+int zlua_sv_gc(lua_State *L);
+/* [lua] ZLUA_DO_SVINIT: zlua.get_opaquevalue/set_opaquevalue from the
+ * program, and the light userdata metatable of opaque handles. */
+int zlua_sv_init(lua_State *L, zlua_env *env, zlua_opargs *a);
+/* [go-safe] Grows env->svstate to hold index n; 0 on failure. */
+int zlua_svstate_reserve(zlua_env *env, size_t n);
 
 /* ---- reading values from Go (read.c) ---- */
 

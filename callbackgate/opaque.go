@@ -1,0 +1,159 @@
+package callbackgate
+
+import (
+	"errors"
+	"reflect"
+
+	"github.com/zlua-go/zlua/cgo"
+)
+
+// Opaque is a pointer to a struct passed to Lua as a frame-scoped handle:
+// a light userdata valid only until the API call that pushed it returns.
+type Opaque struct{ P any }
+
+var opaqueType = reflect.TypeFor[Opaque]()
+
+// errOpaque is the error of every use of a handle whose call has returned
+// (or of a light userdata that never was a handle).
+var errOpaque = errors.New("invalid opaque parameter handle")
+
+// Opaque handles encode an index into the gate's handle stack (16 bits,
+// plus one so 0 is never a handle) and a generation (23 bits): 39 bits, so
+// that LuaJIT keeps every handle in its first light userdata segment.
+const (
+	opaqueIdxBits = 16
+	opaqueGenMask = 1<<23 - 1
+	maxOpaque     = 1<<opaqueIdxBits - 1
+)
+
+// opaqueEntry is one live handle: the pointer, its generation, and the
+// gate depth of the API call it belongs to.
+type opaqueEntry struct {
+	p     reflect.Value
+	gen   uint32
+	depth int
+}
+
+// pushOpaque appends a handle for x.P, valid until the current API call
+// returns (Exit closes it).
+func (g *Gate) pushOpaque(x Opaque) error {
+	v := reflect.ValueOf(x.P)
+	if v.Kind() != reflect.Pointer || v.Type().Elem().Kind() != reflect.Struct {
+		return &pushError{reflect.TypeOf(x.P)}
+	}
+	if v.IsNil() {
+		g.S.PutNil()
+		return nil
+	}
+	if len(g.sv.opq) >= maxOpaque {
+		return errors.New("zlua: too many opaque handles in one call")
+	}
+	g.sv.opqGen = (g.sv.opqGen + 1) & opaqueGenMask
+	if g.sv.opqGen == 0 {
+		g.sv.opqGen = 1
+	}
+	g.sv.opq = append(g.sv.opq, opaqueEntry{p: v, gen: g.sv.opqGen, depth: g.deep})
+	g.S.PutLight(uint64(g.sv.opqGen)<<opaqueIdxBits | uint64(len(g.sv.opq)))
+	return nil
+}
+
+// closeOpaque invalidates the handles of the API call ending now (and of
+// any deeper one a panic skipped).
+func (g *Gate) closeOpaque() {
+	n := len(g.sv.opq)
+	for n > 0 && g.sv.opq[n-1].depth >= g.deep {
+		n--
+		g.sv.opq[n] = opaqueEntry{}
+	}
+	g.sv.opq = g.sv.opq[:n]
+}
+
+// opaqueAt returns the pointer of the handle h while its call runs.
+func (g *Gate) opaqueAt(h uint64) (reflect.Value, bool) {
+	i := int(h&maxOpaque) - 1
+	if i < 0 || i >= len(g.sv.opq) || h>>opaqueIdxBits != uint64(g.sv.opq[i].gen) {
+		return reflect.Value{}, false
+	}
+	return g.sv.opq[i].p, true
+}
+
+// popOpaque stores the pointer of the handle a into v (a pointer of the
+// handle's type, or an interface it implements).
+func (g *Gate) popOpaque(a *cgo.Arg, v reflect.Value) error {
+	p, ok := g.opaqueAt(a.Light())
+	if !ok {
+		return errOpaque
+	}
+	typ := v.Type()
+	if !p.Type().AssignableTo(typ) {
+		return typeError(luaName(typ), "opaque handle of "+luaName(p.Type()))
+	}
+	v.Set(p)
+	return nil
+}
+
+// opaqueArg resolves argument 1 of get/set_opaquevalue.
+func (g *Gate) opaqueArg(fr cgo.Frame, name string) (reflect.Value, int32) {
+	a := arg(fr, 0)
+	if a.Type != int32(cgo.TLightUserdata) {
+		return reflect.Value{}, g.raiseArg(1, name, typeError("opaque handle", g.typeName(fr.Thread(), 1, &a)))
+	}
+	p, ok := g.opaqueAt(a.Light())
+	if !ok {
+		return p, g.raiseText(errOpaque.Error(), nil)
+	}
+	return p, 0
+}
+
+// getOpaque is zlua.get_opaquevalue(h): a ByVal copy of *p.
+func getOpaque(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
+	p, st := g.opaqueArg(fr, e.name)
+	if !p.IsValid() {
+		return st
+	}
+	g.S.ProgReset()
+	if err := g.pushStruct(p.Elem(), p.UnsafePointer()); err != nil {
+		return g.raiseText(e.name+": "+err.Error(), err)
+	}
+	return g.commitReturn()
+}
+
+// setOpaque is zlua.set_opaquevalue(h, v): *p = v, v a ByVal value of
+// *p's type.
+func setOpaque(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
+	p, st := g.opaqueArg(fr, e.name)
+	if !p.IsValid() {
+		return st
+	}
+	a := arg(fr, 1)
+	if a.Type != int32(cgo.TUserdata) {
+		return g.raiseArg(2, e.name, typeError(luaName(p.Type().Elem()), g.typeName(fr.Thread(), 2, &a)))
+	}
+	if err := g.readArg(fr, 1, p.Elem()); err != nil {
+		return g.raiseArg(2, e.name, err)
+	}
+	return g.ret0()
+}
+
+// InitStructs sets zlua.get_opaquevalue and zlua.set_opaquevalue and the
+// metatable that makes indexing a handle an error. It runs once, when the
+// Env is initialised, after the prelude.
+func (g *Gate) InitStructs() error {
+	s := g.S
+	s.ProgReset()
+	for _, f := range [...]funcEntry{{name: "get_opaquevalue", call: getOpaque}, {name: "set_opaquevalue", call: setOpaque}} {
+		id, err := g.registerEntry(f)
+		if err != nil {
+			return err
+		}
+		s.PutGoFunc(id)
+	}
+	if err := s.Commit(); err != nil {
+		return err
+	}
+	t := g.Current()
+	if st, _ := s.Run(t, cgo.OpStructInit, 0, 0, 0); st != cgo.OK {
+		return g.ErrorFromTop(t, st)
+	}
+	return nil
+}

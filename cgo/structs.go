@@ -1,0 +1,160 @@
+package cgo
+
+/*
+#include "zlua.h"
+
+static size_t zlua_svfreed_take(zlua_env *env, uint32_t *dst, size_t max)
+{
+	size_t n = env->svfreed_len < max ? env->svfreed_len : max;
+	memcpy(dst, env->svfreed + (env->svfreed_len - n), n * sizeof *dst);
+	env->svfreed_len -= n;
+	return n;
+}
+#cgo nocallback zlua_svfreed_take
+#cgo nocallback zlua_svstate_reserve
+*/
+import "C"
+
+import (
+	"encoding/binary"
+	"unsafe"
+)
+
+// OpStructInit sets zlua.get_opaquevalue and zlua.set_opaquevalue to the
+// two functions the committed program pushes, and gives light userdata
+// (opaque handles) their metatable.
+const OpStructInit = int(C.ZLUA_DO_SVINIT)
+
+// Field kinds of a ByVal field table (zlua_svkind).
+const (
+	SvI8   = int(C.ZLUA_SV_I8)
+	SvI16  = int(C.ZLUA_SV_I16)
+	SvI32  = int(C.ZLUA_SV_I32)
+	SvI64  = int(C.ZLUA_SV_I64)
+	SvU8   = int(C.ZLUA_SV_U8)
+	SvU16  = int(C.ZLUA_SV_U16)
+	SvU32  = int(C.ZLUA_SV_U32)
+	SvU64  = int(C.ZLUA_SV_U64)
+	SvF32  = int(C.ZLUA_SV_F32)
+	SvF64  = int(C.ZLUA_SV_F64)
+	SvBool = int(C.ZLUA_SV_BOOL)
+)
+
+// ValHeader is what Go reads of a ByVal userdata made by this state.
+type ValHeader struct {
+	TypeID    uint32
+	Size      uint32
+	Companion uint32 // 0: the value is the payload
+	Gen       uint32
+	Released  bool
+	// Payload is the copy inside the userdata (C memory, valid while the
+	// userdata is on the stack).
+	Payload unsafe.Pointer
+}
+
+func readValHeader(h *C.zlua_udheader) ValHeader {
+	u := (*C.ZLuaByValHeader)(unsafe.Pointer(h))
+	return ValHeader{TypeID: uint32(h.type_id), Size: uint32(u.size), Companion: uint32(u.companion),
+		Gen: uint32(u.gen), Released: h.flags&C.ZLUA_F_RELEASED != 0,
+		Payload: unsafe.Add(unsafe.Pointer(u), C.sizeof_ZLuaByValHeader)}
+}
+
+// OwnVal reports, for an argument the trampoline read, the ByVal header of
+// a userdata made by this state; checked is false when the argument was
+// read without that check (then use State.ValAt).
+func (a *Arg) OwnVal() (h ValHeader, ours, checked bool) {
+	if a.Type != int32(C.LUA_TUSERDATA) || a.isint == 0 {
+		return ValHeader{}, false, false
+	}
+	p := *(**C.zlua_udheader)(unsafe.Pointer(&a.v))
+	if p == nil || int(p.kind) != KindByVal {
+		return ValHeader{}, false, true
+	}
+	return readValHeader(p), true, true
+}
+
+// ValAt returns the ByVal header of the userdata at idx if this state made
+// it. Needs 2 free stack slots.
+func (s *State) ValAt(t Thread, idx int) (ValHeader, bool) {
+	h := C.zlua_toown(s.env, t.p, C.int(idx))
+	if h == nil || int(h.kind) != KindByVal {
+		return ValHeader{}, false
+	}
+	return readValHeader(h), true
+}
+
+// Light returns the value of a light userdata argument.
+func (a *Arg) Light() uint64 { return a.v }
+
+// PutByVal appends a push of a new ByVal userdata of type typeID with
+// metatable mtref: size bytes copied from payload (memory without Go
+// pointers), or none and companion slot (companion, gen).
+func (s *State) PutByVal(typeID uint32, mtref int32, payload unsafe.Pointer, size int, companion, gen uint32) {
+	s.progAlloc = true
+	if s.need(21 + size) {
+		p := s.prog[s.n:]
+		p[0] = C.ZLUA_OP_BYVAL
+		binary.LittleEndian.PutUint32(p[1:], typeID)
+		binary.LittleEndian.PutUint32(p[5:], uint32(mtref))
+		binary.LittleEndian.PutUint32(p[9:], uint32(size))
+		binary.LittleEndian.PutUint32(p[13:], companion)
+		binary.LittleEndian.PutUint32(p[17:], gen)
+		if size > 0 {
+			copy(p[21:], unsafe.Slice((*byte)(payload), size))
+		}
+		s.n += 21 + size
+	}
+}
+
+// PutNewValMetatable replaces the name last pushed with a new ByVal
+// metatable; gc adds the companion __gc.
+func (s *State) PutNewValMetatable(gc bool) {
+	s.progAlloc = true
+	if s.need(2) {
+		s.prog[s.n] = C.ZLUA_OP_SVMT
+		s.prog[s.n+1] = 0
+		if gc {
+			s.prog[s.n+1] = 1
+		}
+		s.n += 2
+	}
+}
+
+// PutValIndexer pops fields, methods, getter, setter, type id and name and
+// sets __index and __newindex of the metatable below them.
+func (s *State) PutValIndexer() {
+	s.progAlloc = true
+	s.op(C.ZLUA_OP_SVINDEX)
+}
+
+// PutLight appends a push of the light userdata h.
+func (s *State) PutLight(h uint64) { s.u64(C.ZLUA_OP_LIGHTUD, h) }
+
+// ReserveCompanions makes companion slot n addressable on the C side;
+// false when it cannot grow.
+func (s *State) ReserveCompanions(n uint32) bool {
+	return C.zlua_svstate_reserve(s.env, C.size_t(n)) != 0
+}
+
+// CompanionState returns 0 while no userdata of companion slot i exists,
+// 1 while it lives, 2 after its __gc.
+func (s *State) CompanionState(i uint32) byte {
+	return *(*byte)(unsafe.Add(unsafe.Pointer(s.env.svstate), i))
+}
+
+// ArmCompanion marks companion slot i as held by Go with no userdata yet.
+func (s *State) ArmCompanion(i uint32) {
+	*(*byte)(unsafe.Add(unsafe.Pointer(s.env.svstate), i)) = 0
+}
+
+// FreedCompanions calls f with companion slots whose userdata was
+// collected, in batches, and empties the queue. f must not call into Lua.
+func (s *State) FreedCompanions(f func(slots []uint32)) {
+	for s.env.svfreed_len > 0 {
+		n := C.zlua_svfreed_take(s.env, &s.freed[0], C.size_t(len(s.freed)))
+		f(unsafe.Slice((*uint32)(unsafe.Pointer(&s.freed[0])), int(n)))
+	}
+}
+
+// HasFreedCompanions reports whether collected companion slots wait.
+func (s *State) HasFreedCompanions() bool { return s.env != nil && s.env.svfreed_len > 0 }

@@ -1,0 +1,147 @@
+package zlua_test
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/zlua-go/zlua"
+)
+
+const invalidHandle = "invalid opaque parameter handle"
+
+func wantErr(t *testing.T, err error, want string) {
+	t.Helper()
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Fatalf("got %v, want an error containing %q", err, want)
+	}
+}
+
+func TestOpaqueInsideCall(t *testing.T) {
+	e := newEnv(t)
+	p := &Vec3{1, 2, 3}
+	var got *Vec3
+	must(t, e.Register("bump", func(v *Vec3) { got = v; v.Z += 10 }))
+	run(t, e, `function f(h)
+		local v = zlua.get_opaquevalue(h)
+		assert(v.X == 1 and v:Len() > 0)
+		v.X = 7
+		assert(zlua.get_opaquevalue(h).X == 1, "get returns a copy")
+		zlua.set_opaquevalue(h, v)
+		go.bump(h)
+		return zlua.get_opaquevalue(h).Z
+	end`)
+	var f func(any) float64
+	must(t, e.GetFunction("f", &f))
+	if z := f(zlua.Opaque(p)); z != 13 {
+		t.Fatalf("f = %v", z)
+	}
+	if got != p || *p != (Vec3{7, 2, 13}) {
+		t.Fatalf("p = %+v, bump got %p want %p", *p, got, p)
+	}
+	// Through *Function.Call, with a non-blittable struct.
+	r := &Record{Name: "ann"}
+	run(t, e, `function g(h) local v = zlua.get_opaquevalue(h); v.Name = v.Name .. "!"; zlua.set_opaquevalue(h, v) end`)
+	var g *zlua.Function
+	must(t, e.GetFunction("g", &g))
+	if _, err := g.Call(zlua.Opaque(r)); err != nil || r.Name != "ann!" {
+		t.Fatalf("Call: %v, %+v", err, r)
+	}
+}
+
+func TestOpaqueDeadAfterCall(t *testing.T) {
+	e := newEnv(t)
+	must(t, e.Register("bump", func(v *Vec3) { v.X++ }))
+	run(t, e, `local up
+		function keep(h)
+			saved = h; up = h
+			co = coroutine.create(function(x) coroutine.yield(); return zlua.get_opaquevalue(x) end)
+			assert(coroutine.resume(co, h))
+			assert(zlua.get_opaquevalue(h).X == 1)
+		end
+		function fromUpvalue() return zlua.get_opaquevalue(up) end
+		function fails(h) saved = h; error("boom") end`)
+	var keep, fails *zlua.Function
+	must(t, e.GetFunction("keep", &keep))
+	must(t, e.GetFunction("fails", &fails))
+	p := &Vec3{1, 0, 0}
+	if _, err := keep.Call(zlua.Opaque(p)); err != nil {
+		t.Fatal(err)
+	}
+	wantErr(t, e.DoString(`zlua.get_opaquevalue(saved)`), invalidHandle)
+	wantErr(t, e.DoString(`zlua.set_opaquevalue(saved, go_nothing)`), invalidHandle)
+	wantErr(t, e.DoString(`go.bump(saved)`), "bad argument #1 to 'bump' ("+invalidHandle+")")
+	wantErr(t, e.DoString(`fromUpvalue()`), invalidHandle)
+	wantErr(t, e.DoString(`assert(coroutine.resume(co))`), invalidHandle)
+	// After an error the handle is dead too.
+	_, err := fails.Call(zlua.Opaque(p))
+	wantErr(t, err, "boom")
+	wantErr(t, e.DoString(`zlua.get_opaquevalue(saved)`), invalidHandle)
+	// A panic in a Go function inside the call ends it the same way.
+	must(t, e.Register("explode", func() { panic("bang") }))
+	run(t, e, `function panics(h) saved = h; go.explode() end`)
+	var panics func(any) error
+	must(t, e.GetFunction("panics", &panics))
+	wantErr(t, panics(zlua.Opaque(p)), "bang")
+	wantErr(t, e.DoString(`zlua.get_opaquevalue(saved)`), invalidHandle)
+	if *p != (Vec3{1, 0, 0}) {
+		t.Fatalf("p changed: %+v", *p)
+	}
+}
+
+func TestOpaqueNestedCalls(t *testing.T) {
+	e := newEnv(t)
+	inner := &Vec3{X: 2}
+	var innerFn func(any)
+	must(t, e.Register("nest", func() { innerFn(zlua.Opaque(inner)) }))
+	run(t, e, `
+		function outer(h)
+			outerH = h
+			go.nest()
+			-- the inner call returned: its handle is dead, ours lives
+			assert(not pcall(zlua.get_opaquevalue, innerH))
+			return zlua.get_opaquevalue(h).X
+		end
+		function innerLua(h)
+			innerH = h
+			assert(zlua.get_opaquevalue(outerH).X == 1, "outer handle valid inside")
+			assert(zlua.get_opaquevalue(h).X == 2)
+		end`)
+	must(t, e.GetFunction("innerLua", &innerFn))
+	var outer func(any) (float64, error)
+	must(t, e.GetFunction("outer", &outer))
+	x, err := outer(zlua.Opaque(&Vec3{X: 1}))
+	if err != nil || x != 1 {
+		t.Fatalf("outer = %v, %v", x, err)
+	}
+	wantErr(t, e.DoString(`zlua.get_opaquevalue(outerH)`), invalidHandle)
+}
+
+func TestOpaqueErrors(t *testing.T) {
+	e := newEnv(t)
+	must(t, e.Register("heal", func(p *Player) {}))
+	run(t, e, `function try(h, chunk) return load(chunk)(h) end`)
+	var try func(any, string) error
+	must(t, e.GetFunction("try", &try))
+	p := &Vec3{}
+	for _, c := range []struct{ chunk, want string }{
+		{`local h = ...; return h.X`, "attempt to index an opaque parameter handle"},
+		{`local h = ...; return h:Len()`, "attempt to index an opaque parameter handle"},
+		{`local h = ...; h.X = 1`, "attempt to index an opaque parameter handle"},
+		{`local h = ...; go.heal(h)`, "bad argument #1 to 'heal' (Player expected, got opaque handle of Vec3)"},
+		{`local h = ...; zlua.set_opaquevalue(h, 5)`, "bad argument #2 to 'set_opaquevalue' (Vec3 expected, got number)"},
+		{`local h = ...; zlua.set_opaquevalue(h, zlua.get_opaquevalue(h), 1); return zlua.get_opaquevalue(5)`,
+			"bad argument #1 to 'get_opaquevalue' (opaque handle expected, got number)"},
+	} {
+		wantErr(t, try(zlua.Opaque(p), c.chunk), c.want)
+	}
+	wantErr(t, e.DoString(`zlua.get_opaquevalue(nil)`), "bad argument #1 to 'get_opaquevalue' (opaque handle expected, got nil)")
+	n := 5
+	err := try(zlua.Opaque(&n), "")
+	if !errors.Is(err, zlua.ErrCannotPush) {
+		t.Fatalf("Opaque(*int): %v", err)
+	}
+	if err := try(zlua.Opaque((*Vec3)(nil)), `assert(... == nil)`); err != nil {
+		t.Fatalf("Opaque(nil): %v", err)
+	}
+}

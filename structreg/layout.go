@@ -1,0 +1,135 @@
+package structreg
+
+import (
+	"reflect"
+	"strings"
+	"sync"
+
+	"github.com/zlua-go/zlua/cgo"
+)
+
+// Field is one exported field of a struct type as Lua sees it.
+type Field struct {
+	// Name is the Lua name (the Go name, or the lua:"name" tag).
+	Name string
+	// Index is the field's index path (promoted fields have several).
+	Index []int
+	// Type is the field's Go type.
+	Type reflect.Type
+	// Offset is the field's byte offset in the struct; meaningful for
+	// blittable structs only.
+	Offset uintptr
+	// Kind is the C field kind (cgo.Sv*) when C serves the field: a
+	// number or boolean in a blittable struct. 0 otherwise (nested
+	// structs and arrays are served by Go, as copies).
+	Kind int
+}
+
+// Layout describes a struct type for the StructRegistry.
+type Layout struct {
+	// Type is the struct type.
+	Type reflect.Type
+	// Name is the Lua-visible type name (__name, error messages).
+	Name string
+	// Blittable reports that values are copied into Lua memory (see
+	// [Blittable]).
+	Blittable bool
+	// Fields maps Lua names to the exported fields, promoted ones
+	// included; lua:"-" hides a field.
+	Fields map[string]*Field
+	// Order lists Fields in declaration order (for __tostring).
+	Order []*Field
+}
+
+var layouts sync.Map // reflect.Type → *Layout
+
+// LayoutOf returns the layout of the struct type t, computed once.
+func LayoutOf(t reflect.Type) *Layout {
+	if l, ok := layouts.Load(t); ok {
+		return l.(*Layout)
+	}
+	l := &Layout{Type: t, Name: t.Name(), Blittable: Blittable(t), Fields: map[string]*Field{}}
+	if l.Name == "" {
+		l.Name = t.String()
+	}
+	for _, f := range reflect.VisibleFields(t) {
+		if !f.IsExported() {
+			continue
+		}
+		name := f.Name
+		if tag, ok := f.Tag.Lookup("lua"); ok {
+			if tag == "-" {
+				continue
+			}
+			name, _, _ = strings.Cut(tag, ",")
+		}
+		fd := &Field{Name: name, Index: f.Index, Type: f.Type}
+		if l.Blittable {
+			fd.Offset = offsetOf(t, f.Index)
+			fd.Kind = kindOf(f.Type)
+		}
+		l.Fields[name] = fd
+		l.Order = append(l.Order, fd)
+	}
+	got, _ := layouts.LoadOrStore(t, l)
+	return got.(*Layout)
+}
+
+func offsetOf(t reflect.Type, index []int) uintptr {
+	var off uintptr
+	for _, i := range index {
+		f := t.Field(i)
+		off += f.Offset
+		t = f.Type
+	}
+	return off
+}
+
+func kindOf(t reflect.Type) int {
+	switch t.Kind() {
+	case reflect.Int8:
+		return cgo.SvI8
+	case reflect.Int16:
+		return cgo.SvI16
+	case reflect.Int32:
+		return cgo.SvI32
+	case reflect.Int, reflect.Int64:
+		return cgo.SvI64
+	case reflect.Uint8:
+		return cgo.SvU8
+	case reflect.Uint16:
+		return cgo.SvU16
+	case reflect.Uint32:
+		return cgo.SvU32
+	case reflect.Uint, reflect.Uint64, reflect.Uintptr:
+		return cgo.SvU64
+	case reflect.Float32:
+		return cgo.SvF32
+	case reflect.Float64:
+		return cgo.SvF64
+	case reflect.Bool:
+		return cgo.SvBool
+	}
+	return 0
+}
+
+// Blittable reports whether values of t may be copied byte for byte into
+// C memory: fixed-size numbers, booleans, and arrays and structs of those.
+func Blittable(t reflect.Type) bool {
+	switch t.Kind() {
+	case reflect.Bool, reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr,
+		reflect.Float32, reflect.Float64:
+		return true
+	case reflect.Array:
+		return Blittable(t.Elem())
+	case reflect.Struct:
+		for i := 0; i < t.NumField(); i++ {
+			if !Blittable(t.Field(i).Type) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}

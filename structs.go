@@ -1,0 +1,15 @@
+package zlua
+
+import "github.com/zlua-go/zlua/callbackgate"
+
+// Opaque wraps p, a pointer to a struct, for a Go→Lua call (a *Function
+// call, a typed func from GetFunction or a Lua callback, DoStringArgs):
+// Lua receives a light userdata handle instead of the struct, valid only
+// until that call returns, whether it succeeds, fails or a Go function
+// inside it panics. During the call, zlua.get_opaquevalue(h) returns a
+// by-value copy of *p, zlua.set_opaquevalue(h, v) stores the by-value v
+// into *p, and h passed to a Go function whose parameter is *T (p's type)
+// arrives as p itself. Afterwards every use of h is the Lua error
+// "invalid opaque parameter handle". A nil p is pushed as nil; anything
+// other than a pointer to a struct makes the call fail with ErrCannotPush.
+func Opaque(p any) any { return callbackgate.Opaque{P: p} }
