@@ -26,9 +26,9 @@ var errSweep = errors.New("sweep error")
 
 type sweepScenario struct {
 	name   string
-	closes bool // the scenario ends by closing the Env
-	setup func(e *Env) error // runs with working allocations
-	run   func(e *Env) error // runs with the failing allocator
+	closes bool               // the scenario ends by closing the Env
+	setup  func(e *Env) error // runs with working allocations
+	run    func(e *Env) error // runs with the failing allocator
 }
 
 var sweepScenarios = []sweepScenario{

@@ -319,6 +319,7 @@ func (g *Gate) callResult() (*cgo.CallResult, error) {
 	}
 	return g.callRes[g.deep], nil
 }
+
 // MaxCallDepth bounds the Go frames nested inside Lua calls (Go functions
 // called from Lua plus Env calls made by them). Each level of Lua→Go→Lua
 // recursion keeps C frames of the trampoline and the protected call on the
