@@ -52,6 +52,12 @@ func (f Frame) ReturnNum(n float64) {
 	r.Type, r.isint, r.v = int32(C.LUA_TNUMBER), 0, math.Float64bits(n)
 }
 
+// ReturnNil sets the call's one result to nil (see ReturnInt).
+func (f Frame) ReturnNil() {
+	r := (*Arg)(unsafe.Pointer(&f.p.ret))
+	r.Type, r.isint, r.v = int32(C.LUA_TNIL), 0, 0
+}
+
 // ReturnObj sets the call's one result to slot's ByObj userdata (see
 // State.PutObj); the handler then returns StatusRetObj.
 func (f Frame) ReturnObj(slot, gen, typeID uint32, mtref int32, cached bool) {
