@@ -89,7 +89,7 @@ int zlua_prog_run(lua_State *L, zlua_env *env, const unsigned char *p, size_t n)
 			zlua_obj_newmt(L, env);
 			break;
 		case ZLUA_OP_INDEXER:
-			lua_pushcclosure(L, zlua_obj_index, 2);
+			zlua_obj_indexer(L, env);
 			lua_setfield(L, -2, "__index");
 			break;
 		default:
@@ -185,8 +185,9 @@ static void where(lua_State *L)
 	lua_Debug ar;
 	int level = 1;
 	if (lua_getstack(L, 1, &ar)) {
-		lua_getinfo(L, "f", &ar);
-		if (lua_tocfunction(L, -1) == zlua_obj_index)
+		lua_getinfo(L, "Sf", &ar);
+		if (lua_tocfunction(L, -1) == zlua_obj_index ||
+		    strcmp(ar.source, ZLUA_INDEX_CHUNK) == 0)
 			level = 2;
 		lua_pop(L, 1);
 	}

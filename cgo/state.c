@@ -85,7 +85,7 @@ zlua_env *zlua_env_new(uintptr_t goid)
 	env->goid = goid;
 	env->dispatch_ref = env->msgh_ref = env->errinfo_ref = LUA_NOREF;
 	env->funcmt_ref = env->name_ref = env->filemt_ref = LUA_NOREF;
-	env->cache_ref = LUA_NOREF;
+	env->cache_ref = env->indexer_ref = LUA_NOREF;
 	env->L = luaL_newstate();
 	if (env->L == NULL || protected_boot(env->L, env) != LUA_OK) {
 		zlua_env_close(env);
