@@ -142,7 +142,9 @@ var openEnvs sync.Map // *Env → struct{}
 // Stats are counters of an Env.
 type Stats struct {
 	// LiveFuncs is the number of Go functions Lua can still reach (each
-	// function value pushed counts once until Lua collects it).
+	// function value pushed counts once until Lua collects it; the methods
+	// and metamethods of each bound object type count too, for the Env's
+	// life).
 	LiveFuncs int
 	// GoCalls counts Lua→Go calls; Panics the Go panics recovered.
 	GoCalls, Panics uint64

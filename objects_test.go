@@ -72,3 +72,25 @@ func TestMissingAndHiddenFields(t *testing.T) {
 		}
 	}
 }
+
+// A slot is handed out while the push program is written, before C makes
+// its userdata. When the push fails later in the same program, the
+// userdata never exists and the slot must not stay live.
+func TestFailedPushReleasesSlots(t *testing.T) {
+	e := newEnv(t)
+	base := e.Stats().LiveObjects
+	if err := e.SetGlobal("x", []any{&Player{}, &Monster{}, complex(1, 1)}); err == nil {
+		t.Fatal("SetGlobal with a complex number inside succeeded")
+	}
+	if got := e.Stats().LiveObjects; got != base {
+		t.Errorf("LiveObjects = %d after a failed push, want %d", got, base)
+	}
+	// The same inside a Go function whose result cannot be pushed.
+	must(t, e.SetGlobal("bad", func() []any { return []any{&Player{}, complex(1, 1)} }))
+	if err := e.DoString(`bad()`); err == nil {
+		t.Fatal("bad() succeeded")
+	}
+	if got := e.Stats().LiveObjects; got != base {
+		t.Errorf("LiveObjects = %d after a failed result push, want %d", got, base)
+	}
+}

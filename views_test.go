@@ -35,6 +35,7 @@ func TestInterfaceResultPushesWithItsView(t *testing.T) {
 	must(t, e.SetGlobal("asMover", func() Mover { return p }))
 	must(t, e.SetGlobal("asAny", func() any { return p }))
 	must(t, e.SetGlobal("none", func() Mover { return nil }))
+	must(t, e.SetGlobal("nilPlayer", func() *Player { return nil }))
 	must(t, e.SetGlobal("takeMover", func(m Mover) bool { return m.(*Player) == p }))
 	run(t, e, `
 		local m = asMover()
@@ -43,6 +44,7 @@ func TestInterfaceResultPushesWithItsView(t *testing.T) {
 		assert(rawequal(asAny(), p), "an empty interface is no view")
 		assert(m == p)
 		assert(none() == nil)
+		assert(select("#", nilPlayer()) == 1 and nilPlayer() == nil)
 		assert(takeMover(m) and takeMover(p))
 		assert(not pcall(function() return m.Name end))
 	`)

@@ -46,6 +46,7 @@ func objectRow(b *testing.B, script string) {
 		must(b, e.SetGlobal("get", func() *Counter { return same }))
 		must(b, e.SetGlobal("mk", func() *Counter { return &Counter{} }))
 		must(b, e.SetGlobal("obj", same))
+		must(b, e.SetGlobal("one", func() int { return 1 }))
 		b.ReportAllocs()
 		b.ResetTimer()
 		must(b, e.DoString(fmt.Sprintf(script, b.N)))
@@ -72,6 +73,7 @@ func objectRow(b *testing.B, script string) {
 		L.SetGlobal("obj", same)
 		L.SetGlobal("get", L.NewFunction(func(L *lua.LState) int { L.Push(same); return 1 }))
 		L.SetGlobal("mk", L.NewFunction(func(L *lua.LState) int { L.Push(newUD(&Counter{})); return 1 }))
+		L.SetGlobal("one", L.NewFunction(func(L *lua.LState) int { L.Push(lua.LNumber(1)); return 1 }))
 		b.ReportAllocs()
 		b.ResetTimer()
 		if err := L.DoString(fmt.Sprintf(script, b.N)); err != nil {
@@ -87,11 +89,18 @@ func must(b *testing.B, err error) {
 	}
 }
 
+// BenchmarkCallOne is one Lua→host call of one() returning the integer 1:
+// the baseline of BenchmarkCachedPush (same call, no arguments, one
+// result that needs no push program).
+func BenchmarkCallOne(b *testing.B) {
+	objectRow(b, "local one = one; for i = 1, %d do local o = one() end")
+}
+
 // BenchmarkCachedPush is one Lua→host call of get() that returns the same
 // object every time: the call itself (trampoline, one cgo callback for
 // zlua), the identity-cache lookup (Go map, then the weak Lua table in C)
-// and pushing the existing userdata. Subtract BenchmarkCallAdd's row (a
-// call returning an integer) for the push alone.
+// and pushing the existing userdata. Subtract BenchmarkCallOne's row (the
+// same call returning an integer) for the push alone.
 func BenchmarkCachedPush(b *testing.B) {
 	objectRow(b, "local get = get; for i = 1, %d do local o = get() end")
 }

@@ -59,16 +59,22 @@ func (g *Gate) bindingFor(typ, view reflect.Type) (*binding, error) {
 	return b, nil
 }
 
+// bind makes the binding of (typ, view). Its id is taken before the
+// metatable is built: building runs Lua, whose finalizers may push objects
+// and bind other types (or this one again, harmlessly) meanwhile.
 func (g *Gate) bind(typ, view reflect.Type) (*binding, error) {
+	if view != nil && !typ.Implements(view) {
+		return nil, fmt.Errorf("%w: %v does not implement %v", ErrCannotPush, typ, view)
+	}
 	b := &binding{id: uint32(len(g.bindByID)), typ: typ, view: view, name: luaName(typ)}
+	g.bindByID = append(g.bindByID, b)
 	if view != nil {
-		if !typ.Implements(view) {
-			return nil, fmt.Errorf("%w: %v does not implement %v", ErrCannotPush, typ, view)
-		}
 		b.name = luaName(view)
 		for i := 0; i < view.NumMethod(); i++ {
-			m, _ := typ.MethodByName(view.Method(i).Name)
-			b.methods = append(b.methods, newMethod(b, m))
+			if vm := view.Method(i); vm.IsExported() {
+				m, _ := typ.MethodByName(vm.Name)
+				b.methods = append(b.methods, newMethod(b, m))
+			}
 		}
 	} else {
 		for i := 0; i < typ.NumMethod(); i++ {
@@ -83,7 +89,6 @@ func (g *Gate) bind(typ, view reflect.Type) (*binding, error) {
 		return nil, err
 	}
 	b.mtref = ref
-	g.bindByID = append(g.bindByID, b)
 	g.binds[bindKey{typ, view}] = b
 	return b, nil
 }

@@ -24,6 +24,19 @@ func makeFastPlans() map[reflect.Type]callFunc {
 			}
 			return g.ret0()
 		},
+		reflect.TypeFor[func() int](): func(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
+			return retInt(fr, int64(e.fn.(func() int)()))
+		},
+		reflect.TypeFor[func() float64](): func(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
+			return retNum(fr, e.fn.(func() float64)())
+		},
+		reflect.TypeFor[func() bool](): func(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
+			fr.ReturnBool(e.fn.(func() bool)())
+			return cgo.StatusReturn1
+		},
+		reflect.TypeFor[func() string](): func(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
+			return g.retStr(e.fn.(func() string)())
+		},
 		reflect.TypeFor[func(int) int](): func(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
 			a, err := g.intArg(fr, 0)
 			if err != nil {

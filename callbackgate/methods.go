@@ -96,6 +96,11 @@ func kindLetter(t reflect.Type, result bool) byte {
 // popThis resolves the receiver (argument 1) of a call of m: a live ByObj
 // userdata of m's type.
 func (g *Gate) popThis(fr cgo.Frame, b *binding, name string) (*objreg.Slot, int32) {
+	if slot, gen, typeID, ok := fr.Self(); ok && typeID == b.id {
+		if s := g.objs.Get(slot, gen); s != nil {
+			return s, 0
+		}
+	}
 	a := arg(fr, 0)
 	h, ours, checked := a.Own()
 	if !checked && a.Type == int32(cgo.TUserdata) {

@@ -58,7 +58,8 @@ func (g *Gate) pushObj(v reflect.Value, view reflect.Type) error {
 // result: a cache hit neither reflects, allocates nor writes a program.
 func (g *Gate) retPtr(fr cgo.Frame, p unsafe.Pointer, typ reflect.Type, name string) int32 {
 	if p == nil {
-		return g.ret0()
+		fr.ReturnNil()
+		return cgo.StatusReturn1
 	}
 	b, err := g.bindingFor(typ, nil)
 	if err == nil {

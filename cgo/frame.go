@@ -39,6 +39,22 @@ func (f Frame) NArgs() int { return int(f.p.nargs) }
 // Arg returns a copy of argument i (0-based, i < FastArgs).
 func (f Frame) Arg(i int) Arg { return *(*Arg)(unsafe.Pointer(&f.p.args[i])) }
 
+// Self reads argument 1 when it is a live ByObj userdata of this state,
+// checked by the trampoline: its slot, generation and binding id. ok is
+// false for anything else (the caller then takes the slow path).
+func (f Frame) Self() (slot, gen, typeID uint32, ok bool) {
+	a := &f.p.args[0]
+	if f.p.nargs < 1 || a._type != C.LUA_TUSERDATA || a.isint == 0 {
+		return 0, 0, 0, false
+	}
+	h := *(**C.zlua_udheader)(unsafe.Pointer(&a.v))
+	if h == nil || h.kind != C.ZLUA_KIND_BYOBJ || h.flags&C.ZLUA_F_RELEASED != 0 {
+		return 0, 0, 0, false
+	}
+	u := (*C.ZLuaObjectUserData)(unsafe.Pointer(h))
+	return uint32(u.slot), uint32(u.gen), uint32(h.type_id), true
+}
+
 // ReturnInt sets the call's one result to an integer; the handler then
 // returns StatusReturn1 (no push program is needed).
 func (f Frame) ReturnInt(i int64) {
@@ -50,6 +66,12 @@ func (f Frame) ReturnInt(i int64) {
 func (f Frame) ReturnNum(n float64) {
 	r := (*Arg)(unsafe.Pointer(&f.p.ret))
 	r.Type, r.isint, r.v = int32(C.LUA_TNUMBER), 0, math.Float64bits(n)
+}
+
+// ReturnNil sets the call's one result to nil (see ReturnInt).
+func (f Frame) ReturnNil() {
+	r := (*Arg)(unsafe.Pointer(&f.p.ret))
+	r.Type, r.isint, r.v = int32(C.LUA_TNIL), 0, 0
 }
 
 // ReturnObj sets the call's one result to slot's ByObj userdata (see

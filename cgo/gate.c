@@ -89,7 +89,7 @@ int zlua_prog_run(lua_State *L, zlua_env *env, const unsigned char *p, size_t n)
 			zlua_obj_newmt(L, env);
 			break;
 		case ZLUA_OP_INDEXER:
-			lua_pushcclosure(L, zlua_obj_index, 2);
+			zlua_obj_indexer(L, env);
 			lua_setfield(L, -2, "__index");
 			break;
 		case ZLUA_OP_BYVAL:
@@ -205,9 +205,10 @@ static void where(lua_State *L)
 	lua_CFunction f;
 	int level = 1;
 	if (lua_getstack(L, 1, &ar)) {
-		lua_getinfo(L, "f", &ar);
+		lua_getinfo(L, "Sf", &ar);
 		f = lua_tocfunction(L, -1);
-		if (f == zlua_obj_index || f == zlua_sv_index || f == zlua_sv_newindex)
+		if (f == zlua_obj_index || f == zlua_sv_index || f == zlua_sv_newindex ||
+		    strcmp(ar.source, ZLUA_INDEX_CHUNK) == 0)
 			level = 2;
 		lua_pop(L, 1);
 	}

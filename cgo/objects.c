@@ -96,6 +96,32 @@ int zlua_obj_index(lua_State *L)
 	return 1;
 }
 
+#ifdef ZLUA_LUAJIT
+/* The factory of LuaJIT's __index closures: a method is a raw table hit,
+ * anything else goes to the Go getter (fields, errors). */
+static const char indexer_src[] =
+	"local rawget = rawget\n"
+	"return function(methods, getter)\n"
+	"  return function(o, k)\n"
+	"    local m = rawget(methods, k)\n"
+	"    if m ~= nil then return m end\n"
+	"    return getter(o, k)\n"
+	"  end\n"
+	"end\n";
+#endif
+
+void zlua_obj_indexer(lua_State *L, zlua_env *env)
+{
+#ifdef ZLUA_LUAJIT
+	lua_rawgeti(L, LUA_REGISTRYINDEX, env->indexer_ref);
+	lua_insert(L, -3);
+	lua_call(L, 2, 1);
+#else
+	(void)env;
+	lua_pushcclosure(L, zlua_obj_index, 2);
+#endif
+}
+
 void zlua_obj_newmt(lua_State *L, zlua_env *env)
 {
 	zlua_new_metatable(L, env, lua_tostring(L, -1));
@@ -119,6 +145,12 @@ void zlua_obj_init(lua_State *L, zlua_env *env)
 	lua_setfield(L, -2, "__mode");
 	lua_setmetatable(L, -2);
 	env->cache_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+#ifdef ZLUA_LUAJIT
+	if (luaL_loadbuffer(L, indexer_src, sizeof indexer_src - 1, ZLUA_INDEX_CHUNK) != 0)
+		lua_error(L);
+	lua_call(L, 0, 1);
+	env->indexer_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+#endif
 }
 
 int zlua_objcnt_reserve(zlua_env *env, size_t n)

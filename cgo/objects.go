@@ -118,10 +118,6 @@ func (s *State) FreedSlots(f func(slots []uint32)) {
 // HasFreedSlots reports whether released slots wait in the queue.
 func (s *State) HasFreedSlots() bool { return s.env != nil && s.env.objfreed_len > 0 }
 
-// LostSlots is the number of released slots dropped because the queue
-// could not grow.
-func (s *State) LostSlots() int { return int(s.env.objfreed_lost) }
-
 // CloseLua runs lua_close (every __gc) but keeps the C env, so the release
 // queues can still be drained; Close frees it.
 func (s *State) CloseLua() {

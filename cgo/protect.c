@@ -113,8 +113,8 @@ int zlua_dispatch(lua_State *L)
 }
 
 #ifdef ZLUA_LUAJIT
-/* [lua] A full collection, run by lua_cpcall. */
-static int collect(lua_State *L)
+/* [lua] A full collection; boot keeps it as a closure in the registry. */
+int zlua_collect(lua_State *L)
 {
 	lua_gc(L, LUA_GCCOLLECT, 0);
 	return 0;
@@ -123,11 +123,14 @@ static int collect(lua_State *L)
 /* [go-safe] LuaJIT does not collect before it reports an allocation
  * failure, so after the limit refused one the heap may be full of garbage
  * that no collection step will reach: collect it once the failed operation
- * is over (finalizers may raise, hence the protection). [-0, +0] */
+ * is over (finalizers may raise, hence the protection). The collector was
+ * made at boot: fetching it and lua_pcall allocate nothing, so this works
+ * with the heap at its limit. [-0, +0] */
 static void collect_after_refusal(zlua_env *env, lua_State *L)
 {
 	env->mem_refused = 0;
-	if (lua_cpcall(L, collect, NULL) != 0)
+	lua_rawgeti(L, LUA_REGISTRYINDEX, env->collect_ref);
+	if (lua_pcall(L, 0, 0, 0) != 0)
 		lua_pop(L, 1);
 }
 #endif

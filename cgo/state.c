@@ -15,6 +15,9 @@ int zlua_isinteger(lua_State *L, int idx)
 
 int zlua_dispatch(lua_State *L); /* protect.c */
 int zlua_msgh(lua_State *L);     /* protect.c */
+#ifdef ZLUA_LUAJIT
+int zlua_collect(lua_State *L);  /* protect.c */
+#endif
 
 void zlua_new_metatable(lua_State *L, zlua_env *env, const char *name)
 {
@@ -54,6 +57,11 @@ static int boot(lua_State *L)
 	lua_pushliteral(L, "__name");
 	env->name_ref = luaL_ref(L, LUA_REGISTRYINDEX);
 
+#ifdef ZLUA_LUAJIT
+	lua_pushcfunction(L, zlua_collect);
+	env->collect_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+#endif
+
 	lua_pushliteral(L, "FILE*");
 	env->filemt_ref = luaL_ref(L, LUA_REGISTRYINDEX);
 	return 0;
@@ -85,7 +93,8 @@ zlua_env *zlua_env_new(uintptr_t goid)
 	env->goid = goid;
 	env->dispatch_ref = env->msgh_ref = env->errinfo_ref = LUA_NOREF;
 	env->funcmt_ref = env->name_ref = env->filemt_ref = LUA_NOREF;
-	env->cache_ref = LUA_NOREF;
+	env->collect_ref = LUA_NOREF;
+	env->cache_ref = env->indexer_ref = LUA_NOREF;
 	env->L = zlua_newstate(env);
 	if (env->L == NULL || protected_boot(env->L, env) != LUA_OK) {
 		zlua_env_close(env);

@@ -237,6 +237,7 @@ typedef struct zlua_env {
 	int errinfo_ref;  /* registry ref of {message, traceback} */
 	int funcmt_ref;   /* registry ref of the Go function sentinel metatable */
 	int name_ref;     /* registry ref of the interned string "__name" */
+	int collect_ref;  /* LuaJIT: registry ref of the zlua_collect closure */
 	int filemt_ref;   /* registry ref of the string "FILE*" (LuaJIT) */
 	int errinfo_set;  /* message handler filled errinfo since last reset */
 
@@ -257,6 +258,7 @@ typedef struct zlua_env {
 	 * entry was cleared waits for its __gc and a new one was pushed. When
 	 * a __gc brings it to 0 the slot is queued in objfreed for Go. */
 	int cache_ref;    /* registry ref of the weak-valued cache: slot -> ud */
+	int indexer_ref;  /* LuaJIT: registry ref of the __index factory */
 	uint32_t *objcnt;
 	size_t objcnt_cap;
 	uint32_t *objfreed;
@@ -428,6 +430,13 @@ int zlua_obj_gc(lua_State *L);
 /* [lua] __index of ByObj userdata: upvalue 1 the methods table (looked up
  * raw, in C), upvalue 2 the Go field getter called on a miss. */
 int zlua_obj_index(lua_State *L);
+/* [lua] Replaces the methods table and the getter on top with the __index
+ * function over them: a C closure of zlua_obj_index on Lua 5.4; on LuaJIT
+ * a Lua closure, which the JIT compiles (a C __index would stop every
+ * trace through a method call). [-2, +1] */
+void zlua_obj_indexer(lua_State *L, zlua_env *env);
+/* Chunk name of LuaJIT's __index closures (error positions skip them). */
+#define ZLUA_INDEX_CHUNK "=zlua.index"
 /* [lua] Replaces the name on top with a new ByObj metatable: marker,
  * __name, __metatable, __gc. [-1, +1] */
 void zlua_obj_newmt(lua_State *L, zlua_env *env);

@@ -34,6 +34,7 @@
 // their userdata (the same armed rule as Go functions). A new slot whose
 // userdata was never made, because the program raised first, never reaches
 // the release queue; [Registry.Settle], called when no program can be
-// running, releases it. A slot revived by a push while its release was
-// queued stays live until Settle for the same reason.
+// running, releases it. A slot found again by a push stays live until
+// Settle for the same reason: its current userdata may be collected before
+// the program runs.
 package objreg

@@ -71,7 +71,7 @@ type Registry struct {
 	slots   []Slot
 	free    []uint32
 	ids     map[Key]uint32
-	pending []uint32 // slots revived by Lookup since the last Settle
+	pending []uint32 // slots found by Lookup since the last Settle
 	unarmed []uint32 // slots added since the last Settle
 	stats   Stats
 }
@@ -84,17 +84,17 @@ func New(c Counts) *Registry {
 	return r
 }
 
-// Lookup returns the live slot of key. A slot whose last userdata is
-// already gone (its release is queued) is revived: it stays live until
-// Settle, since the program it is handed to may create its new userdata
-// later.
+// Lookup returns the live slot of key and keeps it live until the next
+// Settle: the program it is handed to may run later, and meanwhile the
+// slot's current userdata, if only the weak cache refers to it, may be
+// collected (or already was: its release may be queued).
 func (r *Registry) Lookup(key Key) (slot, gen uint32, ok bool) {
 	slot, ok = r.ids[key]
 	if !ok {
 		return 0, 0, false
 	}
 	s := &r.slots[slot]
-	if !s.pending && r.c.SlotCount(slot) == 0 {
+	if !s.pending {
 		s.pending = true
 		r.pending = append(r.pending, slot)
 	}
@@ -151,9 +151,10 @@ func (r *Registry) Get(slot, gen uint32) *Slot {
 }
 
 // Drain releases the slots whose last userdata was collected, except
-// slots revived by Lookup since the last Settle: the program they were
-// handed to may not have run yet. A queued slot was created by its
-// program, so Drain is safe while programs run (at any depth).
+// slots found by Lookup since the last Settle: the program they were
+// handed to may not have run yet. A slot from Add reaches the queue only
+// after its program made its userdata, so Drain is safe while programs run
+// (at any depth).
 func (r *Registry) Drain() { r.drain(false) }
 
 func (r *Registry) drain(all bool) {

@@ -38,6 +38,7 @@ func TestSlotLifecycle(t *testing.T) {
 	if s, g, ok := r.Lookup(key); !ok || s != slot || g != gen {
 		t.Fatalf("Lookup = %d %d %v", s, g, ok)
 	}
+	r.Settle() // the programs ran
 	c.collect(slot)
 	r.Drain()
 	if r.Get(slot, gen) != nil || r.Stats().Live != 0 {
@@ -66,25 +67,30 @@ func TestSlotOfARaisedProgramIsReleasedAtSettle(t *testing.T) {
 	}
 }
 
-func TestRevivedSlotWaitsForSettle(t *testing.T) {
+func TestFoundSlotWaitsForSettle(t *testing.T) {
 	r, c := newFake()
 	x := new(int)
 	key, _ := MakeKey(unsafe.Pointer(x), 1)
 	slot, gen, _ := r.Add(key, true, x, 1)
 	c.create(slot)
 	r.Settle()
-	c.collect(slot)                     // queued...
-	if _, _, ok := r.Lookup(key); !ok { // ...and pushed again before Drain
+	if _, _, ok := r.Lookup(key); !ok { // pushed again...
 		t.Fatal("Lookup missed a live slot")
 	}
+	c.collect(slot) // ...and the old userdata dies before the program runs
 	r.Drain()
 	if r.Get(slot, gen) == nil {
-		t.Fatal("Drain released a revived slot before its program ran")
+		t.Fatal("Drain released a slot whose program has not run")
 	}
 	c.create(slot) // the program made the new userdata
 	r.Settle()
 	if r.Get(slot, gen) == nil {
 		t.Fatal("Settle released a slot with a live userdata")
+	}
+	c.collect(slot)
+	r.Drain()
+	if r.Get(slot, gen) != nil {
+		t.Fatal("slot not released after Settle")
 	}
 }
 

@@ -54,6 +54,13 @@ static int native_mk(lua_State *L)
 	return 1;
 }
 
+// native_one: returns 1 (the baseline of the cached push row).
+static int native_one(lua_State *L)
+{
+	lua_pushinteger(L, 1);
+	return 1;
+}
+
 // native_get: returns the same Counter each call (cached push row); the
 // object is upvalue 1.
 static int native_get(lua_State *L)
@@ -86,6 +93,8 @@ static lua_State *native_open(void)
 	lua_pop(L, 1);
 	lua_pushcfunction(L, native_mk);
 	lua_setglobal(L, "mk");
+	lua_pushcfunction(L, native_one);
+	lua_setglobal(L, "one");
 	new_counter(L);
 	lua_pushvalue(L, -1);
 	lua_setglobal(L, "obj");
@@ -173,7 +182,8 @@ type State struct{ L *C.lua_State }
 
 // Open creates a native state with the standard libraries, add(a, b), and
 // the object rows' C userdata: mk() (a new Counter), get() (always the
-// same Counter, also global obj) and the method Counter:Add(x).
+// same Counter, also global obj), the method Counter:Add(x), and one()
+// (returns 1).
 func Open() (*State, error) {
 	L := C.native_open()
 	if L == nil {
