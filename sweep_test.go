@@ -20,6 +20,15 @@ import (
 
 type sweepHero struct{ HP int }
 
+// sweepVec is blittable (fields served in C); sweepRecord is not (a
+// companion holds it).
+type sweepVec struct{ X, Y float64 }
+
+type sweepRecord struct {
+	Name string
+	Tags []string
+}
+
 func (h *sweepHero) Heal(n int) int { h.HP += n; return h.HP }
 
 var errSweep = errors.New("sweep error")
@@ -93,6 +102,35 @@ var sweepScenarios = []sweepScenario{
 		}
 		greet.Release()
 		return e.Pump()
+	}},
+	{"ByVal and Opaque", false, func(e *Env) error {
+		if err := e.SetGlobal("lenOf", func(r sweepRecord) int { return len(r.Tags) }); err != nil {
+			return err
+		}
+		return e.DoString(`function nudge(h)
+				local v = zlua.get_opaquevalue(h)
+				v.X = v.X + 1
+				zlua.set_opaquevalue(h, v)
+				return v.X
+			end`)
+	}, func(e *Env) error {
+		if err := e.SetGlobal("v", sweepVec{X: 1, Y: 2}); err != nil {
+			return err
+		}
+		if err := e.SetGlobal("rec", sweepRecord{Name: "orc", Tags: []string{"a", "b"}}); err != nil {
+			return err
+		}
+		if err := e.DoString(`v.X = v.Y * 2; assert(lenOf(rec) == 2 and rec.Name == "orc"); rec = nil; v = nil`); err != nil {
+			return err
+		}
+		var nudge *Function
+		if err := e.GetFunction("nudge", &nudge); err != nil {
+			return err
+		}
+		p := &sweepVec{X: 1}
+		_, err := nudge.Call(Opaque(p))
+		nudge.Release()
+		return err
 	}},
 	{"Close", true, func(e *Env) error {
 		if err := e.SetGlobal("hero", &sweepHero{}); err != nil {
@@ -195,7 +233,7 @@ func sweepOnce(t *testing.T, sc sweepScenario, k uint64, ref Stats) (left Stats,
 	}
 	// Usable again, and nothing leaked once everything is dropped.
 	runtime.GC()
-	if err := e.DoString(`hero, heroes, s = nil, nil, nil; collectgarbage(); collectgarbage()`); err != nil {
+	if err := e.DoString(`hero, heroes, s, v, rec = nil; collectgarbage(); collectgarbage()`); err != nil {
 		t.Fatalf("k=%d: Env unusable after the failure: %v", k, err)
 	}
 	if err := e.Pump(); err != nil && !e.g.Closed() {
@@ -212,9 +250,10 @@ func sweepOnce(t *testing.T, sc sweepScenario, k uint64, ref Stats) (left Stats,
 		}
 	}
 	if k > 0 && (st.LiveObjects > ref.LiveObjects || st.LiveFuncs > ref.LiveFuncs ||
-		st.LiveRefs > ref.LiveRefs) {
-		t.Fatalf("k=%d: leaked: objects %d (%d without failure), functions %d (%d), refs %d (%d)", k,
-			st.LiveObjects, ref.LiveObjects, st.LiveFuncs, ref.LiveFuncs, st.LiveRefs, ref.LiveRefs)
+		st.LiveRefs > ref.LiveRefs || st.LiveStructs > ref.LiveStructs) {
+		t.Fatalf("k=%d: leaked: objects %d (%d without failure), functions %d (%d), refs %d (%d), structs %d (%d)", k,
+			st.LiveObjects, ref.LiveObjects, st.LiveFuncs, ref.LiveFuncs, st.LiveRefs, ref.LiveRefs,
+			st.LiveStructs, ref.LiveStructs)
 	}
 	return st, !reached, runErr != nil
 }
