@@ -49,6 +49,11 @@ func TestMethodSignatures(t *testing.T) {
 		p:MoveTo(1, 2)                  -- ff:
 		p:Rename("bo")                  -- s:
 		assert(p:Alive())               -- :b
+		local x, y = p:Position()       -- :ff
+		assert(x == 1 and y == 2, x)
+		assert(p:Hurt(1) == true and p:Hurt(-1) == true) -- i:b
+		local ok, err = pcall(p.Hurt, p, "x")
+		assert(not ok and err:find("bad argument #1 to 'Player:Hurt' (number expected, got string)", 1, true), err)
 		assert(tostring(p) == "Player(bo)") -- :s through __tostring
 		assert(p:Sum() == 0 and p:Sum(4, 5) == 9) -- variadic: reflect
 		local ok, err = pcall(p.Heal, p, 1.5)

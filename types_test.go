@@ -27,13 +27,15 @@ type Player struct {
 	hidden int
 }
 
-func (p *Player) MoveTo(x, y float64) { p.Pos = Vec{x, y} }
-func (p *Player) Heal(n int)          { p.HP += n }
-func (p *Player) Health() int         { return p.HP }
-func (p *Player) Rename(s string)     { p.Name = s }
-func (p *Player) Alive() bool         { return p.HP > 0 }
-func (p *Player) Self() *Player       { return p }
-func (p *Player) Fail() error         { return errors.New("player failed") }
+func (p *Player) MoveTo(x, y float64)          { p.Pos = Vec{x, y} }
+func (p *Player) Heal(n int)                   { p.HP += n }
+func (p *Player) Health() int                  { return p.HP }
+func (p *Player) Rename(s string)              { p.Name = s }
+func (p *Player) Alive() bool                  { return p.HP > 0 }
+func (p *Player) Position() (float64, float64) { return p.Pos.X, p.Pos.Y }
+func (p *Player) Hurt(n int) bool              { p.HP -= n; return p.HP > 0 }
+func (p *Player) Self() *Player                { return p }
+func (p *Player) Fail() error                  { return errors.New("player failed") }
 func (p *Player) Sum(xs ...int) int {
 	s := 0
 	for _, x := range xs {

@@ -322,6 +322,35 @@ func makeMethodShapes() map[string]methodMaker {
 				return retNum(fr, f(s.Ptr(), a))
 			}
 		},
+		":ff": func(m *method, code unsafe.Pointer) callFunc {
+			f := as[func(unsafe.Pointer) (float64, float64)](code)
+			return func(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
+				s, st := g.popThis(fr, m.b, e.name)
+				if s == nil {
+					return st
+				}
+				x, y := f(s.Ptr())
+				g.S.ProgReset()
+				g.S.PutNum(x)
+				g.S.PutNum(y)
+				return g.commitReturn()
+			}
+		},
+		"i:b": func(m *method, code unsafe.Pointer) callFunc {
+			f := as[func(unsafe.Pointer, int64) bool](code)
+			return func(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
+				s, st := g.popThis(fr, m.b, e.name)
+				if s == nil {
+					return st
+				}
+				a, err := g.intArg(fr, 1)
+				if err != nil {
+					return g.raiseArg(1, e.name, err)
+				}
+				fr.ReturnBool(f(s.Ptr(), a))
+				return cgo.StatusReturn1
+			}
+		},
 	}
 }
 
