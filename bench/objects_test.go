@@ -89,44 +89,44 @@ func must(b *testing.B, err error) {
 	}
 }
 
-// BenchmarkCallOne is one Lua→host call of one() returning the integer 1:
-// the baseline of BenchmarkCachedPush (same call, no arguments, one
+// BenchmarkObjects_CallOne is one Lua→host call of one() returning the integer 1:
+// the baseline of BenchmarkObjects_CachedPush (same call, no arguments, one
 // result that needs no push program).
-func BenchmarkCallOne(b *testing.B) {
+func BenchmarkObjects_CallOne(b *testing.B) {
 	objectRow(b, "local one = one; for i = 1, %d do local o = one() end")
 }
 
-// BenchmarkCachedPush is one Lua→host call of get() that returns the same
+// BenchmarkObjects_CachedPush is one Lua→host call of get() that returns the same
 // object every time: the call itself (trampoline, one cgo callback for
 // zlua), the identity-cache lookup (Go map, then the weak Lua table in C)
-// and pushing the existing userdata. Subtract BenchmarkCallOne's row (the
+// and pushing the existing userdata. Subtract BenchmarkObjects_CallOne's row (the
 // same call returning an integer) for the push alone.
-func BenchmarkCachedPush(b *testing.B) {
+func BenchmarkObjects_CachedPush(b *testing.B) {
 	objectRow(b, "local get = get; for i = 1, %d do local o = get() end")
 }
 
-// BenchmarkNewPush is one call of mk() returning a new object (for zlua a
+// BenchmarkObjects_NewPush is one call of mk() returning a new object (for zlua a
 // new *Counter: Go allocation, a new slot, a new userdata entered in the
 // weak cache), plus that object's later collection: the script ends with
 // a full Lua collection (every __gc) and zlua's Pump releases the slots.
-func BenchmarkNewPush(b *testing.B) {
+func BenchmarkObjects_NewPush(b *testing.B) {
 	objectRow(b, "local mk = mk; for i = 1, %d do local o = mk() end; collectgarbage(); collectgarbage()")
 }
 
-// BenchmarkMethodCall is obj:Add(1) on a held object: the method lookup
+// BenchmarkObjects_MethodCall is obj:Add(1) on a held object: the method lookup
 // (__index, a methods table hit in C for native and zlua), the call, the
 // receiver check (luaL_checkudata / zlua's ours+kind+slot+type check), one
 // integer argument and one integer result.
-func BenchmarkMethodCall(b *testing.B) {
+func BenchmarkObjects_MethodCall(b *testing.B) {
 	objectRow(b, "local o, s = obj, 0; for i = 1, %d do s = o:Add(1) end; assert(s == %[1]d)")
 }
 
-// BenchmarkBytesPerObject reports B/object: the memory one more live object
+// BenchmarkObjects_BytesPerObject reports B/object: the memory one more live object
 // costs, held by Lua in a presized table. zlua: the userdata and its weak
 // cache entry (Lua heap) plus the slot, identity map entry and C count (Go
 // heap and C). native: the userdata. gopher-lua: its LUserData. The Go
 // object itself (24 bytes) is allocated before measuring and excluded.
-func BenchmarkBytesPerObject(b *testing.B) {
+func BenchmarkObjects_BytesPerObject(b *testing.B) {
 	const n = 100_000
 	objs := make([]*Counter, n)
 	for i := range objs {
@@ -208,14 +208,15 @@ type slotCounts struct{ queue []uint32 }
 func (c *slotCounts) ReserveSlots(uint32) bool      { return true }
 func (c *slotCounts) SlotCount(uint32) uint32       { return 0 }
 func (c *slotCounts) FreedSlots(f func(s []uint32)) { f(c.queue); c.queue = c.queue[:0] }
+func (c *slotCounts) HasFreedSlots() bool           { return len(c.queue) > 0 }
 
-// BenchmarkSlotVsCgoHandle compares zlua's slot table with the runtime's
+// BenchmarkObjects_SlotVsCgoHandle compares zlua's slot table with the runtime's
 // handle table, the alternative for keeping Go objects reachable by an
 // integer: store an object, read it back by index, release it. The
 // "native" row is runtime/cgo.Handle (NewHandle, Value, Delete); "zlua"
 // is objreg (Add, Get, release through the queue and Drain, in batches of
 // 256 as the gate drains).
-func BenchmarkSlotVsCgoHandle(b *testing.B) {
+func BenchmarkObjects_SlotVsCgoHandle(b *testing.B) {
 	c := &Counter{}
 	b.Run("native", func(b *testing.B) {
 		b.ReportAllocs()

@@ -20,6 +20,9 @@ type Counts interface {
 	SlotCount(slot uint32) uint32
 	// FreedSlots calls f with queued slots and empties the queue.
 	FreedSlots(f func(slots []uint32))
+	// HasFreedSlots reports whether slots wait in the queue (checked first
+	// so an empty queue costs no closure).
+	HasFreedSlots() bool
 }
 
 // Key identifies an object with identity seen through one binding: its
@@ -158,6 +161,9 @@ func (r *Registry) Get(slot, gen uint32) *Slot {
 func (r *Registry) Drain() { r.drain(false) }
 
 func (r *Registry) drain(all bool) {
+	if !r.c.HasFreedSlots() {
+		return
+	}
 	r.c.FreedSlots(func(slots []uint32) {
 		for _, i := range slots {
 			s := &r.slots[i]

@@ -14,6 +14,7 @@ type fakeCounts struct {
 func (f *fakeCounts) ReserveSlots(uint32) bool     { return true }
 func (f *fakeCounts) SlotCount(slot uint32) uint32 { return f.count[slot] }
 func (f *fakeCounts) FreedSlots(fn func([]uint32)) { fn(f.queue); f.queue = nil }
+func (f *fakeCounts) HasFreedSlots() bool          { return len(f.queue) > 0 }
 func (f *fakeCounts) create(slot uint32)           { f.count[slot]++ }
 func (f *fakeCounts) collect(slot uint32) {
 	if f.count[slot]--; f.count[slot] == 0 {

@@ -18,6 +18,9 @@ type States interface {
 	ArmCompanion(i uint32)
 	// FreedCompanions calls f with queued slots and empties the queue.
 	FreedCompanions(f func(slots []uint32))
+	// HasFreedCompanions reports whether slots wait in the queue (checked
+	// first so an empty queue costs no closure).
+	HasFreedCompanions() bool
 }
 
 type slot struct {
@@ -89,6 +92,9 @@ func (r *Registry) release(idx uint32) {
 // Drain releases the slots whose userdata Lua collected. Safe at any
 // depth: a collected userdata never comes back.
 func (r *Registry) Drain() {
+	if !r.c.HasFreedCompanions() {
+		return
+	}
 	r.c.FreedCompanions(func(slots []uint32) {
 		for _, i := range slots {
 			if int(i) < len(r.slots) && r.c.CompanionState(i) == 2 {

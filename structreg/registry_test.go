@@ -17,6 +17,7 @@ func (s *states) ReserveCompanions(uint32) bool    { return true }
 func (s *states) CompanionState(i uint32) byte     { return s.st[i] }
 func (s *states) ArmCompanion(i uint32)            { s.st[i] = 0 }
 func (s *states) FreedCompanions(f func([]uint32)) { f(s.queue); s.queue = nil }
+func (s *states) HasFreedCompanions() bool         { return len(s.queue) > 0 }
 func (s *states) collect(i uint32)                 { s.st[i] = 2; s.queue = append(s.queue, i) }
 func (s *states) create(i uint32)                  { s.st[i] = 1 }
 
