@@ -134,6 +134,15 @@ func num(v float64) string {
 	return strconv.FormatFloat(v, 'f', 1, 64)
 }
 
+// metricValue prints a reported metric, where 0 is a value (e.g. slots
+// left), not a missing row.
+func metricValue(v float64) string {
+	if v == 0 {
+		return "0"
+	}
+	return num(v)
+}
+
 func ratio(a, b float64) string {
 	if a == 0 || b == 0 {
 		return "–"
@@ -162,7 +171,7 @@ func extraMetrics(r *results, group string) string {
 				if b.Len() == 0 {
 					b.WriteString("| operation | implementation | metric | value |\n|---|---|---|---:|\n")
 				}
-				fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", op, impl, u, num(median(s[u])))
+				fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", op, impl, u, metricValue(median(s[u])))
 			}
 		}
 	}
@@ -188,7 +197,7 @@ func render(r *results) string {
 				}
 				slices.Sort(units)
 				for _, u := range units {
-					fmt.Fprintf(&b, "| %s | %s | %s |\n", op, u, num(median(s[u])))
+					fmt.Fprintf(&b, "| %s | %s | %s |\n", op, u, metricValue(median(s[u])))
 				}
 			}
 			b.WriteString("\n")
