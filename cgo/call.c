@@ -17,51 +17,18 @@ static int run_simple(lua_State *L, const unsigned char *p, size_t n)
 	const unsigned char *end = p + n;
 	while (p < end) {
 		int op = *p++;
-		switch (op) {
-		case ZLUA_OP_NIL:
-			lua_pushnil(L);
-			break;
-		case ZLUA_OP_TRUE:
-		case ZLUA_OP_FALSE:
-			lua_pushboolean(L, op == ZLUA_OP_TRUE);
-			break;
-		case ZLUA_OP_INT: {
-			int64_t i;
-			memcpy(&i, p, sizeof i);
-			p += sizeof i;
-#ifdef ZLUA_LUAJIT
-			lua_pushnumber(L, (lua_Number)i);
-#else
-			lua_pushinteger(L, (lua_Integer)i);
-#endif
-			break;
-		}
-		case ZLUA_OP_NUM: {
-			double d;
-			memcpy(&d, p, sizeof d);
-			p += sizeof d;
-			lua_pushnumber(L, (lua_Number)d);
-			break;
-		}
+		if (zlua_push_scalar_op(L, op, &p))
+			continue;
 #ifndef ZLUA_LUAJIT
-		case ZLUA_OP_LIGHTUD: { /* LuaJIT may allocate a segment: protected path */
+		if (op == ZLUA_OP_LIGHTUD) { /* LuaJIT may allocate a segment: protected path */
 			uint64_t h;
 			memcpy(&h, p, sizeof h);
 			p += sizeof h;
 			lua_pushlightuserdata(L, (void *)(uintptr_t)h);
-			break;
+			continue;
 		}
 #endif
-		case ZLUA_OP_REF: {
-			int32_t ref;
-			memcpy(&ref, p, sizeof ref);
-			p += sizeof ref;
-			lua_rawgeti(L, LUA_REGISTRYINDEX, ref);
-			break;
-		}
-		default:
-			return 0;
-		}
+		return 0;
 	}
 	return 1;
 }

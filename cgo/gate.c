@@ -32,32 +32,9 @@ int zlua_prog_run(lua_State *L, zlua_env *env, const unsigned char *p, size_t n)
 	while (p < end) {
 		int op = *p++;
 		luaL_checkstack(L, 3, "zlua: too many values");
+		if (zlua_push_scalar_op(L, op, &p))
+			continue;
 		switch (op) {
-		case ZLUA_OP_NIL:
-			lua_pushnil(L);
-			break;
-		case ZLUA_OP_TRUE:
-		case ZLUA_OP_FALSE:
-			lua_pushboolean(L, op == ZLUA_OP_TRUE);
-			break;
-		case ZLUA_OP_INT: {
-			int64_t i;
-			memcpy(&i, p, sizeof i);
-			p += sizeof i;
-#ifdef ZLUA_LUAJIT
-			lua_pushnumber(L, (lua_Number)i);
-#else
-			lua_pushinteger(L, (lua_Integer)i);
-#endif
-			break;
-		}
-		case ZLUA_OP_NUM: {
-			double d;
-			memcpy(&d, p, sizeof d);
-			p += sizeof d;
-			lua_pushnumber(L, (lua_Number)d);
-			break;
-		}
 		case ZLUA_OP_STR: {
 			uint32_t len = get_u32(p);
 			p += 4;
@@ -74,10 +51,6 @@ int zlua_prog_run(lua_State *L, zlua_env *env, const unsigned char *p, size_t n)
 			break;
 		case ZLUA_OP_GOFUNC:
 			push_gofunc(L, env, get_u32(p));
-			p += 4;
-			break;
-		case ZLUA_OP_REF:
-			lua_rawgeti(L, LUA_REGISTRYINDEX, (int)(int32_t)get_u32(p));
 			p += 4;
 			break;
 		case ZLUA_OP_OBJ:

@@ -400,6 +400,50 @@ int zlua_callref(zlua_env *env, lua_State *L, int nres, int simple, zlua_callres
 /* [go-safe] An address unique to the calling OS thread. */
 uintptr_t zlua_tid(void);
 
+/* [go-safe] Pushes the value of one non-allocating push-program op (nil,
+ * booleans, integers, floats, registry refs) and advances *pp past its
+ * operand; returns 0, pushing nothing, for any other op. Shared by the
+ * protected interpreter and the unprotected fast call path. [-0, +1|0] */
+static inline int zlua_push_scalar_op(lua_State *L, int op, const unsigned char **pp)
+{
+	const unsigned char *p = *pp;
+	switch (op) {
+	case ZLUA_OP_NIL:
+		lua_pushnil(L);
+		return 1;
+	case ZLUA_OP_TRUE:
+	case ZLUA_OP_FALSE:
+		lua_pushboolean(L, op == ZLUA_OP_TRUE);
+		return 1;
+	case ZLUA_OP_INT: {
+		int64_t i;
+		memcpy(&i, p, sizeof i);
+		*pp = p + sizeof i;
+#ifdef ZLUA_LUAJIT
+		lua_pushnumber(L, (lua_Number)i);
+#else
+		lua_pushinteger(L, (lua_Integer)i);
+#endif
+		return 1;
+	}
+	case ZLUA_OP_NUM: {
+		double d;
+		memcpy(&d, p, sizeof d);
+		*pp = p + sizeof d;
+		lua_pushnumber(L, (lua_Number)d);
+		return 1;
+	}
+	case ZLUA_OP_REF: {
+		int32_t ref;
+		memcpy(&ref, p, sizeof ref);
+		*pp = p + sizeof ref;
+		lua_rawgeti(L, LUA_REGISTRYINDEX, ref);
+		return 1;
+	}
+	}
+	return 0;
+}
+
 /* ---- gate (gate.c) ---- */
 
 /* [lua] Runs a push program. Returns the number of values pushed. */
