@@ -245,3 +245,66 @@ func BenchmarkObjects_SlotVsCgoHandle(b *testing.B) {
 		}
 	})
 }
+
+// fieldLoop reads and writes an integer field of a held object n times.
+const fieldLoop = "local o = rec; for i = 1, %d do o.N = o.N + 1 end; assert(o.N == %[1]d)"
+
+// BenchmarkObjects_FieldGetSet is one read plus one write of an exported
+// int field of a Go object held by reference (obj.N = obj.N + 1): zlua
+// enters Go for each (ByObj fields live in Go memory); native is a C
+// userdata whose __index/__newindex serve the field; gopher-lua a
+// LUserData with Go __index/__newindex functions.
+func BenchmarkObjects_FieldGetSet(b *testing.B) {
+	b.Run("native", func(b *testing.B) {
+		s, err := native.Open()
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer s.Close()
+		s.OpenFields()
+		b.ReportAllocs()
+		b.ResetTimer()
+		must(b, s.DoString(fmt.Sprintf(fieldLoop, b.N)))
+	})
+	b.Run("zlua", func(b *testing.B) {
+		e, err := zlua.New(zlua.Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer e.Close()
+		must(b, e.SetGlobal("rec", &Counter{}))
+		b.ReportAllocs()
+		b.ResetTimer()
+		must(b, e.DoString(fmt.Sprintf(fieldLoop, b.N)))
+	})
+	b.Run("gopherlua", func(b *testing.B) {
+		L := lua.NewState()
+		defer L.Close()
+		mt := L.NewTypeMetatable("Counter")
+		L.SetField(mt, "__index", L.NewFunction(func(L *lua.LState) int {
+			c := L.CheckUserData(1).Value.(*Counter)
+			if L.CheckString(2) != "N" {
+				L.RaiseError("no field")
+			}
+			L.Push(lua.LNumber(c.N))
+			return 1
+		}))
+		L.SetField(mt, "__newindex", L.NewFunction(func(L *lua.LState) int {
+			c := L.CheckUserData(1).Value.(*Counter)
+			if L.CheckString(2) != "N" {
+				L.RaiseError("no field")
+			}
+			c.N = L.CheckInt(3)
+			return 0
+		}))
+		ud := L.NewUserData()
+		ud.Value = &Counter{}
+		L.SetMetatable(ud, mt)
+		L.SetGlobal("rec", ud)
+		b.ReportAllocs()
+		b.ResetTimer()
+		if err := L.DoString(fmt.Sprintf(fieldLoop, b.N)); err != nil {
+			b.Fatal(err)
+		}
+	})
+}
