@@ -41,3 +41,30 @@ func TestValuesFromAnotherEnv(t *testing.T) {
 		t.Errorf("A's handle after A closed = %v", err)
 	}
 }
+
+// debug.getmetatable reaches zlua's __gc metamethods: called by hand on
+// any value (a foreign userdata, an object, a struct, another sentinel, a
+// table) they must do nothing harmful, and the real objects keep working.
+func TestFinalizersCalledByHandOnForeignValues(t *testing.T) {
+	e := newEnv(t)
+	thing := &sharedThing{}
+	must(t, e.SetGlobal("thing", thing))
+	must(t, e.SetGlobal("gf", func() int { return 7 }))
+	must(t, e.SetGlobal("vec", struct{ X, Y float64 }{1, 2}))
+	run(t, e, `
+		local sentinel = select(2, debug.getupvalue(gf, 1))
+		local objgc = debug.getmetatable(thing).__gc
+		local fngc = debug.getmetatable(sentinel).__gc
+		local tiny = newproxy and newproxy(true) or io.stdout
+		for _, gc in ipairs({objgc, fngc}) do
+			for _, v in ipairs({io.stdout, tiny, vec, {}, 42, "s"}) do
+				pcall(gc, v)
+			end
+		end
+		pcall(objgc, sentinel)
+		pcall(fngc, thing)
+		assert(gf() == 7, "the Go function was released by a foreign __gc call")
+		assert(thing:Bump() == 1, "the object was released by a foreign __gc call")
+		assert(vec.X == 1)
+	`)
+}

@@ -246,12 +246,18 @@ int zlua_trampoline(lua_State *L)
 
 int zlua_funcud_gc(lua_State *L)
 {
-	zlua_funcud *fu = (zlua_funcud *)lua_touserdata(L, 1);
-	zlua_env *env;
-	if (fu == NULL || (fu->header.flags & ZLUA_F_RELEASED))
+	zlua_funcud *fu;
+	zlua_udheader *h;
+	zlua_env *env = zlua_marker_env(L, 1);
+	/* debug.getmetatable lets a script call this __gc on any value: act
+	 * only on a live function sentinel of this env. */
+	if (env == NULL || (h = zlua_toown(env, L, 1)) == NULL || h->kind != ZLUA_KIND_FUNC ||
+	    zlua_rawlen(L, 1) < sizeof *fu || (h->flags & ZLUA_F_RELEASED))
+		return 0;
+	fu = (zlua_funcud *)h;
+	if (fu->env != env)
 		return 0;
 	fu->header.flags |= ZLUA_F_RELEASED;
-	env = fu->env;
 	env->armed[fu->fnid] = 2;
 	if (env->freed_len == env->freed_cap) {
 		size_t cap = env->freed_cap ? env->freed_cap * 2 : 256;

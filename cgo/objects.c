@@ -53,16 +53,15 @@ void zlua_obj_push(lua_State *L, zlua_env *env, uint32_t slot, uint32_t gen,
 
 int zlua_obj_gc(lua_State *L)
 {
-	ZLuaObjectUserData *u = (ZLuaObjectUserData *)lua_touserdata(L, 1);
-	zlua_env *env;
-	if (u == NULL || (u->header.flags & ZLUA_F_RELEASED) || !lua_getmetatable(L, 1))
+	ZLuaObjectUserData *u;
+	zlua_udheader *h;
+	zlua_env *env = zlua_marker_env(L, 1);
+	/* debug.getmetatable lets a script call this __gc on any value: act
+	 * only on a live ByObj userdata of this env. */
+	if (env == NULL || (h = zlua_toown(env, L, 1)) == NULL || h->kind != ZLUA_KIND_BYOBJ ||
+	    zlua_rawlen(L, 1) < sizeof *u || (h->flags & ZLUA_F_RELEASED))
 		return 0;
-	lua_pushlightuserdata(L, (void *)&zlua_marker);
-	lua_rawget(L, -2);
-	env = (zlua_env *)lua_touserdata(L, -1);
-	lua_pop(L, 2);
-	if (env == NULL)
-		return 0;
+	u = (ZLuaObjectUserData *)h;
 	u->header.flags |= ZLUA_F_RELEASED;
 	/* Invariant 3: drop the cache entry only if it is still this userdata;
 	 * a push after the weak entry was cleared has put a new one there. */

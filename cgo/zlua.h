@@ -537,6 +537,10 @@ const char *zlua_typename(zlua_env *env, lua_State *L, int idx);
 /* [go-safe] The zlua header of the userdata at idx if it was made by env,
  * else NULL. [-0, +0] */
 zlua_udheader *zlua_toown(zlua_env *env, lua_State *L, int idx);
+/* [go-safe] The env named by the zlua marker in the metatable of the
+ * userdata at idx, or NULL (not a userdata, no metatable, no marker).
+ * [-0, +0] */
+zlua_env *zlua_marker_env(lua_State *L, int idx);
 
 /* Address whose lightuserdata is the key of zlua's marker in every zlua
  * metatable; the value is the owning env as a lightuserdata. */
