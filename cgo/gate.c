@@ -2,6 +2,7 @@
  * interpreter it shares with the protected operations. */
 #include "zlua.h"
 
+/* Reads a little-endian u32 operand of a push program (unaligned). */
 static uint32_t get_u32(const unsigned char *p)
 {
 	uint32_t v;
