@@ -42,13 +42,9 @@ func (e *Env) GetFunction(name string, fnPtr any) error {
 	var ferr error
 	err := e.protect(func(t cgo.Thread) int {
 		s := e.g.S
-		s.ProgReset()
-		s.PutStr(name)
-		if ferr = s.Commit(); ferr != nil {
-			return cgo.OK
-		}
-		st, _ := s.Run(t, cgo.OpGetGlobal, 0, 1, 0)
-		if st != cgo.OK {
+		st, err := e.pushGlobal(t, name)
+		if err != nil || st != cgo.OK {
+			ferr = err
 			return st
 		}
 		if t.Type(-1) != cgo.TFunction {

@@ -84,13 +84,9 @@ func (e *Env) Global(name string, out any) error {
 	var rerr error
 	err := e.protect(func(t cgo.Thread) int {
 		s := e.g.S
-		s.ProgReset()
-		s.PutStr(name)
-		if rerr = s.Commit(); rerr != nil {
-			return cgo.OK
-		}
-		st, _ := s.Run(t, cgo.OpGetGlobal, 0, 1, 0)
-		if st != cgo.OK {
+		st, err := e.pushGlobal(t, name)
+		if err != nil || st != cgo.OK {
+			rerr = err
 			return st
 		}
 		if !s.Reserve(t, callbackgate.ReadStack) {
@@ -107,4 +103,19 @@ func (e *Env) Global(name string, out any) error {
 		return fmt.Errorf("zlua: global %q: %w", name, err)
 	}
 	return nil
+}
+
+// pushGlobal pushes _G[name] (metamethods of _G run, under protection).
+// A Lua error comes back as its status with the error value on the stack;
+// err reports a program that could not be built (then the status is OK
+// and nothing was pushed).
+func (e *Env) pushGlobal(t cgo.Thread, name string) (status int, err error) {
+	s := e.g.S
+	s.ProgReset()
+	s.PutStr(name)
+	if err := s.Commit(); err != nil {
+		return cgo.OK, err
+	}
+	st, _ := s.Run(t, cgo.OpGetGlobal, 0, 1, 0)
+	return st, nil
 }
