@@ -185,28 +185,42 @@ func (g *Gate) self(fr cgo.Frame, b *binding) (*objreg.Slot, int32) {
 	return g.popThis(fr, b, b.name)
 }
 
-// fieldGet is __index after the methods table missed: a struct field, a
-// map element or a slice element of a ByRef value.
-func fieldGet(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
-	b := e.fn.(*binding)
+// fieldAccess resolves what __index and __newindex act on: the receiver
+// (checked), the key, and either elem (a ByRef map or slice: the caller
+// serves the element) or the named struct field. When it returns neither,
+// st is the raised error (a bad receiver, or "T has no <what> 'k'").
+func (g *Gate) fieldAccess(fr cgo.Frame, b *binding, what string) (ov reflect.Value, key cgo.Arg, f *field, elem bool, st int32) {
 	s, st := g.self(fr, b)
 	if s == nil {
-		return st
+		return ov, key, nil, false, st
 	}
-	key := arg(fr, 1)
-	ov := reflect.ValueOf(s.Val)
+	key = arg(fr, 1)
+	ov = reflect.ValueOf(s.Val)
 	switch b.typ.Kind() {
 	case reflect.Map, reflect.Slice:
 		if b.view == nil {
-			return g.elemGet(fr, b, ov, &key)
+			return ov, key, nil, true, 0
 		}
 	}
-	var f *field
 	if key.Type == int32(cgo.TString) && b.fields != nil {
 		f = b.fields[key.View()]
 	}
 	if f == nil {
-		return g.raiseText(fmt.Sprintf("%s has no field or method '%s'", b.name, g.keyText(fr, &key)), nil)
+		st = g.raiseText(fmt.Sprintf("%s has no %s '%s'", b.name, what, g.keyText(fr, &key)), nil)
+	}
+	return ov, key, f, false, st
+}
+
+// fieldGet is __index after the methods table missed: a struct field, a
+// map element or a slice element of a ByRef value.
+func fieldGet(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
+	b := e.fn.(*binding)
+	ov, key, f, elem, st := g.fieldAccess(fr, b, "field or method")
+	if elem {
+		return g.elemGet(fr, b, ov, &key)
+	}
+	if f == nil {
+		return st
 	}
 	fv, err := ov.Elem().FieldByIndexErr(f.index)
 	if err != nil {
@@ -236,24 +250,12 @@ func fieldGet(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
 // fieldSet is __newindex: assigns a struct field or a ByRef element.
 func fieldSet(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
 	b := e.fn.(*binding)
-	s, st := g.self(fr, b)
-	if s == nil {
-		return st
-	}
-	key := arg(fr, 1)
-	ov := reflect.ValueOf(s.Val)
-	switch b.typ.Kind() {
-	case reflect.Map, reflect.Slice:
-		if b.view == nil {
-			return g.elemSet(fr, b, ov, &key)
-		}
-	}
-	var f *field
-	if key.Type == int32(cgo.TString) && b.fields != nil {
-		f = b.fields[key.View()]
+	ov, key, f, elem, st := g.fieldAccess(fr, b, "field")
+	if elem {
+		return g.elemSet(fr, b, ov, &key)
 	}
 	if f == nil {
-		return g.raiseText(fmt.Sprintf("%s has no field '%s'", b.name, g.keyText(fr, &key)), nil)
+		return st
 	}
 	fv, err := ov.Elem().FieldByIndexErr(f.index)
 	if err == nil {
