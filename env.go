@@ -1,6 +1,7 @@
 package zlua
 
 import (
+	"errors"
 	"fmt"
 	"runtime"
 	"sync"
@@ -113,22 +114,45 @@ func (e *Env) init() error {
 
 // Close closes the Lua state, running every pending __gc, and releases all
 // Go values Lua held; function handles of this Env then fail with a clear
-// error. It is idempotent. It returns ErrBusy when called while Lua code of
-// this Env is running (from a Go function Lua called): close after the
-// outermost call returns, or Reset.
+// error. Once Close has begun, Post refuses new functions (ErrClosed); the
+// ones posted before and not yet run by a Pump run first, in order, on
+// Close's goroutine, while the Env is still open, and the panics among
+// them are returned joined (the Env is closed all the same). A function
+// run that way that calls Close or Pump gets ErrBusy.
+//
+// Close is idempotent and safe against calls starting on other goroutines:
+// they get ErrClosed (ErrStale for function handles) or ErrConcurrentUse,
+// never a freed state. It returns ErrBusy, and does nothing, when called
+// while Lua code of this Env is running (from a Go function Lua called):
+// close after the outermost call returns, or Reset. It returns
+// ErrConcurrentUse, and does nothing, while another goroutine is running
+// a call of the Env.
 func (e *Env) Close() error {
-	if e.g.Closed() {
-		return nil
-	}
-	if err := e.g.Claim(); err != nil {
+	if err := e.g.Hold(); err != nil {
+		if err == ErrClosed {
+			return nil
+		}
 		return err
 	}
-	defer e.g.Unclaim()
-	e.posted.Close()
-	e.g.Close()
+	// Close has begun: Post refuses from here on. The functions accepted
+	// before run inside the hold, so no other goroutine can close or use
+	// the Env under them.
+	var errs []error
+	for _, fn := range e.posted.CloseTake() {
+		if err := runPosted(fn); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	e.g.CloseClaimed()
+	e.g.Release()
+	e.forget()
+	return errors.Join(errs...)
+}
+
+// forget drops a closed Env from the leak accounting of the tests.
+func (e *Env) forget() {
 	leakedSlots.Add(int64(e.g.LeakedSlots()))
 	openEnvs.Delete(e)
-	return nil
 }
 
 // leakedSlots counts object slots still live after Close ran every __gc,

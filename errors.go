@@ -1,10 +1,6 @@
 package zlua
 
-import (
-	"errors"
-
-	"github.com/zlua-go/zlua/callbackgate"
-)
+import "github.com/zlua-go/zlua/callbackgate"
 
 // LuaError is an error raised in Lua and caught by zlua: its Message and
 // the Traceback where it was raised. When the error started as a Go error
@@ -24,8 +20,10 @@ type PanicError = callbackgate.PanicError
 // ErrMemory reports that Lua could not allocate memory.
 var ErrMemory = callbackgate.ErrMemory
 
-// ErrClosed is returned by methods of an Env after Close.
-var ErrClosed = errors.New("zlua: env is closed")
+// ErrClosed is returned by methods of an Env after Close (also when Close
+// ran on another goroutine while the call was starting), and by Post once
+// Close has begun.
+var ErrClosed = callbackgate.ErrClosed
 
 // ErrBusy is returned by Close and Pump while Lua code of the Env is
 // running (from inside a Go function that Lua called).

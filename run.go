@@ -12,9 +12,8 @@ import (
 // balanced, and turns a failed Lua status into a *LuaError.
 func (e *Env) protect(f func(t cgo.Thread) int) error {
 	g := e.g
-	if g.Closed() {
-		return ErrClosed
-	}
+	// No closed check before Enter: Close may run between the two. Enter
+	// reports ErrClosed from the owner word it claims.
 	if err := g.Enter(); err != nil {
 		return err
 	}

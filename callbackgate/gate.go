@@ -19,6 +19,21 @@ var ErrConcurrentUse = errors.New("zlua: Env used by two goroutines at once (han
 // called while Lua code of it runs, e.g. from a Go function Lua called.
 var ErrBusy = errors.New("zlua: env is running Lua code")
 
+// ErrClosed reports a call of a closed gate (an Env after Close).
+var ErrClosed = errors.New("zlua: env is closed")
+
+// The owner word (Gate.busy). An outermost API call moves it from
+// gateIdle to gateClaimed and back; Close moves it from gateClaimed to
+// gateClosed, which is final. A caller that wins the claim therefore knows
+// the state is open and stays open until it lets go (only a claim holder
+// closes it), and one that loses learns from the same word whether the
+// state is closed: no field Close writes is read before the claim is won.
+const (
+	gateIdle    int32 = 0
+	gateClaimed int32 = 1
+	gateClosed  int32 = 2
+)
+
 // Gate is the Go side of one Lua state: its Go function table, the thread
 // that is running, the nesting depth of Go↔Lua calls, and the deferred
 // release queue. A Gate is used by one goroutine at a time.
@@ -29,8 +44,13 @@ type Gate struct {
 	cur  cgo.Thread
 	deep int // Go frames inside Lua calls (gate calls and API calls)
 
-	busy  atomic.Int32   // 1 while an outermost API call runs
-	cbTID atomic.Uintptr // OS thread running the owner's Lua code, once it called Go
+	busy atomic.Int32 // gateIdle, gateClaimed or gateClosed
+	// cbTID is the OS thread of the owner, recorded at its first Lua→Go
+	// call (or by Hold) and cleared by the outermost Exit. While it is set
+	// the owner's goroutine is locked to that thread (LockOSThread), so no
+	// other goroutine runs there: a goroutine that finds its own thread in
+	// cbTID (cgo.OnThread) is the owner, calling from inside Lua.
+	cbTID atomic.Uintptr
 
 	funcs   []funcEntry
 	free    []uint32 // released function ids
@@ -39,7 +59,6 @@ type Gate struct {
 	recent  [8]recentErr
 	recentN int
 
-	gone     bool        // unregistered from the gate table
 	unrefs   *pump.Queue // refs dropped by Go, for this state generation
 	liveRefs atomic.Int64
 	callRes  []*cgo.CallResult // one per nesting depth, reused
@@ -165,34 +184,99 @@ func (g *Gate) Teardown() {
 	g.liveRefs.Store(0)
 }
 
-// Close tears the state down and unregisters the gate. Idempotent.
-func (g *Gate) Close() {
-	g.Teardown()
-	if !g.gone {
-		g.gone = true
-		g.unregister()
+// Close claims the gate, tears the state down, unregisters the gate and
+// marks it closed for good. It returns ErrClosed if the gate was closed
+// already, and the Claim error (nothing done) if the state is in use.
+func (g *Gate) Close() error {
+	if err := g.Claim(); err != nil {
+		return err
 	}
+	g.CloseClaimed()
+	return nil
+}
+
+// CloseClaimed is Close for the holder of a Claim (or of Hold); the claim
+// ends with it.
+func (g *Gate) CloseClaimed() {
+	g.Teardown()
+	g.unregister()
+	g.dropThread()
+	g.deep = 0
+	// Everything above happens before the store: a caller that then fails
+	// its CAS and reads gateClosed touches nothing of the freed state.
+	g.busy.Store(gateClosed)
 }
 
 // Claim takes the gate for an operation that must not run while Lua code
 // of this state runs (Close, Reset, Pump): ErrBusy from inside a Go
-// function that Lua called, ErrConcurrentUse from another goroutine.
-// Unclaim releases it.
+// function that Lua called, ErrConcurrentUse from another goroutine,
+// ErrClosed once the gate is closed. Unclaim releases it.
 func (g *Gate) Claim() error {
-	if g.busy.CompareAndSwap(0, 1) {
+	if g.busy.CompareAndSwap(gateIdle, gateClaimed) {
 		return nil
 	}
-	if tid := g.cbTID.Load(); tid != 0 && tid == cgo.ThreadID() {
-		return ErrBusy
+	return g.claimFailed(ErrBusy)
+}
+
+// claimFailed says why a CAS on the owner word failed: the gate is closed,
+// the caller runs inside a Go function Lua called (nested is returned,
+// nil for Enter), or another goroutine owns it. Only atomics are read.
+func (g *Gate) claimFailed(nested error) error {
+	if cgo.OnThread(&g.cbTID) {
+		return nested
+	}
+	if g.busy.Load() == gateClosed {
+		return ErrClosed
 	}
 	return ErrConcurrentUse
 }
 
 // Unclaim releases a Claim.
-func (g *Gate) Unclaim() { g.busy.Store(0) }
+func (g *Gate) Unclaim() {
+	g.dropThread()
+	g.busy.Store(gateIdle)
+}
 
-// Closed reports whether the state is closed.
+// Hold claims the gate for a Go-side session (Close running posted
+// functions, Reset rebuilding the state): until Release, the calling
+// goroutine is locked to its OS thread and recorded as the owner's thread,
+// so its own API calls nest (Enter succeeds) while every other goroutine
+// gets ErrConcurrentUse, and Close or Pump from inside return ErrBusy.
+func (g *Gate) Hold() error {
+	if err := g.Claim(); err != nil {
+		return err
+	}
+	runtime.LockOSThread() // before ThreadID: the goroutine may not move after it
+	g.cbTID.Store(cgo.ThreadID())
+	g.deep++
+	return nil
+}
+
+// Release ends Hold. Unless the gate was closed meanwhile (CloseClaimed),
+// it settles and lets go of the claim like the outermost Exit.
+func (g *Gate) Release() {
+	if g.busy.Load() != gateClosed {
+		g.Exit()
+	}
+}
+
+// dropThread ends what Hold or the first Lua→Go call of an outermost call
+// started: the owner's thread is forgotten and its goroutine unlocked. The
+// store comes before the unlock: once another goroutine can run on the
+// thread, cbTID no longer names it.
+func (g *Gate) dropThread() {
+	if g.cbTID.Load() != 0 {
+		g.cbTID.Store(0)
+		runtime.UnlockOSThread()
+	}
+}
+
+// Closed reports whether the state is closed. Only the holder of the claim
+// (inside Enter/Exit or Claim/Unclaim) may call it; others use IsClosed.
 func (g *Gate) Closed() bool { return g.S == nil || g.S.Closed() }
+
+// IsClosed reports, from any goroutine, whether the gate was closed.
+func (g *Gate) IsClosed() bool { return g.busy.Load() == gateClosed }
 
 // Current returns the thread Go code should use now: the coroutine running
 // the innermost Go function, or the main thread at top level.
@@ -229,13 +313,13 @@ func (g *Gate) PendingRefs() int { return g.unrefs.Len() }
 
 // Enter starts an API call that may run Lua. The outermost call claims the
 // gate; a nested one must come from the goroutine running Lua (inside a Go
-// function Lua called). Anything else is ErrConcurrentUse, detected without
-// touching the state.
+// function Lua called). Anything else is ErrConcurrentUse, or ErrClosed
+// after Close, detected without touching the state: the caller checks
+// nothing before Enter, since Close may run in between.
 func (g *Gate) Enter() error {
-	if !g.busy.CompareAndSwap(0, 1) {
-		tid := g.cbTID.Load()
-		if tid == 0 || tid != cgo.ThreadID() {
-			return ErrConcurrentUse
+	if !g.busy.CompareAndSwap(gateIdle, gateClaimed) {
+		if err := g.claimFailed(nil); err != nil {
+			return err
 		}
 	}
 	g.deep++
@@ -251,10 +335,8 @@ func (g *Gate) Exit() {
 	g.deep--
 	if g.deep == 0 {
 		g.Settle()
-		if g.cbTID.Load() != 0 {
-			g.cbTID.Store(0)
-		}
-		g.busy.Store(0)
+		g.dropThread()
+		g.busy.Store(gateIdle)
 	}
 }
 
@@ -345,10 +427,13 @@ func dispatch(goid uintptr, fnid uint32, fr cgo.Frame) (status int32) {
 		return g.raiseText(errCallsTooDeep, nil)
 	}
 	prev := g.cur
-	// The owner's goroutine stays on one OS thread for the whole cgo call
-	// chain of an outermost call, so the thread is recorded once per
-	// outermost call (Exit clears it) and only loaded here after that.
+	// The first Lua→Go call of an outermost call records the thread and
+	// locks the owner's goroutine to it until the outermost Exit (a
+	// callback runs locked anyway; the lock keeps other goroutines off the
+	// thread between the owner's later cgo calls, so a thread match in
+	// claimFailed can only be the owner). Later calls only load it.
 	if tid := fr.TID(); g.cbTID.Load() != tid {
+		runtime.LockOSThread() // the callback runs on tid: it stays there
 		g.cbTID.Store(tid)
 	}
 	g.cur = fr.Thread()

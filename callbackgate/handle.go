@@ -58,6 +58,8 @@ func (f *Function) Release() {
 	f.q.Push(f.ref)
 }
 
+// check reports a released or stale handle. The caller holds f.g's claim
+// (Reset and Close write the generation and the state under it).
 func (f *Function) check() error {
 	switch {
 	case f.released:
@@ -68,14 +70,22 @@ func (f *Function) check() error {
 	return nil
 }
 
-// start begins a call: checks the handle, claims the gate and starts the
-// program with the function.
+// start begins a call: claims the gate, checks the handle and starts the
+// program with the function. The handle is checked only once the claim is
+// won, since Close or Reset may run until then.
 func (f *Function) start() (*Gate, error) {
-	if err := f.check(); err != nil {
-		return nil, err
+	if f.released {
+		return nil, ErrReleased
 	}
 	g := f.g
 	if err := g.Enter(); err != nil {
+		if err == ErrClosed {
+			return nil, ErrStale
+		}
+		return nil, err
+	}
+	if err := f.check(); err != nil {
+		g.Exit()
 		return nil, err
 	}
 	g.S.ProgReset()

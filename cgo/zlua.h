@@ -399,6 +399,10 @@ typedef struct zlua_callres {
 int zlua_callref(zlua_env *env, lua_State *L, int nres, int simple, zlua_callres *r);
 /* [go-safe] An address unique to the calling OS thread. */
 uintptr_t zlua_tid(void);
+/* [go-safe] Whether *owner (read atomically) is zlua_tid(): load and
+ * compare happen in one call, on one thread, so a goroutine that moved
+ * threads cannot match a thread it has left. */
+int zlua_on_thread(const uintptr_t *owner);
 
 /* [go-safe] Pushes the value of one non-allocating push-program op (nil,
  * booleans, integers, floats, registry refs) and advances *pp past its

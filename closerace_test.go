@@ -1,0 +1,113 @@
+package zlua_test
+
+import (
+	"errors"
+	"math/rand/v2"
+	"testing"
+	"time"
+
+	"github.com/zlua-go/zlua"
+)
+
+// closeRaceRounds is the number of Envs TestCloseRacingWithCallsNeverCrashes
+// closes under a running caller. 10^4 is the figure issue 11 asks for; under
+// -race it runs in about TODO s per backend on the 2-core CI machine, and
+// -short runs a tenth of it.
+const closeRaceRounds = 10_000
+
+// TestCloseRacingWithCallsNeverCrashes closes an Env while another
+// goroutine calls it in a loop (DoString, a *Function, a typed func,
+// SetGlobal, Global), after a random delay of 0–200 µs. The caller must end
+// with ErrClosed (ErrStale for handles) and may see ErrConcurrentUse on
+// the way; Close loses to a running call with ErrConcurrentUse and is
+// retried. Before the fix the closed check came before the owner claim and
+// the process died in zlua_load(NULL, …) or zlua_prog_reserve(NULL, …).
+func TestCloseRacingWithCallsNeverCrashes(t *testing.T) {
+	rounds := closeRaceRounds
+	if testing.Short() {
+		rounds /= 10
+	}
+	start := time.Now()
+	retries := 0
+	for round := range rounds {
+		e, err := zlua.New(zlua.Options{})
+		must(t, err)
+		var fn *zlua.Function
+		var typed func(int) error
+		must(t, e.DoString(`function f(x) return x end`))
+		must(t, e.GetFunction("f", &fn))
+		must(t, e.GetFunction("f", &typed))
+		c := &closeRace{between: make(chan struct{}), closed: make(chan struct{})}
+		done := make(chan error, 1)
+		go func() { done <- c.callUntilClosed(e, fn, typed) }()
+		spin(time.Duration(rand.IntN(200)) * time.Microsecond)
+		for {
+			err := e.Close()
+			if err == nil {
+				break
+			}
+			if !errors.Is(err, zlua.ErrConcurrentUse) {
+				t.Fatalf("round %d: Close = %v", round, err)
+			}
+			// Retry from a point where the caller is between two calls
+			// and about to start the next: on a loaded machine a Close
+			// spinning against a caller that never lets go can lose for
+			// milliseconds. The next call still races with Close.
+			retries++
+			select {
+			case <-c.between:
+			case err := <-done:
+				t.Fatalf("round %d: caller stopped before Close succeeded: %v", round, err)
+			}
+		}
+		close(c.closed)
+		if err := <-done; err != nil {
+			t.Fatalf("round %d: %v", round, err)
+		}
+	}
+	t.Logf("%d rounds in %v (%d Close retries)", rounds, time.Since(start), retries)
+}
+
+// closeRace is the caller's side of one round.
+type closeRace struct {
+	between chan struct{} // the caller offers a point between two calls
+	closed  chan struct{} // closed once Close succeeded
+}
+
+// callUntilClosed calls e in a loop until a call reports the Env closed.
+func (c *closeRace) callUntilClosed(e *zlua.Env, fn *zlua.Function, typed func(int) error) error {
+	var x int
+	for i := 0; ; i++ {
+		var err error
+		switch i % 5 {
+		case 0:
+			err = e.DoString(`x = 1`)
+		case 1:
+			_, err = fn.Call(i)
+		case 2:
+			err = typed(i)
+		case 3:
+			err = e.SetGlobal("x", i)
+		case 4:
+			err = e.Global("x", &x)
+		}
+		switch {
+		case err == nil, errors.Is(err, zlua.ErrConcurrentUse):
+		case errors.Is(err, zlua.ErrClosed), errors.Is(err, zlua.ErrStale):
+			return nil
+		default:
+			return err
+		}
+		select {
+		case c.between <- struct{}{}:
+		case <-c.closed:
+		default:
+		}
+	}
+}
+
+// spin waits d without sleeping: timers are too coarse for microseconds.
+func spin(d time.Duration) {
+	for start := time.Now(); time.Since(start) < d; {
+	}
+}
