@@ -2,7 +2,10 @@ package zlua_test
 
 import (
 	"errors"
+	"fmt"
 	"math/rand/v2"
+	"runtime"
+	"sync"
 	"testing"
 	"time"
 
@@ -111,3 +114,99 @@ func spin(d time.Duration) {
 	for start := time.Now(); time.Since(start) < d; {
 	}
 }
+
+// TestEveryEntryPointRacingWithClose runs each entry point of an Env on
+// its own goroutine in a loop while another goroutine closes the Env after
+// a random delay, and two more call Close at the same moment. Every call
+// must succeed or report ErrClosed, ErrStale or ErrConcurrentUse; Stats and
+// Post must keep working (Post refusing with ErrClosed once Close began).
+func TestEveryEntryPointRacingWithClose(t *testing.T) {
+	rounds := 100 // about 2 s (Lua 5.4) and 6 s (LuaJIT) under -race
+	if testing.Short() {
+		rounds = 20
+	}
+	start := time.Now()
+	defer func() { t.Logf("%d rounds in %v", rounds, time.Since(start)) }()
+	type viewer interface{ Name() string }
+	for round := range rounds {
+		e, err := zlua.New(zlua.Options{})
+		must(t, err)
+		must(t, e.DoString(`function f(x) return x end`))
+		var fn *zlua.Function
+		must(t, e.GetFunction("f", &fn))
+		entry := map[string]func(i int) error{
+			"DoString":     func(int) error { return e.DoString(`x = 1`) },
+			"DoStringArgs": func(i int) error { return e.DoStringArgs(`x = ...`, i) },
+			"SetGlobal":    func(i int) error { return e.SetGlobal("x", i) },
+			"Global":       func(int) error { var x any; return e.Global("x", &x) },
+			"GetFunction":  func(int) error { var g func(string) error; return e.GetFunction("print", &g) },
+			"Register":     func(i int) error { return e.Register("game.n", i) },
+			"AsView":       func(int) error { return e.SetGlobal("v", zlua.AsView[viewer](&closeRaceObj{})) },
+			"Call":         func(i int) error { _, err := fn.Call(i); return err },
+			"Pump":         func(int) error { return e.Pump() },
+			"Post":         func(int) error { return e.Post(func(*zlua.Env) {}) },
+			"Reset": func(int) error {
+				e.Reset(func(e *zlua.Env) error { return e.DoString(`function f(x) return x end`) })
+				return e.Pump()
+			},
+			"Stats": func(int) error { e.Stats(); return nil },
+		}
+		var wg sync.WaitGroup
+		stop := make(chan struct{})
+		errs := make(chan error, len(entry)+2)
+		for name, call := range entry {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				// A bounded number of calls, so that the closers get the
+				// Env in the end even on a loaded machine.
+				for i := 0; i < 50; i++ {
+					err := call(i)
+					switch {
+					case err == nil, errors.Is(err, zlua.ErrConcurrentUse),
+						errors.Is(err, zlua.ErrClosed), errors.Is(err, zlua.ErrStale):
+					default:
+						errs <- fmt.Errorf("%s: %w", name, err)
+						return
+					}
+					select {
+					case <-stop:
+						return
+					default:
+					}
+				}
+			}()
+		}
+		spin(time.Duration(rand.IntN(200)) * time.Microsecond)
+		for range 3 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for {
+					err := e.Close()
+					if err == nil {
+						return
+					}
+					if !errors.Is(err, zlua.ErrConcurrentUse) {
+						errs <- fmt.Errorf("Close: %w", err)
+						return
+					}
+					runtime.Gosched()
+				}
+			}()
+		}
+		for e.DoString(`x = 1`) != zlua.ErrClosed {
+			runtime.Gosched()
+		}
+		close(stop)
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			t.Fatalf("round %d: %v", round, err)
+		}
+	}
+}
+
+type closeRaceObj struct{}
+
+func (*closeRaceObj) Name() string { return "obj" }

@@ -184,8 +184,10 @@ type Stats struct {
 	// since New (what Options.MemoryLimit caps).
 	LuaBytes, LuaPeakBytes uint64
 
-	// LiveObjects is the number of Go objects Lua holds by reference (one
-	// slot each, whatever the number of views); PeakObjects the most ever.
+	// LiveObjects is the number of slots holding Go objects Lua holds by
+	// reference: one per object and view (an object pushed plainly and
+	// through AsView is two userdata and two slots); PeakObjects the most
+	// ever.
 	LiveObjects, PeakObjects int
 	// ObjectPushes counts Go objects pushed by reference; CacheHits the
 	// pushes that found the object's slot alive (same object, same view).
@@ -198,19 +200,17 @@ type Stats struct {
 	LiveStructs int
 }
 
-// Stats returns the Env's counters. It is safe to call from the owner
-// goroutine only (LiveRefs and PendingRefs are also right from others).
+// Stats returns the Env's counters. It is safe to call from any goroutine,
+// also while the owner runs Lua code or the Env is reset or closed (a
+// metrics goroutine): the counters are atomics, read one by one, so while
+// the owner runs they need not agree with each other exactly.
 func (e *Env) Stats() Stats {
 	s := e.g.Stats()
-	o := e.g.ObjectStats()
-	st := Stats{LiveFuncs: s.LiveFuncs, GoCalls: s.Calls, Panics: s.Panics,
-		LiveRefs: e.g.LiveRefs(), PendingRefs: e.g.PendingRefs(),
+	o := s.Objects
+	return Stats{LiveFuncs: s.LiveFuncs, GoCalls: s.Calls, Panics: s.Panics,
+		LiveRefs: s.LiveRefs, PendingRefs: s.PendingRefs,
 		PendingPosts: e.posted.Len(),
-		LiveObjects:  o.Live, PeakObjects: o.Peak, ObjectPushes: o.Pushes,
-		CacheHits: o.Hits, SlotCapacity: o.Capacity}
-	st.LiveStructs = e.g.LiveStructs()
-	if !e.g.Closed() {
-		st.LuaBytes, st.LuaPeakBytes = e.g.S.MemUsed()
-	}
-	return st
+		LuaBytes:     s.LuaBytes, LuaPeakBytes: s.LuaPeakBytes,
+		LiveObjects: o.Live, PeakObjects: o.Peak, ObjectPushes: o.Pushes,
+		CacheHits: o.Hits, SlotCapacity: o.Capacity, LiveStructs: s.LiveStructs}
 }

@@ -62,7 +62,14 @@ type Gate struct {
 	unrefs   *pump.Queue // refs dropped by Go, for this state generation
 	liveRefs atomic.Int64
 	callRes  []*cgo.CallResult // one per nesting depth, reused
-	stats    Stats
+
+	// Counters for Stats, written by the owner, read from any goroutine.
+	calls, panics atomic.Uint64
+	liveFuncs     atomic.Int64
+	// lifeMu orders the owner's replacing (Reopen) and freeing (Teardown)
+	// of S, objs, sv.reg and unrefs with Stats, their one reader outside
+	// the claim. The owner reads them without it.
+	lifeMu sync.Mutex
 
 	// ObjectRegistry and the metatable cache: one binding per (type, view).
 	objs     *objreg.Registry
@@ -75,11 +82,14 @@ type Gate struct {
 	sv structState // StructRegistry and opaque handles (structs.go)
 }
 
-// Stats are the gate's counters.
+// Stats are the gate's counters (see zlua.Stats for their meaning).
 type Stats struct {
-	LiveFuncs int // Go functions reachable from Lua
-	Calls     uint64
-	Panics    uint64
+	LiveFuncs              int // Go functions reachable from Lua
+	Calls, Panics          uint64
+	LiveRefs, PendingRefs  int
+	LuaBytes, LuaPeakBytes uint64
+	Objects                objreg.Stats
+	LiveStructs            int
 }
 
 type funcEntry struct {
@@ -136,21 +146,23 @@ func (g *Gate) Reopen() error {
 	if err != nil {
 		return err
 	}
+	g.lifeMu.Lock()
 	g.S = s
+	g.unrefs = new(pump.Queue)
+	g.objs = objreg.New(s)
+	g.sv = newStructState(s)
+	g.lifeMu.Unlock()
 	g.gen = gateGen.Add(1)
 	g.cur = s.Main()
 	g.funcs = make([]funcEntry, 1, 64) // id 0 is never used
 	g.free, g.unarmed = nil, nil
 	g.recentN = 0
-	g.unrefs = new(pump.Queue)
 	g.callRes = nil
 	g.liveRefs.Store(0)
-	g.stats.LiveFuncs = 0
-	g.objs = objreg.New(s)
+	g.liveFuncs.Store(0)
 	g.binds = map[bindKey]*binding{}
 	g.bindByID = []*binding{nil} // binding id 0 is never used
 	g.lastBind = nil
-	g.sv = newStructState(s)
 	return nil
 }
 
@@ -176,11 +188,13 @@ func (g *Gate) Teardown() {
 	g.unrefs.Close()
 	g.S.CloseLua() // every __gc runs and queues its slot
 	g.leaked = g.objs.Close() + g.closeStructs()
+	g.lifeMu.Lock()
 	g.S.Close()
+	g.lifeMu.Unlock()
 	g.binds, g.bindByID, g.lastBind = nil, nil, nil
 	g.funcs, g.free, g.unarmed = nil, nil, nil
 	g.callRes = nil // freed with the state
-	g.stats.LiveFuncs = 0
+	g.liveFuncs.Store(0)
 	g.liveRefs.Store(0)
 }
 
@@ -285,11 +299,30 @@ func (g *Gate) Current() cgo.Thread { return g.cur }
 // Depth returns how many API or gate calls are in progress.
 func (g *Gate) Depth() int { return g.deep }
 
-// Stats returns the gate's counters.
-func (g *Gate) Stats() Stats { return g.stats }
-
-// ObjectStats returns the ObjectRegistry's counters.
-func (g *Gate) ObjectStats() objreg.Stats { return g.objs.Stats() }
+// Stats returns the gate's counters. It is safe from any goroutine, while
+// the owner runs Lua code, resets or closes the state: every counter is an
+// atomic, and lifeMu keeps the registries and the C env it reads through
+// from being replaced or freed meanwhile. The counters are read one by
+// one, so they need not agree with each other while the owner runs.
+func (g *Gate) Stats() Stats {
+	st := Stats{LiveFuncs: int(g.liveFuncs.Load()), Calls: g.calls.Load(),
+		Panics: g.panics.Load(), LiveRefs: int(g.liveRefs.Load())}
+	g.lifeMu.Lock()
+	defer g.lifeMu.Unlock()
+	if g.objs != nil {
+		st.Objects = g.objs.Stats()
+	}
+	if g.sv.reg != nil {
+		st.LiveStructs = g.sv.reg.Live()
+	}
+	if g.unrefs != nil {
+		st.PendingRefs = g.unrefs.Len()
+	}
+	if g.S != nil && !g.S.Closed() {
+		st.LuaBytes, st.LuaPeakBytes = g.S.MemUsed()
+	}
+	return st
+}
 
 // LeakedSlots returns how many object slots and struct companions were
 // still live after Close ran every __gc: each one a value Lua could never
@@ -303,13 +336,6 @@ func (g *Gate) DrainObjects() {
 		g.objs.Drain()
 	}
 }
-
-// LiveRefs returns the registry refs Go holds (function handles, error
-// values), counting those queued for release.
-func (g *Gate) LiveRefs() int { return int(g.liveRefs.Load()) }
-
-// PendingRefs returns the refs queued for release by DrainRefs.
-func (g *Gate) PendingRefs() int { return g.unrefs.Len() }
 
 // Enter starts an API call that may run Lua. The outermost call claims the
 // gate; a nested one must come from the goroutine running Lua (inside a Go
@@ -387,7 +413,7 @@ func (g *Gate) drainFreed() {
 func (g *Gate) release(id uint32) {
 	g.funcs[id] = funcEntry{}
 	g.free = append(g.free, id)
-	g.stats.LiveFuncs--
+	g.liveFuncs.Add(-1)
 }
 
 // callResult returns the result buffer for the current depth.
@@ -438,7 +464,7 @@ func dispatch(goid uintptr, fnid uint32, fr cgo.Frame) (status int32) {
 	}
 	g.cur = fr.Thread()
 	g.deep++
-	g.stats.Calls++
+	g.calls.Add(1)
 	defer func() {
 		g.cur = prev
 		g.deep--
@@ -461,7 +487,7 @@ func dispatch(goid uintptr, fnid uint32, fr cgo.Frame) (status int32) {
 // raisePanic turns a recovered panic into a Lua error carrying the
 // function name and the panic value.
 func (g *Gate) raisePanic(name string, r any) int32 {
-	g.stats.Panics++
+	g.panics.Add(1)
 	pe := &PanicError{Func: name, Value: r, pcs: make([]uintptr, 32)}
 	pe.pcs = pe.pcs[:runtime.Callers(3, pe.pcs)]
 	return g.raiseText(pe.Error(), pe)

@@ -30,14 +30,25 @@ void *zlua_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
 	} else {
 		p = realloc(ptr, nsize);
 	}
+	/* One writer: plain reads, relaxed stores (plain moves on x86-64 and
+	 * arm64) so that zlua_mem_stats may read them from another thread. */
 	if (nsize == 0) {
-		env->mem_used -= old;
+		__atomic_store_n(&env->mem_used, env->mem_used - old, __ATOMIC_RELAXED);
 	} else if (p != NULL) {
-		env->mem_used = env->mem_used - old + nsize;
-		if (env->mem_used > env->mem_peak)
-			env->mem_peak = env->mem_used;
+		size_t used = env->mem_used - old + nsize;
+		__atomic_store_n(&env->mem_used, used, __ATOMIC_RELAXED);
+		if (used > env->mem_peak)
+			__atomic_store_n(&env->mem_peak, used, __ATOMIC_RELAXED);
 	}
 	return p;
+}
+
+zlua_memstats zlua_mem_stats(const zlua_env *env)
+{
+	zlua_memstats m;
+	m.used = __atomic_load_n(&env->mem_used, __ATOMIC_RELAXED);
+	m.peak = __atomic_load_n(&env->mem_peak, __ATOMIC_RELAXED);
+	return m;
 }
 
 #ifndef ZLUA_LUAJIT

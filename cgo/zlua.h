@@ -274,7 +274,9 @@ typedef struct zlua_env {
 	size_t svfreed_lost; /* slots dropped because the queue could not grow */
 
 	/* Lua heap accounting (alloc.c). The allocator's ud is the env, which
-	 * is how hooks find it too. */
+	 * is how hooks find it too. mem_used and mem_peak have one writer (the
+	 * thread running the state) and are read from any thread
+	 * (zlua_mem_stats): the writer stores them with relaxed atomics. */
 	size_t mem_used, mem_peak;
 	size_t mem_limit;      /* 0: none */
 	lua_Alloc base_alloc;  /* LuaJIT: the state's own allocator, wrapped */
@@ -331,6 +333,13 @@ int zlua_reserve(zlua_env *env, lua_State *L, int n);
 /* [lua] The lua_Alloc of every state: counts bytes, enforces mem_limit and
  * the test-only failure of one allocation. Never calls Go. */
 void *zlua_alloc(void *ud, void *ptr, size_t osize, size_t nsize);
+/* Heap bytes in use and their peak. */
+typedef struct zlua_memstats {
+	size_t used, peak;
+} zlua_memstats;
+/* [go-safe] Reads mem_used and mem_peak atomically (relaxed), from any
+ * thread while the env lives. */
+zlua_memstats zlua_mem_stats(const zlua_env *env);
 /* [go-safe] Creates a state whose allocator is zlua_alloc with env as ud
  * (LuaJIT: its own allocator wrapped, see alloc.c). NULL on failure. */
 lua_State *zlua_newstate(zlua_env *env);
