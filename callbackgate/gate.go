@@ -56,8 +56,9 @@ type Gate struct {
 	free    []uint32 // released function ids
 	unarmed []uint32 // ids handed to programs whose closure may not exist
 
-	recent  [8]recentErr
-	recentN int
+	recent   [cgo.Recent]recentErr
+	recentN  int    // errors remembered since the last Settle
+	raiseSeq uint32 // numbers the raises whose position C keeps
 
 	unrefs   *pump.Queue // refs dropped by Go, for this state generation
 	liveRefs atomic.Int64
@@ -496,14 +497,16 @@ func (g *Gate) raisePanic(name string, r any) int32 {
 // raiseText raises text (with the caller's position) as a Lua error and
 // remembers cause for the outermost caller.
 func (g *Gate) raiseText(text string, cause error) int32 {
+	slot, seq := 0, uint32(0)
 	if cause != nil {
-		g.remember(text, cause)
+		slot, seq = g.remember(text, cause, true)
 	}
 	g.S.ProgReset()
 	g.S.PutStr(text)
 	if g.S.Commit() != nil {
 		return g.raiseNoMemory()
 	}
+	g.S.MarkRaise(slot, seq) // the trampoline keeps the position it adds
 	return cgo.StatusErrPos
 }
 
@@ -534,7 +537,7 @@ func (g *Gate) raiseError(err error) int32 {
 			g.S.PutStr(le.Message)
 		}
 		if le.cause != nil {
-			g.remember(le.Message, le.cause)
+			g.remember(le.Message, le.cause, false)
 		}
 		if g.S.Commit() != nil {
 			return g.raiseNoMemory()

@@ -221,9 +221,28 @@ typedef struct zlua_inflight {
 } zlua_inflight;
 
 /* Per-state C side of an Env; Go holds the pointer, never the reverse. */
+/* The gate remembers the last ZLUA_RECENT Go errors raised into Lua
+ * (callbackgate/errors.go); for each raised with the caller's position the
+ * trampoline keeps that position prefix, up to ZLUA_WHERE_MAX bytes, so Go
+ * can match an error value by its exact text. */
+#define ZLUA_RECENT 8
+#define ZLUA_WHERE_MAX 120
+
+typedef struct zlua_raised {
+	uint32_t seq;   /* the gate's sequence number of the raise */
+	uint32_t len;   /* bytes in where */
+	char where[ZLUA_WHERE_MAX];
+} zlua_raised;
+
 typedef struct zlua_env {
 	lua_State *L;
 	uintptr_t goid; /* Env id in Go's env table */
+
+	/* set by Go before it returns ZLUA_ERRPOS with a remembered error: the
+	 * slot (1-based, 0: none) and sequence number; the trampoline stores
+	 * the position prefix there and clears raise_slot */
+	uint32_t raise_slot, raise_seq;
+	zlua_raised raised[ZLUA_RECENT];
 
 	/* push program being built by Go */
 	unsigned char *prog;
