@@ -72,6 +72,43 @@ func (g *Gate) readInt(t cgo.Thread, idx int, a *cgo.Arg) (int64, error) {
 	return 0, typeError("number", g.typeName(t, idx, a))
 }
 
+// readUint converts a number (or numeric string) with an integral value
+// to an unsigned kind k. Besides Lua integers, floats from 2^63 up to
+// 2^64 are taken: an uint64 above MaxInt64 is pushed to Lua as the
+// nearest float, and must come back.
+func (g *Gate) readUint(t cgo.Thread, idx int, a *cgo.Arg, k reflect.Kind) (uint64, error) {
+	var f float64
+	switch a.Type {
+	case int32(cgo.TNumber):
+		if a.IsInt() {
+			if i := a.Int(); i >= 0 {
+				return uint64(i), nil
+			}
+			return 0, outOfRange(k)
+		}
+		f = a.Num()
+	case int32(cgo.TString):
+		var ok bool
+		if f, ok = t.ToNumberConv(idx); !ok {
+			return 0, typeError("number", g.typeName(t, idx, a))
+		}
+	default:
+		return 0, typeError("number", g.typeName(t, idx, a))
+	}
+	return floatToUint(f, k)
+}
+
+// floatToUint converts an integral float to an unsigned kind k.
+func floatToUint(f float64, k reflect.Kind) (uint64, error) {
+	switch {
+	case f != math.Trunc(f) || math.IsInf(f, 0):
+		return 0, &argError{detail: "number has no integer representation"}
+	case f < 0 || f >= 1<<64:
+		return 0, outOfRange(k)
+	}
+	return uint64(f), nil
+}
+
 // readFloat converts a number or numeric string.
 func (g *Gate) readFloat(t cgo.Thread, idx int, a *cgo.Arg) (float64, error) {
 	switch a.Type {
@@ -149,17 +186,22 @@ func (g *Gate) setScalar(t cgo.Thread, idx int, a *cgo.Arg, v reflect.Value) (ha
 		}
 		return true, err
 	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
-		i, err := g.readInt(t, idx, a)
-		if err == nil && (i < 0 || v.OverflowUint(uint64(i))) {
+		u, err := g.readUint(t, idx, a, k)
+		if err == nil && v.OverflowUint(u) {
 			err = outOfRange(k)
 		}
 		if err == nil {
-			v.SetUint(uint64(i))
+			v.SetUint(u)
 		}
 		return true, err
 	case reflect.Float32, reflect.Float64:
 		f, err := g.readFloat(t, idx, a)
-		v.SetFloat(f)
+		if err == nil && v.OverflowFloat(f) { // a finite number beyond float32; ±inf and nan convert
+			err = outOfRange(k)
+		}
+		if err == nil {
+			v.SetFloat(f)
+		}
 		return true, err
 	case reflect.String:
 		s, err := g.readString(t, idx, a)

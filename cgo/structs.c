@@ -3,6 +3,8 @@
  * whose numeric and boolean fields are read and written here, from a
  * per-type field table, without entering Go; the others name a Go
  * companion slot released by a pure-C __gc. */
+#include <float.h>
+
 #include "zlua.h"
 
 static uint32_t sv_u32(const unsigned char *p)
@@ -256,6 +258,34 @@ static int sv_range(lua_State *L, int kind)
 	return sv_fielderr(L, lua_tostring(L, -1));
 }
 
+/* [lua] Stores a float from 2^63 up to 2^64 at 3 into the uint64 at q,
+ * as the Go setter does (Go pushes an uint64 above INT64_MAX as the
+ * nearest float); refuses other floats beyond int64 like it. Returns 0 for
+ * values the integer path handles. */
+static int sv_write_u64(lua_State *L, unsigned char *q)
+{
+	int t = lua_type(L, 3);
+	lua_Number n;
+	uint64_t v;
+#ifndef ZLUA_LUAJIT
+	if (t == LUA_TNUMBER && lua_isinteger(L, 3))
+		return 0;
+#endif
+	if (t != LUA_TNUMBER && !(t == LUA_TSTRING && lua_isnumber(L, 3)))
+		return 0;
+	n = lua_tonumber(L, 3);
+	if (!(n >= 9223372036854775808.0)) /* also nan */
+		return 0;
+	/* every float from 2^53 up is integral */
+	if (n - n != 0)
+		return sv_fielderr(L, "number has no integer representation"); /* inf */
+	if (n >= 18446744073709551616.0)
+		return sv_range(L, ZLUA_SV_U64);
+	v = (uint64_t)n;
+	memcpy(q, &v, 8);
+	return 1;
+}
+
 /* [lua] Stores the value at 3 as kind at q. */
 static void sv_write(lua_State *L, int kind, unsigned char *q)
 {
@@ -271,7 +301,14 @@ static void sv_write(lua_State *L, int kind, unsigned char *q)
 			return;
 		}
 		if (kind == ZLUA_SV_F32) {
-			float f = (float)n;
+			float f;
+			/* a finite number beyond float32 is refused (the Go setter
+			 * agrees); inf and nan convert */
+			if (n == n && (n > FLT_MAX || n < -FLT_MAX) && n - n == 0) {
+				sv_range(L, kind);
+				return;
+			}
+			f = (float)n;
 			memcpy(q, &f, 4);
 		} else {
 			double d = (double)n;
@@ -286,6 +323,10 @@ static void sv_write(lua_State *L, int kind, unsigned char *q)
 		}
 		*q = (unsigned char)lua_toboolean(L, 3);
 		return;
+	case ZLUA_SV_U64:
+		if (sv_write_u64(L, q))
+			return;
+		break;
 	}
 	i = sv_toint(L);
 	switch (kind) {
