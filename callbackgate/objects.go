@@ -166,6 +166,11 @@ func (g *Gate) popObj(t cgo.Thread, idx int, a *cgo.Arg, v reflect.Value) error 
 		return err
 	}
 	if !ok {
+		if typ.Kind() == reflect.Interface && typ.NumMethod() == 0 {
+			// any takes every value that has a Go form; this one has none
+			// (another library's userdata, a file): say so as natural does.
+			return cannotConvert(g.typeName(t, idx, a))
+		}
 		return typeError(luaName(typ), g.typeName(t, idx, a))
 	}
 	ov := reflect.ValueOf(s.Val)

@@ -1,6 +1,7 @@
 package callbackgate
 
 import (
+	"errors"
 	"math"
 	"reflect"
 	"strconv"
@@ -330,7 +331,7 @@ func (g *Gate) readSeq(t cgo.Thread, idx int, v reflect.Value, n, depth int) err
 		err := g.read(t, top, &a, v.Index(i), depth+1)
 		t.Pop(1)
 		if err != nil {
-			return elemError("[", strconv.Itoa(i+1), err)
+			return elemError("["+strconv.Itoa(i+1)+"]", err)
 		}
 	}
 	return nil
@@ -348,17 +349,19 @@ func (g *Gate) readMap(t cgo.Thread, idx int, v reflect.Value, depth int) error 
 		k.SetZero()
 		e.SetZero()
 		if err := g.read(t, top-1, &ka, k, depth+1); err != nil {
+			err = keyError(g.elemKey(t, top-1, &ka), err)
 			t.Pop(2)
-			return elemError("key ", "", err)
+			return err
 		}
 		if err := g.read(t, top, &ea, e, depth+1); err != nil {
+			err = elemError(g.elemKey(t, top-1, &ka), err)
 			t.Pop(2)
-			return elemError("[", keyText(&ka, k), err)
+			return err
 		}
 		if !k.Comparable() {
 			err := &argError{detail: "a " + g.typeName(t, top-1, &ka) + " key cannot be a Go map key"}
 			t.Pop(2)
-			return elemError("key ", "", err)
+			return err
 		}
 		m.SetMapIndex(k, e)
 		t.Pop(1)
@@ -367,22 +370,42 @@ func (g *Gate) readMap(t cgo.Thread, idx int, v reflect.Value, depth int) error 
 	return nil
 }
 
-func keyText(a *cgo.Arg, k reflect.Value) string {
-	if a.Type == int32(cgo.TString) {
-		return strconv.Quote(k.String())
+// elemKey spells the key at idx as Lua code indexes a table with it:
+// ["name"], [2], [1.5], [true]; other keys by their type, [table].
+func (g *Gate) elemKey(t cgo.Thread, idx int, a *cgo.Arg) string {
+	switch a.Type {
+	case int32(cgo.TString):
+		return "[" + strconv.Quote(a.String()) + "]"
+	case int32(cgo.TNumber):
+		if a.IsInt() {
+			return "[" + strconv.FormatInt(a.Int(), 10) + "]"
+		}
+		return "[" + formatFloat(a.Num()) + "]"
+	case int32(cgo.TBoolean):
+		return "[" + strconv.FormatBool(a.Bool()) + "]"
 	}
-	return "?"
+	return "[" + g.typeName(t, idx, a) + "]"
 }
 
-func elemError(open, key string, err error) error {
+// elemError places err, a failure converting the table element at key,
+// under that key: element [1]["k"]: number expected, got string.
+func elemError(key string, err error) error {
 	if err == errTooDeep {
 		return err
 	}
-	closeB := "]"
-	if open != "[" {
-		closeB = ""
+	if ae, ok := err.(*argError); ok {
+		return &argError{detail: ae.detail, path: key + ae.path, cause: ae.cause}
 	}
-	return &argError{detail: "element " + open + key + closeB + ": " + err.Error()}
+	return &argError{detail: err.Error(), path: key, cause: err}
+}
+
+// keyError is err, a failure converting the table key key itself:
+// key ["x"]: number expected, got string.
+func keyError(key string, err error) error {
+	if err == errTooDeep {
+		return err
+	}
+	return &argError{detail: "key " + key + ": " + err.Error(), cause: errors.Unwrap(err)}
 }
 
 // natural converts a Lua value to its natural Go form: nil, bool, int64
@@ -424,7 +447,13 @@ func (g *Gate) natural(t cgo.Thread, idx int, a *cgo.Arg, depth int) (any, error
 	case int32(cgo.TFunction):
 		return g.NewFunction(t, idx, "function")
 	}
-	return nil, &argError{detail: "cannot convert a " + g.typeName(t, idx, a) + " to a Go value"}
+	return nil, cannotConvert(g.typeName(t, idx, a))
+}
+
+// cannotConvert is the failure of a value without a Go form (a thread,
+// another library's userdata) reaching any.
+func cannotConvert(typeName string) error {
+	return &argError{detail: "cannot convert a " + typeName + " to a Go value"}
 }
 
 func (g *Gate) naturalTable(t cgo.Thread, idx int, depth int) (any, error) {
@@ -444,7 +473,7 @@ func (g *Gate) naturalTable(t cgo.Thread, idx int, depth int) (any, error) {
 			x, err := g.natural(t, top, &a, depth+1)
 			t.Pop(1)
 			if err != nil {
-				return nil, elemError("[", strconv.Itoa(i+1), err)
+				return nil, elemError("["+strconv.Itoa(i+1)+"]", err)
 			}
 			s[i] = x
 		}
@@ -455,22 +484,23 @@ func (g *Gate) naturalTable(t cgo.Thread, idx int, depth int) (any, error) {
 	for t.Next(idx) {
 		top := t.Top()
 		ka, ea := t.Arg(top-1), t.Arg(top)
-		var k any
-		var err error
 		if ka.Type == int32(cgo.TTable) {
-			err = &argError{detail: "a table key cannot be a Go map key"}
-		} else {
-			k, err = g.natural(t, top-1, &ka, depth+1)
-		}
-		if err == nil {
-			var e any
-			e, err = g.natural(t, top, &ea, depth+1)
-			m[k] = e
-		}
-		if err != nil {
 			t.Pop(2)
-			return nil, elemError("[", "?", err)
+			return nil, &argError{detail: "a table key cannot be a Go map key"}
 		}
+		k, err := g.natural(t, top-1, &ka, depth+1)
+		if err != nil {
+			err = keyError(g.elemKey(t, top-1, &ka), err)
+			t.Pop(2)
+			return nil, err
+		}
+		e, err := g.natural(t, top, &ea, depth+1)
+		if err != nil {
+			err = elemError(g.elemKey(t, top-1, &ka), err)
+			t.Pop(2)
+			return nil, err
+		}
+		m[k] = e
 		t.Pop(1)
 	}
 	return m, nil
