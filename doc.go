@@ -56,8 +56,11 @@
 //
 // Errors raised in Lua come back as [*LuaError] with a Message and a
 // Traceback. Errors that started in Go stay reachable through errors.Is and
-// errors.As. Error objects (tables raised with error) keep their identity
-// through any number of Go frames.
+// errors.As as long as the value that reaches Go is the one raised (let
+// through, re-raised unchanged with error(e, 0), or returned by a Go
+// function); a script's own error with similar text is not the Go error.
+// Error objects (tables raised with error) keep their identity through any
+// number of Go frames.
 //
 // # Lifetimes
 //
@@ -73,6 +76,7 @@
 // reaching its own userdata — is never collected; break it explicitly.
 // [Env.Stats] reports LiveObjects, PeakObjects, ObjectPushes, CacheHits
 // and SlotCapacity.
+//
 // # Limits and untrusted scripts
 //
 // [Options].MemoryLimit caps the Lua heap: a script that allocates past it
@@ -87,7 +91,13 @@
 // # Threads
 //
 // An Env is used by one goroutine at a time; different Envs are
-// independent and may run at the same time on different goroutines.
+// independent and may run at the same time on different goroutines. A
+// second goroutine calling an Env in use gets [ErrConcurrentUse] and the
+// Env is not touched; [Env.Close] from another goroutine makes later calls
+// return [ErrClosed] (function handles [ErrStale]), never touching a freed
+// state. Other goroutines hand work to the owner with [Env.Post]; every
+// function Post accepted runs, in a Pump or in Close. [Env.Stats] may be
+// called from any goroutine.
 //
 // See docs/ARCHITECTURE.md in the repository for the design.
 package zlua
