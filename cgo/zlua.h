@@ -518,7 +518,8 @@ int zlua_sv_newindex(lua_State *L);
 /* [lua] __gc of companion ByVal userdata: queues the slot. Pure C. */
 int zlua_sv_gc(lua_State *L);
 /* [lua] ZLUA_DO_SVINIT: zlua.get_opaquevalue/set_opaquevalue from the
- * program, and the light userdata metatable of opaque handles. */
+ * program. Light userdata keep Lua's own behaviour (no metatable): opaque
+ * handles are recognised by Go from their value. [-0, +0] */
 int zlua_sv_init(lua_State *L, zlua_env *env, zlua_opargs *a);
 /* [go-safe] Grows env->svstate to hold index n; 0 on failure. */
 int zlua_svstate_reserve(zlua_env *env, size_t n);
