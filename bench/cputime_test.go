@@ -94,12 +94,6 @@ func (c *cpuClock) report() {
 	c.pause()
 	c.reported = true
 	runtime.UnlockOSThread()
-	c.reportPer(float64(c.b.N), "op")
-}
-
-// reportPer reports the accumulated times per n units of unit, as
-// cpu-ns/<unit> and proc-cpu-ns/<unit>.
-func (c *cpuClock) reportPer(n float64, unit string) {
-	c.b.ReportMetric(float64(c.thread)/n, "cpu-ns/"+unit)
-	c.b.ReportMetric(float64(c.proc)/n, "proc-cpu-ns/"+unit)
+	c.b.ReportMetric(float64(c.thread)/float64(c.b.N), "cpu-ns/op")
+	c.b.ReportMetric(float64(c.proc)/float64(c.b.N), "proc-cpu-ns/op")
 }
