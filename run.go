@@ -107,7 +107,7 @@ func (e *Env) Eval(chunk string, out ...any) error {
 		if rerr = s.Commit(); rerr != nil {
 			return cgo.OK
 		}
-		if st, _ := s.Run(t, cgo.OpCall, 1, cgo.MultRet, 0); st != cgo.OK {
+		if st, _ := s.Run(t, cgo.OpCall, 1, cgo.MultRet, cgo.MultRet); st != cgo.OK {
 			return st
 		}
 		if !s.Reserve(t, callbackgate.ReadStack+len(out)) {
