@@ -25,6 +25,5 @@ const (
 	OpPairs = int(C.ZLUA_DO_PAIRS)
 )
 
-
 // PushGlobals pushes the global table (never raises: a registry read).
 func (t Thread) PushGlobals() { C.zlua_push_globals(t.p) }
