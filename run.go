@@ -149,6 +149,10 @@ func (e *Env) LoadString(name, chunk string) (*Function, error) {
 		if st := e.g.S.Load(t, chunk, chunkName(name), e.opts.Libs.chunkMode()); st != cgo.OK {
 			return st
 		}
+		if !e.g.S.Reserve(t, 2) { // NewFunction pushes a copy
+			ferr = ErrMemory
+			return cgo.OK
+		}
 		f, ferr = e.g.NewFunction(t, t.Top(), name)
 		return cgo.OK
 	})

@@ -46,6 +46,10 @@ func (e *Env) Globals() (*Table, error) {
 	var tb *callbackgate.Table
 	var terr error
 	err := e.protect(func(t cgo.Thread) int {
+		if !e.g.S.Reserve(t, 2) {
+			terr = ErrMemory
+			return cgo.OK
+		}
 		t.PushGlobals()
 		tb, terr = e.g.NewTableRef(t, t.Top())
 		return cgo.OK

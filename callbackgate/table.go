@@ -257,6 +257,9 @@ func (tb *Table) Method(name string) (f *Function, err error) {
 		if t.Type(t.Top()) != cgo.TFunction {
 			return typeError("function", s.TypeName(t, t.Top()))
 		}
+		if !s.Reserve(t, 2) { // NewFunction pushes a copy
+			return ErrMemory
+		}
 		if f, err = g.NewFunction(t, t.Top(), ":"+name); err != nil {
 			return err
 		}
