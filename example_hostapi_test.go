@@ -215,3 +215,22 @@ func ExampleLuaError() {
 	// true (dostring):1: go function 'boom' panicked: out of mana
 	// true boom out of mana
 }
+
+// NewTable builds a table from Go and hands it to a script; Len counts as
+// Lua's # does.
+func ExampleEnv_NewTable() {
+	env, _ := zlua.New(zlua.Options{})
+	defer env.Close()
+
+	inventory, _ := env.NewTable()
+	inventory.Set(1, "sword")
+	inventory.Set(2, "shield")
+	env.SetGlobal("inventory", inventory)
+	env.DoString(`table.insert(inventory, "potion")`)
+
+	n, _ := inventory.Len()
+	var last string
+	inventory.Get(n, &last)
+	fmt.Println(n, last)
+	// Output: 3 potion
+}
