@@ -178,7 +178,7 @@ type Stats struct {
 	// GoCalls counts Lua→Go calls; Panics the Go panics recovered.
 	GoCalls, Panics uint64
 	// LiveRefs is the number of Lua values Go holds references to
-	// (function handles, error objects), including PendingRefs.
+	// (Function and Table handles, error objects), including PendingRefs.
 	LiveRefs int
 	// PendingRefs is the number of those references Go has dropped and
 	// the next Pump will release.
