@@ -147,7 +147,7 @@ func TestArgumentErrorsUseLuaWording(t *testing.T) {
 			t.Errorf("%s: err = %v\nwant suffix %q", c.chunk, err, c.want)
 		}
 		// The position of the Lua caller is prefixed, as luaL_argerror does.
-		if err != nil && !strings.HasPrefix(err.Error(), `[string "`) {
+		if err != nil && !strings.HasPrefix(err.Error(), `(dostring):1: `) {
 			t.Errorf("%s: no position prefix in %q", c.chunk, err)
 		}
 	}

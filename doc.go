@@ -9,6 +9,35 @@
 //	env.SetGlobal("add", func(a, b int) int { return a + b })
 //	err = env.DoString(`print(add(1, 2))`)
 //
+// # Chunks and modules
+//
+// [Env.DoString] runs a chunk, [Env.Eval] runs one and returns its values
+// (Eval("a + b", &sum)), [Env.LoadString] compiles a named chunk into a
+// [Function], [Env.DoFile] runs a file the way the lua interpreter loads it.
+// Errors and tracebacks name the chunk: "(dostring):3:", "(eval):1:", the
+// LoadString name, or the file's path.
+//
+// [Options].Modules is where require finds modules: require("game.items")
+// loads game/items.lua (or game/items/init.lua) from an fs.FS such as an
+// embed.FS, also in the sandbox, where it is the only source of modules.
+// [Env.Preload] offers a Go value as a module: a map of Go functions
+// becomes the module table.
+//
+// # Lua values in Go
+//
+// A [Table] is a handle on a Lua table: [Table.Get] and [Table.Set] index
+// it as Lua does (metamethods run), [Table.Len] is Lua 5.4's #,
+// [Table.ForEach] walks it, [Table.Method] binds t:name(...) to a typed Go
+// func. [Env.NewTable] makes one, [Env.Globals] is the global table, and a
+// Lua table read into a *Table (Env.Global, Table.Get, a Go function
+// parameter) becomes one. A [Function] is the same for functions
+// ([Env.GetFunction], or any func-typed or *Function parameter). Both keep
+// their Lua value alive until Release or until Go drops them (the next
+// Pump releases it), fail with [ErrStale] after Reset or Close, and are
+// refused by other Envs; pushed back into their own Env they are the Lua
+// value itself. Global, SetGlobal and GetFunction take dotted paths
+// ("Shop.items.sword").
+//
 // # Go functions in Lua
 //
 // [Env.SetGlobal] accepts Go functions of any signature. Arguments are
@@ -32,7 +61,7 @@
 // interface's methods; a Go function whose declared result is an
 // interface does the same. Maps and slices are copied into tables unless
 // wrapped in [ByRef]. [Env.Register] places constructors and constants
-// under the root table go.
+// under the root table ([Options].Root, default go).
 //
 // Type errors read like Lua's: "bad argument #1 to 'Heal' (Player
 // expected, got FILE*)"; a userdata whose object was released (one a

@@ -3,6 +3,7 @@ package zlua
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -29,6 +30,19 @@ type Options struct {
 	// game loop sets it so that a burst of dropped handles is spread over
 	// several frames.
 	PumpBudget int
+	// Modules is where require finds Lua modules: require("a.b") loads
+	// a/b.lua, or else a/b/init.lua, from it (an embed.FS, os.DirFS,
+	// fstest.MapFS...), names the chunk "@a/b.lua" and caches the module in
+	// package.loaded, as Lua's own file searcher does. It is searched right
+	// after package.preload (see Env.Preload), before the file and C
+	// searchers of LibsAll; under LibsSafe it is the only source of
+	// modules besides preload. A module not found reads as Lua's own
+	// error, listing the paths tried. Files are loaded as DoFile loads
+	// them. Reset starts with an empty package.loaded.
+	Modules fs.FS
+	// Root is the global table under which Register places values
+	// (default "go"); "_G" registers globals.
+	Root string
 	// Warn receives Lua 5.4 warnings (warn(...), errors in __gc
 	// finalizers), one whole message per call; with a Warn function they
 	// are on from the start, and scripts may still turn them off with
@@ -116,8 +130,13 @@ func (e *Env) init() error {
 	if err != nil {
 		return fmt.Errorf("zlua: object registry: %w", err)
 	}
-	if err := e.DoString(RootTable + " = {}"); err != nil {
-		return fmt.Errorf("zlua: root table: %w", err)
+	if root := e.opts.root(); root != "_G" {
+		if err := e.DoStringArgs(`rawset(_G, ..., {})`, root); err != nil {
+			return fmt.Errorf("zlua: root table: %w", err)
+		}
+	}
+	if err := e.installModules(); err != nil {
+		return fmt.Errorf("zlua: modules: %w", err)
 	}
 	return nil
 }
@@ -183,7 +202,7 @@ type Stats struct {
 	// GoCalls counts Lua→Go calls; Panics the Go panics recovered.
 	GoCalls, Panics uint64
 	// LiveRefs is the number of Lua values Go holds references to
-	// (function handles, error objects), including PendingRefs.
+	// (Function and Table handles, error objects), including PendingRefs.
 	LiveRefs int
 	// PendingRefs is the number of those references Go has dropped and
 	// the next Pump will release.

@@ -88,7 +88,7 @@ var fuzzTargets = []reflect.Type{
 	reflect.TypeFor[float32](), reflect.TypeFor[float64](), reflect.TypeFor[string](), reflect.TypeFor[bool](),
 	reflect.TypeFor[[]byte](), reflect.TypeFor[[]int](), reflect.TypeFor[[2]string](), reflect.TypeFor[[]any](),
 	reflect.TypeFor[map[string]int](), reflect.TypeFor[map[int]any](), reflect.TypeFor[map[any]any](),
-	reflect.TypeFor[any](), reflect.TypeFor[*Function](), reflect.TypeFor[func(int) int](),
+	reflect.TypeFor[any](), reflect.TypeFor[*Function](), reflect.TypeFor[*Table](), reflect.TypeFor[func(int) int](),
 	reflect.TypeFor[*fuzzObj](), reflect.TypeFor[chan int](), reflect.TypeFor[error](),
 }
 

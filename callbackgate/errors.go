@@ -12,7 +12,9 @@ import (
 // ErrMemory reports that Lua could not allocate memory.
 var ErrMemory = errors.New("not enough memory")
 
-// LuaError is an error raised in Lua and caught by zlua.
+// LuaError is an error raised in Lua and caught by zlua. The zlua package
+// declares its own LuaError with the same layout (see RegisterPublic);
+// errors reach users as that type.
 type LuaError struct {
 	// Message is the error value as text: a string or number as is, a
 	// value with __tostring through it, else "(error object is a T value)".
@@ -20,12 +22,21 @@ type LuaError struct {
 	// Traceback is Lua's stack traceback where the error was raised (empty
 	// for memory errors, which skip the message handler).
 	Traceback string
+	LuaErrorState
+}
 
+// LuaErrorState is what zlua keeps of a Lua error besides its text: the
+// Go cause and the original error value.
+type LuaErrorState struct {
 	cause error  // Go error or panic raised by a Go function, if any
 	gate  *Gate  // gate whose registry holds ref
 	gen   uint64 // gate generation of ref
 	ref   int    // registry ref of a non-string error value, else noRef
 }
+
+// Cause returns the Go error or *PanicError that a Go function raised, if
+// the Lua error started as one.
+func (s *LuaErrorState) Cause() error { return s.cause }
 
 const noRef = -2 // LUA_NOREF
 
@@ -35,7 +46,8 @@ func (e *LuaError) Error() string { return e.Message }
 // this Lua error started as one.
 func (e *LuaError) Unwrap() error { return e.cause }
 
-// PanicError is a Go panic recovered at the gate.
+// PanicError is a Go panic recovered at the gate. The zlua package
+// declares its own PanicError with the same layout (see RegisterPublic).
 type PanicError struct {
 	// Func is the name the panicking function was registered under.
 	Func string
@@ -160,12 +172,13 @@ func (g *Gate) cause(msg string) error {
 // ErrorFromTop turns the error value on top of t's stack (left by a failed
 // protected operation with status) into a *LuaError and pops it.
 func (g *Gate) ErrorFromTop(t cgo.Thread, status int) error {
-	le := &LuaError{ref: noRef}
+	le := &LuaError{}
+	le.ref = noRef
 	if status == cgo.ErrMem {
 		le.Message = ErrMemory.Error()
 		le.cause = ErrMemory
 		t.Pop(1)
-		return le
+		return pubLuaError(le)
 	}
 	msg, tb, ok := g.S.ErrInfo(t)
 	le.Traceback = tb
@@ -180,8 +193,7 @@ func (g *Gate) ErrorFromTop(t cgo.Thread, status int) error {
 		}
 		if ref, err := g.refTop(t); err == nil {
 			le.ref, le.gate, le.gen = ref, g, g.gen
-			g.liveRefs.Add(1)
-			runtime.AddCleanup(le, g.unrefs.Push, int32(ref))
+			track(g, le, int32(ref)) // the error value lives while le does
 		}
 	}
 	if le.ref == noRef { // a string: Go errors are raised as strings
@@ -190,7 +202,7 @@ func (g *Gate) ErrorFromTop(t cgo.Thread, status int) error {
 			le.cause = ErrMemory // caught by a pcall and raised again
 		}
 	}
-	return le
+	return pubLuaError(le)
 }
 
 // isMemoryMessage reports whether msg is Lua's memory error text, as is or

@@ -493,7 +493,7 @@ func (g *Gate) raisePanic(name string, r any) int32 {
 	g.panics.Add(1)
 	pe := &PanicError{Func: name, Value: r, pcs: make([]uintptr, 32)}
 	pe.pcs = pe.pcs[:runtime.Callers(3, pe.pcs)]
-	return g.raiseText(pe.Error(), pe)
+	return g.raiseText(pe.Error(), pubPanicError(pe))
 }
 
 // raiseText raises text (with the caller's position) as a Lua error and
@@ -527,9 +527,9 @@ func (g *Gate) raiseNoMemory() int32 {
 // of this state returned as is re-raises its original value (identity of
 // tables and other error objects is kept).
 func (g *Gate) raiseError(err error) int32 {
-	le, direct := err.(*LuaError)
-	if !direct && wraps(err) && !errors.As(err, &le) {
-		le = nil
+	le, direct := asLuaError(err)
+	if !direct && wraps(err) {
+		le = findLuaError(err)
 	}
 	if le != nil && (direct || le.ref != noRef) {
 		g.S.ProgReset()

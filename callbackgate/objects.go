@@ -93,6 +93,9 @@ func (g *Gate) pushViewed(v reflect.Value, view reflect.Type) error {
 	}
 	switch v.Kind() {
 	case reflect.Pointer, reflect.Map, reflect.Chan:
+		if ok, err := g.pushHandle(v); ok {
+			return err // a handle is its Lua value, whatever the view
+		}
 		if v.IsNil() {
 			g.S.PutNil()
 			return nil

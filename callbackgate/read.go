@@ -307,16 +307,8 @@ func (g *Gate) read(t cgo.Thread, idx int, a *cgo.Arg, v reflect.Value, depth in
 			v.SetZero()
 			return nil
 		}
-		if typ == functionType {
-			if a.Type != int32(cgo.TFunction) {
-				return typeError("function", g.typeName(t, idx, a))
-			}
-			f, err := g.NewFunction(t, idx, "function")
-			if err != nil {
-				return err
-			}
-			v.Set(reflect.ValueOf(f))
-			return nil
+		if ok, err := g.readHandle(t, idx, a, v); ok {
+			return err
 		}
 	case reflect.Chan:
 		if a.Type == int32(cgo.TNil) || a.Type == int32(cgo.TNone) {
@@ -450,7 +442,11 @@ func (g *Gate) natural(t cgo.Thread, idx int, a *cgo.Arg, depth int) (any, error
 			return s.Val, nil
 		}
 	case int32(cgo.TFunction):
-		return g.NewFunction(t, idx, "function")
+		f, err := g.NewFunction(t, idx, "function")
+		if err != nil {
+			return nil, err
+		}
+		return pubFunction(f), nil
 	}
 	return nil, cannotConvert(g.typeName(t, idx, a))
 }

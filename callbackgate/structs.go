@@ -64,6 +64,9 @@ func (g *Gate) valTypeFor(t reflect.Type) (*valType, error) {
 	}
 	vt, ok := g.sv.types[t]
 	if !ok {
+		if isHandle(t) { // a copy of a handle would share its ref
+			return nil, handlePushError(t)
+		}
 		lay := structreg.LayoutOf(t)
 		vt = &valType{id: uint32(len(g.sv.byID)), typ: t, lay: lay, name: lay.Name}
 		for i := 0; i < t.NumMethod(); i++ {

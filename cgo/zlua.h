@@ -198,7 +198,13 @@ enum zlua_opcode {
 	ZLUA_DO_PROGREF = 14,  /* runs the program, refs its last value */
 	ZLUA_DO_OPENSAFE = 12, /* opens the safe subset of the libraries */
 	ZLUA_DO_JITMODE = 13,  /* LuaJIT: args->n 0 flushes and stops the JIT, 1 restarts it */
-	ZLUA_DO_SVINIT = 32    /* program: get, set functions (see structs.c) */
+	ZLUA_DO_SVINIT = 32,   /* program: get, set functions (see structs.c) */
+	/* Lua values held by Go (tables.c). The object indexed is either the
+	 * one stack argument or the program's first value (a REF). */
+	ZLUA_DO_INDEX = 40,    /* program: [obj,] key; leaves obj[key] */
+	ZLUA_DO_NEWINDEX = 41, /* program: [obj,] key, value; obj[key] = value */
+	ZLUA_DO_LEN = 42,      /* program: [obj]; leaves #obj (honours __len) */
+	ZLUA_DO_PAIRS = 43     /* program: [obj]; leaves {k1, v1, k2, v2, ...} */
 };
 
 /* Inputs and outputs of one protected operation; lives on zlua_op's C
@@ -571,6 +577,19 @@ int zlua_sv_gc(lua_State *L);
 int zlua_sv_init(lua_State *L, zlua_env *env, zlua_opargs *a);
 /* [go-safe] Grows env->svstate to hold index n; 0 on failure. */
 int zlua_svstate_reserve(zlua_env *env, size_t n);
+
+/* ---- Lua values held by Go (tables.c) ---- */
+
+/* [lua] Pushes the length of the value at idx as the # operator of Lua 5.4
+ * does, on both backends: __len when the metatable has one (LuaJIT's # skips
+ * it for tables), whose result must be an integer, else the raw length.
+ * [-0, +1] */
+void zlua_pushlen(lua_State *L, int idx);
+/* [lua] Replaces the table on top with a new sequence holding its pairs in
+ * raw next order: {k1, v1, k2, v2, ...}. Go then reads the copy with
+ * non-raising calls while scripts (finalizers run by the reads' own
+ * allocations) cannot change it. [-1, +1] */
+void zlua_pairs(lua_State *L);
 
 /* ---- reading values from Go (read.c) ---- */
 
