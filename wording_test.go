@@ -88,7 +88,7 @@ func TestAnyRefusesValuesWithoutAGoFormInLuaWords(t *testing.T) {
 func TestGoErrorPositionOfTailCalls(t *testing.T) {
 	e := newEnv(t)
 	must(t, e.SetGlobal("fail", func() error { return errGame }))
-	const pos = `^%[string ".-"%]:%d+: entity not found$`
+	const pos = `^%(dostring%):%d+: entity not found$`
 	must(t, e.DoStringArgs(`
 		local pos = ...
 		local ok, err = pcall(function() local x = fail() return x end)
