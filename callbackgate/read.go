@@ -239,6 +239,9 @@ func (g *Gate) read(t cgo.Thread, idx int, a *cgo.Arg, v reflect.Value, depth in
 		if a.Type != int32(cgo.TTable) {
 			return typeError("table", g.typeName(t, idx, a))
 		}
+		if typ == anyMapType { // declared map[any]any: nested tables keep any keys too
+			return g.readAnyMap(t, idx, v, depth)
+		}
 		return g.readMap(t, idx, v, depth)
 	case reflect.Func:
 		if a.Type == int32(cgo.TNil) || a.Type == int32(cgo.TNone) {
@@ -274,6 +277,11 @@ func (g *Gate) read(t cgo.Thread, idx int, a *cgo.Arg, v reflect.Value, depth in
 		if a.Type == int32(cgo.TNil) || a.Type == int32(cgo.TNone) {
 			v.SetZero()
 			return nil
+		}
+	}
+	if a.Type == int32(cgo.TTable) { // a struct or *struct decodes from a plain table
+		if ok, err := g.readTable(t, idx, v, depth); ok {
+			return err
 		}
 	}
 	return typeError(luaName(typ), g.typeName(t, idx, a))
@@ -336,17 +344,23 @@ func elemError(open, key string, err error) error {
 	if err == errTooDeep {
 		return err
 	}
-	closeB := "]"
-	if open != "[" {
-		closeB = ""
+	if open == "[" {
+		return inPath("["+key+"]", err)
 	}
-	return &argError{detail: "element " + open + key + closeB + ": " + err.Error()}
+	return &argError{detail: "element " + open + key + ": " + err.Error()}
 }
 
 // natural converts a Lua value to its natural Go form: nil, bool, int64
 // (integers, and on LuaJIT integral numbers below 2^53), float64, string,
-// []any for sequences, map[any]any for other tables.
+// []any for sequences, map[string]any for tables whose keys are all
+// strings, map[any]any for other tables.
 func (g *Gate) natural(t cgo.Thread, idx int, a *cgo.Arg, depth int) (any, error) {
+	return g.naturalAs(t, idx, a, depth, false)
+}
+
+// naturalAs is natural; anyKeys makes every non-sequence table a
+// map[any]any (below a declared map[any]any).
+func (g *Gate) naturalAs(t cgo.Thread, idx int, a *cgo.Arg, depth int, anyKeys bool) (any, error) {
 	if depth > MaxDepth {
 		return nil, errTooDeep
 	}
@@ -367,7 +381,7 @@ func (g *Gate) natural(t cgo.Thread, idx int, a *cgo.Arg, depth int) (any, error
 	case int32(cgo.TString):
 		return a.String(), nil
 	case int32(cgo.TTable):
-		return g.naturalTable(t, idx, depth)
+		return g.naturalTable(t, idx, depth, anyKeys)
 	case int32(cgo.TUserdata):
 		if x, ok, err := g.naturalStruct(t, idx, a); ok {
 			return x, err
@@ -385,12 +399,13 @@ func (g *Gate) natural(t cgo.Thread, idx int, a *cgo.Arg, depth int) (any, error
 	return nil, &argError{detail: "cannot convert a " + g.typeName(t, idx, a) + " to a Go value"}
 }
 
-func (g *Gate) naturalTable(t cgo.Thread, idx int, depth int) (any, error) {
+func (g *Gate) naturalTable(t cgo.Thread, idx int, depth int, anyKeys bool) (any, error) {
 	n := t.RawLen(idx)
-	count := 0
+	count, strKeys := 0, true
 	t.PushNil()
 	for t.Next(idx) {
 		count++
+		strKeys = strKeys && t.Type(-2) == cgo.TString
 		t.Pop(1)
 	}
 	if n > 0 && count == n {
@@ -399,7 +414,7 @@ func (g *Gate) naturalTable(t cgo.Thread, idx int, depth int) (any, error) {
 			t.RawGetI(idx, int64(i+1))
 			top := t.Top()
 			a := t.Arg(top)
-			x, err := g.natural(t, top, &a, depth+1)
+			x, err := g.naturalAs(t, top, &a, depth+1, anyKeys)
 			t.Pop(1)
 			if err != nil {
 				return nil, elemError("[", strconv.Itoa(i+1), err)
@@ -408,6 +423,13 @@ func (g *Gate) naturalTable(t cgo.Thread, idx int, depth int) (any, error) {
 		}
 		return s, nil
 	}
+	if strKeys && !anyKeys {
+		return g.naturalStrMap(t, idx, count, depth)
+	}
+	return g.naturalAnyMap(t, idx, count, depth, anyKeys)
+}
+
+func (g *Gate) naturalAnyMap(t cgo.Thread, idx int, count, depth int, anyKeys bool) (map[any]any, error) {
 	m := make(map[any]any, count)
 	t.PushNil()
 	for t.Next(idx) {
@@ -418,11 +440,14 @@ func (g *Gate) naturalTable(t cgo.Thread, idx int, depth int) (any, error) {
 		if ka.Type == int32(cgo.TTable) {
 			err = &argError{detail: "a table key cannot be a Go map key"}
 		} else {
-			k, err = g.natural(t, top-1, &ka, depth+1)
+			k, err = g.naturalAs(t, top-1, &ka, depth+1, anyKeys)
+			if err == nil && !reflect.ValueOf(k).Comparable() {
+				err = &argError{detail: "a " + g.typeName(t, top-1, &ka) + " key cannot be a Go map key"}
+			}
 		}
 		if err == nil {
 			var e any
-			e, err = g.natural(t, top, &ea, depth+1)
+			e, err = g.naturalAs(t, top, &ea, depth+1, anyKeys)
 			m[k] = e
 		}
 		if err != nil {
