@@ -287,3 +287,24 @@ func TestTablesNaturalFormAllTheWayDown(t *testing.T) {
 		t.Errorf("Call results: %#v, %v", res, err)
 	}
 }
+
+// A key whose Go value cannot be a map key (a ByRef slice, a struct copy
+// holding a slice) is an error, not a runtime panic.
+func TestUnhashableTableKeysAreErrors(t *testing.T) {
+	e := newEnv(t)
+	must(t, e.SetGlobal("s", zlua.ByRef([]int{1})))
+	must(t, e.SetGlobal("rec", dWeapon{Tags: []string{"a"}}))
+	must(t, e.SetGlobal("keys", func(m any) {}))
+	run(t, e, `bys = {[s] = 1}; byrec = {[rec] = 2}`)
+	for _, name := range []string{"bys", "byrec"} {
+		for _, out := range []any{new(any), new(map[any]any)} {
+			if err := e.Global(name, out); err == nil || !strings.Contains(err.Error(), "key cannot be a Go map key") {
+				t.Errorf("Global(%s, %T) = %v", name, out, err)
+			}
+		}
+	}
+	if err := e.DoString(`keys(bys)`); err == nil || !strings.Contains(err.Error(), "bad argument #1 to 'keys' (") ||
+		!strings.Contains(err.Error(), "key cannot be a Go map key") {
+		t.Errorf("argument: %v", err)
+	}
+}

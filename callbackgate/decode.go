@@ -307,26 +307,6 @@ func (g *Gate) ReadGlobal(t cgo.Thread, idx int, v reflect.Value, name string) e
 
 var anyMapType = reflect.TypeFor[map[any]any]()
 
-// naturalStrMap is the natural form of a table whose count keys are all
-// strings.
-func (g *Gate) naturalStrMap(t cgo.Thread, idx int, count, depth int) (map[string]any, error) {
-	m := make(map[string]any, count)
-	t.PushNil()
-	for t.Next(idx) {
-		top := t.Top()
-		ka, ea := t.Arg(top-1), t.Arg(top)
-		e, err := g.natural(t, top, &ea, depth+1)
-		if err != nil {
-			key := ka.String()
-			t.Pop(2)
-			return nil, elemError("[", strconv.Quote(key), err)
-		}
-		m[ka.String()] = e
-		t.Pop(1)
-	}
-	return m, nil
-}
-
 // readAnyMap reads a table into a declared map[any]any: every table below
 // it keeps any keys (the natural form before string-keyed tables became
 // map[string]any).
@@ -334,7 +314,7 @@ func (g *Gate) readAnyMap(t cgo.Thread, idx int, v reflect.Value, depth int) err
 	if depth > MaxDepth {
 		return errTooDeep
 	}
-	m, err := g.naturalAnyMap(t, idx, 0, depth, true)
+	m, err := g.naturalMap(t, idx, 0, depth, true)
 	if err != nil {
 		return err
 	}

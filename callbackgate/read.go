@@ -401,11 +401,10 @@ func (g *Gate) naturalAs(t cgo.Thread, idx int, a *cgo.Arg, depth int, anyKeys b
 
 func (g *Gate) naturalTable(t cgo.Thread, idx int, depth int, anyKeys bool) (any, error) {
 	n := t.RawLen(idx)
-	count, strKeys := 0, true
+	count := 0
 	t.PushNil()
 	for t.Next(idx) {
 		count++
-		strKeys = strKeys && t.Type(-2) == cgo.TString
 		t.Pop(1)
 	}
 	if n > 0 && count == n {
@@ -423,18 +422,42 @@ func (g *Gate) naturalTable(t cgo.Thread, idx int, depth int, anyKeys bool) (any
 		}
 		return s, nil
 	}
-	if strKeys && !anyKeys {
-		return g.naturalStrMap(t, idx, count, depth)
-	}
-	return g.naturalAnyMap(t, idx, count, depth, anyKeys)
+	return g.naturalMap(t, idx, count, depth, anyKeys)
 }
 
-func (g *Gate) naturalAnyMap(t cgo.Thread, idx int, count, depth int, anyKeys bool) (map[any]any, error) {
-	m := make(map[any]any, count)
+// naturalMap reads a table of count pairs into a map[string]any while
+// every key is a string (moving to a map[any]any at the first other key),
+// or into a map[any]any from the start when anyKeys is set.
+func (g *Gate) naturalMap(t cgo.Thread, idx int, count, depth int, anyKeys bool) (any, error) {
+	var sm map[string]any
+	var m map[any]any
+	if anyKeys {
+		m = make(map[any]any, count)
+	} else {
+		sm = make(map[string]any, count)
+	}
 	t.PushNil()
 	for t.Next(idx) {
 		top := t.Top()
 		ka, ea := t.Arg(top-1), t.Arg(top)
+		if sm != nil && ka.Type == int32(cgo.TString) {
+			e, err := g.naturalAs(t, top, &ea, depth+1, false)
+			if err != nil {
+				key := ka.String()
+				t.Pop(2)
+				return nil, elemError("[", strconv.Quote(key), err)
+			}
+			sm[ka.String()] = e
+			t.Pop(1)
+			continue
+		}
+		if m == nil { // a key that is not a string: the table is keyed by any
+			m = make(map[any]any, count)
+			for k, e := range sm {
+				m[k] = e
+			}
+			sm = nil
+		}
 		var k any
 		var err error
 		if ka.Type == int32(cgo.TTable) {
@@ -455,6 +478,9 @@ func (g *Gate) naturalAnyMap(t cgo.Thread, idx int, count, depth int, anyKeys bo
 			return nil, elemError("[", "?", err)
 		}
 		t.Pop(1)
+	}
+	if sm != nil {
+		return sm, nil
 	}
 	return m, nil
 }
