@@ -33,7 +33,7 @@ func (g *Gate) pushPlain(v reflect.Value, name string, depth int) error {
 		e := v.Type().Elem()
 		switch e.Kind() {
 		case reflect.Struct:
-			if tablePlanFor(e) == nil {
+			if g.planFor(e) == nil {
 				return g.pushValue(v, name, depth)
 			}
 		case reflect.Pointer, reflect.Interface: // can cycle without a table in between
@@ -44,7 +44,7 @@ func (g *Gate) pushPlain(v reflect.Value, name string, depth int) error {
 		}
 		return g.pushPlain(v.Elem(), name, depth)
 	case reflect.Struct:
-		p := tablePlanFor(v.Type())
+		p := g.planFor(v.Type())
 		if p == nil {
 			return g.pushValue(v, name, depth)
 		}

@@ -18,6 +18,7 @@ import (
 
 // tablePlan is how one struct type decodes from (and encodes to) a table.
 type tablePlan struct {
+	typ    reflect.Type
 	fields []*tableField          // declaration order
 	exact  map[string]*tableField // Lua name → field
 	fold   map[string]*tableField // ASCII lower-case Lua name → field (unambiguous names only)
@@ -33,6 +34,18 @@ type tableField struct {
 }
 
 var tablePlans sync.Map // reflect.Type → *tablePlan (nil: the type does not decode from tables)
+
+// planFor is tablePlanFor with the gate's last plan checked first.
+func (g *Gate) planFor(t reflect.Type) *tablePlan {
+	if p := g.lastPlan; p != nil && p.typ == t {
+		return p
+	}
+	p := tablePlanFor(t)
+	if p != nil {
+		g.lastPlan = p
+	}
+	return p
+}
 
 // tablePlanFor returns the plan of the struct type t, or nil when t has no
 // Lua-visible field (time.Time, sync.Mutex: a table never silently
@@ -56,7 +69,7 @@ func buildPlan(t reflect.Type) *tablePlan {
 	if len(fields) == 0 {
 		return nil
 	}
-	p := &tablePlan{exact: make(map[string]*tableField, len(fields)), fold: map[string]*tableField{}}
+	p := &tablePlan{typ: t, exact: make(map[string]*tableField, len(fields)), fold: map[string]*tableField{}}
 	for name, f := range fields {
 		pf := &tableField{name: name, index: f.index}
 		sf := t.FieldByIndex(f.index)
@@ -144,7 +157,7 @@ func (g *Gate) readTable(t cgo.Thread, idx int, v reflect.Value, depth int) (han
 	if typ.Kind() != reflect.Struct {
 		return false, nil
 	}
-	p := tablePlanFor(typ)
+	p := g.planFor(typ)
 	if p == nil {
 		return false, nil
 	}
@@ -173,17 +186,13 @@ func (g *Gate) decodeStruct(t cgo.Thread, idx int, v reflect.Value, p *tablePlan
 	if len(p.fields) > 64 {
 		exactSeen = make([]uint64, (len(p.fields)+63)/64)
 	}
-	t.PushNil()
-	for t.Next(idx) {
-		top := t.Top()
-		ka := t.Arg(top - 1)
-		if ka.Type != int32(cgo.TString) {
-			t.Pop(1)
+	var kv [2]cgo.Arg
+	for top := t.NextPair(idx, &kv, true); top != 0; top = t.NextPair(idx, &kv, false) {
+		if kv[0].Type != int32(cgo.TString) {
 			continue
 		}
-		f, exact := p.lookup(ka.View())
+		f, exact := p.lookup(kv[0].View())
 		if f == nil {
-			t.Pop(1)
 			continue
 		}
 		word := &small
@@ -194,20 +203,17 @@ func (g *Gate) decodeStruct(t cgo.Thread, idx int, v reflect.Value, p *tablePlan
 		if exact {
 			*word |= bit
 		} else if *word&bit != 0 {
-			t.Pop(1)
 			continue
 		}
 		fv, err := fieldForDecode(v, f)
 		if err == nil {
-			va := t.Arg(top)
-			err = g.read(t, top, &va, fv, depth+1)
+			err = g.read(t, top, &kv[1], fv, depth+1)
 		}
 		if err != nil {
-			key := ka.String() // the key as the script wrote it; copied before the pop
+			key := kv[0].String() // the key as the script wrote it; copied before the pop
 			t.Pop(2)
 			return fieldError(key, err)
 		}
-		t.Pop(1)
 	}
 	return nil
 }
@@ -311,9 +317,6 @@ var anyMapType = reflect.TypeFor[map[any]any]()
 // it keeps any keys (the natural form before string-keyed tables became
 // map[string]any).
 func (g *Gate) readAnyMap(t cgo.Thread, idx int, v reflect.Value, depth int) error {
-	if depth > MaxDepth {
-		return errTooDeep
-	}
 	m, err := g.naturalMap(t, idx, 0, depth, true)
 	if err != nil {
 		return err

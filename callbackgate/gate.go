@@ -54,6 +54,8 @@ type Gate struct {
 	leaked   int
 
 	sv structState // StructRegistry and opaque handles (structs.go)
+
+	lastPlan *tablePlan // the struct type last decoded from or pushed as a table (decode.go)
 }
 
 // Stats are the gate's counters.
