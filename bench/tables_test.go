@@ -44,6 +44,7 @@ func BenchmarkTables_DecodeArg(b *testing.B) {
 		s.OpenTables()
 		b.ReportAllocs()
 		b.ResetTimer()
+		defer startCPU(b).report()
 		must(b, s.DoString(fmt.Sprintf(placeScript, b.N)))
 	})
 	b.Run("zlua", func(b *testing.B) {
@@ -53,6 +54,7 @@ func BenchmarkTables_DecodeArg(b *testing.B) {
 		must(b, e.SetGlobal("place", func(h Hit) float64 { return h.sum() }))
 		b.ReportAllocs()
 		b.ResetTimer()
+		defer startCPU(b).report()
 		must(b, e.DoString(fmt.Sprintf(placeScript, b.N)))
 	})
 	b.Run("gopherlua", func(b *testing.B) {
@@ -74,6 +76,7 @@ func BenchmarkTables_DecodeArg(b *testing.B) {
 		}))
 		b.ReportAllocs()
 		b.ResetTimer()
+		defer startCPU(b).report()
 		if err := L.DoString(fmt.Sprintf(placeScript, b.N)); err != nil {
 			b.Fatal(err)
 		}
