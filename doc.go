@@ -81,6 +81,21 @@
 // the duration of one call, as a handle read with zlua.get_opaquevalue and
 // written with zlua.set_opaquevalue.
 //
+// # Tables and structs
+//
+// A Lua table passed where Go expects a struct or a pointer to one (a
+// parameter, [Env.Global], a typed func's result, an element or field of
+// those) is decoded into it: place({x = 1, y = 2}) calls func
+// place(v Vec2). String keys match the field names Lua sees (the Go name
+// or the lua:"name" tag) exactly or without regard to case; nested
+// tables fill nested structs, slices, arrays, maps and pointers
+// (allocated); unknown keys are ignored and missing ones leave zero
+// values. Errors name the path to the bad value: "zlua: global "cfg":
+// cfg.weapons[2].damage: number expected, got string". [AsTable] goes the
+// other way: a struct pushed as a plain table copy instead of a userdata.
+// Tables reaching any become []any (sequences), map[string]any (string
+// keys) or map[any]any.
+//
 // # Errors
 //
 // Errors raised in Lua come back as [*LuaError] with a Message and a

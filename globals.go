@@ -91,7 +91,7 @@ func (e *Env) Global(name string, out any) error {
 			rerr = ErrMemory
 			return cgo.OK
 		}
-		rerr = e.g.ReadInto(t, t.Top(), rv.Elem())
+		rerr = e.g.ReadGlobal(t, t.Top(), rv.Elem(), name)
 		return cgo.OK
 	})
 	if err == nil {

@@ -32,6 +32,17 @@ type sweepRecord struct {
 
 func (h *sweepHero) Heal(n int) int { h.HP += n; return h.HP }
 
+// sweepConfig decodes from tables and pushes with AsTable.
+type sweepConfig struct {
+	Name    string
+	Spawn   sweepVec
+	Boss    *sweepRecord
+	Waves   []sweepVec
+	ByName  map[string]sweepVec
+	Extra   map[string]any
+	Handler func(int) int
+}
+
 var errSweep = errors.New("sweep error")
 
 type sweepScenario struct {
@@ -131,6 +142,36 @@ var sweepScenarios = []sweepScenario{
 		p := &sweepVec{X: 1}
 		_, err := nudge.Call(Opaque(p))
 		nudge.Release()
+		return err
+	}},
+	{"decode tables and AsTable", false, func(e *Env) error {
+		if err := e.SetGlobal("configure", func(c sweepConfig) int { return len(c.Waves) + c.Handler(1) }); err != nil {
+			return err
+		}
+		return e.DoString(`function make(n) return {name = "w" .. n, waves = {{x = n}}, boss = {tags = {"b"}}} end`)
+	}, func(e *Env) error {
+		if err := e.DoString(`cfg = {name = "arena", spawn = {x = 1, y = 2}, boss = {name = "orc", tags = {"big"}},
+				waves = {{x = 1}, {y = 2}}, byName = {a = {x = 3}}, extra = {deep = {list = {1, {k = "v"}}}},
+				handler = function(n) return n + 1 end}
+			assert(configure(cfg) == 4)
+			assert(not pcall(configure, {waves = {{x = "bad"}}}))`); err != nil {
+			return err
+		}
+		var c sweepConfig
+		if err := e.Global("cfg", &c); err != nil {
+			return err
+		}
+		if err := e.SetGlobal("copy", AsTable(&c)); err != nil {
+			return err
+		}
+		if err := e.DoString(`assert(copy.Boss.Tags[1] == "big" and copy.ByName.a.X == 3 and copy.Handler(2) == 3); copy = nil; cfg = nil`); err != nil {
+			return err
+		}
+		var mk func(int) (*sweepConfig, error)
+		if err := e.GetFunction("make", &mk); err != nil {
+			return err
+		}
+		_, err := mk(2)
 		return err
 	}},
 	{"Close", true, func(e *Env) error {
@@ -314,7 +355,7 @@ func sweepOnce(t *testing.T, sc sweepScenario, k uint64, ref Stats) (left Stats,
 	}
 	// Usable again, and nothing leaked once everything is dropped.
 	runtime.GC()
-	if err := e.DoString(`hero, heroes, s, v, rec = nil; collectgarbage(); collectgarbage()`); err != nil {
+	if err := e.DoString(`hero, heroes, s, v, rec, cfg, copy = nil; collectgarbage(); collectgarbage()`); err != nil {
 		t.Fatalf("k=%d: Env unusable after the failure: %v", k, err)
 	}
 	if err := e.Pump(); err != nil && !e.g.Closed() {

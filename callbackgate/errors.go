@@ -92,22 +92,15 @@ func (*yieldRequest) Error() string {
 // coroutine resumes, the values passed to resume become the call's results.
 func Yield(values ...any) error { return &yieldRequest{values: values} }
 
-// argError is a conversion failure of one argument or nested value. path
-// locates a nested value from the outermost table, one Lua-style key per
-// level (`[2]["name"]`); cause is an error other than a conversion
-// failure (a memory error) met on the way.
+// argError is a conversion failure of one argument or value; a nested
+// one travels inside a pathError that locates it. cause is an error other
+// than a conversion failure (a memory error) met on the way.
 type argError struct {
 	detail string
-	path   string
 	cause  error
 }
 
-func (e *argError) Error() string {
-	if e.path == "" {
-		return e.detail
-	}
-	return "element " + e.path + ": " + e.detail
-}
+func (e *argError) Error() string { return e.detail }
 
 func (e *argError) Unwrap() error { return e.cause }
 

@@ -82,6 +82,8 @@ type Gate struct {
 
 	sv structState // StructRegistry and opaque handles (structs.go)
 
+	lastPlan *tablePlan // the struct type last decoded from or pushed as a table (decode.go)
+
 	warn func(string) // Lua 5.4 warnings sink (warn.go); nil: stderr
 }
 

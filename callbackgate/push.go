@@ -70,6 +70,8 @@ func (g *Gate) push(v any, name string, depth int) error {
 		return g.pushRef(x.V)
 	case Opaque:
 		return g.pushOpaque(x)
+	case Plain:
+		return g.pushPlain(reflect.ValueOf(x.V), name, depth)
 	case map[string]any:
 		if depth >= MaxDepth {
 			return errTooDeep
@@ -128,7 +130,7 @@ func (g *Gate) pushValue(v reflect.Value, name string, depth int) error {
 		return g.pushValue(v.Elem(), name, depth)
 	case reflect.Struct:
 		switch v.Type() {
-		case viewedType, refType, opaqueType:
+		case viewedType, refType, opaqueType, plainType:
 			return g.push(v.Interface(), name, depth)
 		}
 		return g.pushStruct(v, nil)

@@ -287,6 +287,9 @@ func (g *Gate) read(t cgo.Thread, idx int, a *cgo.Arg, v reflect.Value, depth in
 		if a.Type != int32(cgo.TTable) {
 			return typeError("table", g.typeName(t, idx, a))
 		}
+		if typ == anyMapType { // declared map[any]any: nested tables keep any keys too
+			return g.readAnyMap(t, idx, v, depth)
+		}
 		return g.readMap(t, idx, v, depth)
 	case reflect.Func:
 		if a.Type == int32(cgo.TNil) || a.Type == int32(cgo.TNone) {
@@ -314,6 +317,11 @@ func (g *Gate) read(t cgo.Thread, idx int, a *cgo.Arg, v reflect.Value, depth in
 		if a.Type == int32(cgo.TNil) || a.Type == int32(cgo.TNone) {
 			v.SetZero()
 			return nil
+		}
+	}
+	if a.Type == int32(cgo.TTable) { // a struct or *struct decodes from a plain table
+		if ok, err := g.readTable(t, idx, v, depth); ok {
+			return err
 		}
 	}
 	return typeError(luaName(typ), g.typeName(t, idx, a))
@@ -390,10 +398,7 @@ func elemError(key string, err error) error {
 	if err == errTooDeep {
 		return err
 	}
-	if ae, ok := err.(*argError); ok {
-		return &argError{detail: ae.detail, path: key + ae.path, cause: ae.cause}
-	}
-	return &argError{detail: err.Error(), path: key, cause: err}
+	return inPath(key, err)
 }
 
 // keyError is err, a failure converting the table key key itself:
@@ -407,8 +412,15 @@ func keyError(key string, err error) error {
 
 // natural converts a Lua value to its natural Go form: nil, bool, int64
 // (integers, and on LuaJIT integral numbers below 2^53), float64, string,
-// []any for sequences, map[any]any for other tables.
+// []any for sequences, map[string]any for tables whose keys are all
+// strings, map[any]any for other tables.
 func (g *Gate) natural(t cgo.Thread, idx int, a *cgo.Arg, depth int) (any, error) {
+	return g.naturalAs(t, idx, a, depth, false)
+}
+
+// naturalAs is natural; anyKeys makes every non-sequence table a
+// map[any]any (below a declared map[any]any).
+func (g *Gate) naturalAs(t cgo.Thread, idx int, a *cgo.Arg, depth int, anyKeys bool) (any, error) {
 	if depth > MaxDepth {
 		return nil, errTooDeep
 	}
@@ -429,7 +441,7 @@ func (g *Gate) natural(t cgo.Thread, idx int, a *cgo.Arg, depth int) (any, error
 	case int32(cgo.TString):
 		return a.String(), nil
 	case int32(cgo.TTable):
-		return g.naturalTable(t, idx, depth)
+		return g.naturalTable(t, idx, depth, anyKeys)
 	case int32(cgo.TUserdata):
 		if x, ok, err := g.naturalStruct(t, idx, a); ok {
 			return x, err
@@ -457,7 +469,7 @@ func cannotConvert(typeName string) error {
 	return &argError{detail: "cannot convert a " + typeName + " to a Go value"}
 }
 
-func (g *Gate) naturalTable(t cgo.Thread, idx int, depth int) (any, error) {
+func (g *Gate) naturalTable(t cgo.Thread, idx int, depth int, anyKeys bool) (any, error) {
 	n := t.RawLen(idx)
 	count := 0
 	t.PushNil()
@@ -471,7 +483,7 @@ func (g *Gate) naturalTable(t cgo.Thread, idx int, depth int) (any, error) {
 			t.RawGetI(idx, int64(i+1))
 			top := t.Top()
 			a := t.Arg(top)
-			x, err := g.natural(t, top, &a, depth+1)
+			x, err := g.naturalAs(t, top, &a, depth+1, anyKeys)
 			t.Pop(1)
 			if err != nil {
 				return nil, elemError("["+strconv.Itoa(i+1)+"]", err)
@@ -480,29 +492,62 @@ func (g *Gate) naturalTable(t cgo.Thread, idx int, depth int) (any, error) {
 		}
 		return s, nil
 	}
-	m := make(map[any]any, count)
+	return g.naturalMap(t, idx, count, depth, anyKeys)
+}
+
+// naturalMap reads a table of count pairs into a map[string]any while
+// every key is a string (moving to a map[any]any at the first other key),
+// or into a map[any]any from the start when anyKeys is set.
+func (g *Gate) naturalMap(t cgo.Thread, idx int, count, depth int, anyKeys bool) (any, error) {
+	var sm map[string]any
+	var m map[any]any
+	if anyKeys {
+		m = make(map[any]any, count)
+	} else {
+		sm = make(map[string]any, count)
+	}
 	t.PushNil()
 	for t.Next(idx) {
 		top := t.Top()
 		ka, ea := t.Arg(top-1), t.Arg(top)
+		if sm != nil && ka.Type == int32(cgo.TString) {
+			e, err := g.naturalAs(t, top, &ea, depth+1, false)
+			if err != nil {
+				err = elemError(g.elemKey(t, top-1, &ka), err)
+				t.Pop(2)
+				return nil, err
+			}
+			sm[ka.String()] = e
+			t.Pop(1)
+			continue
+		}
+		if m == nil { // a key that is not a string: the table is keyed by any
+			m = make(map[any]any, count)
+			for k, e := range sm {
+				m[k] = e
+			}
+			sm = nil
+		}
+		var k, e any
+		var err error
 		if ka.Type == int32(cgo.TTable) {
-			t.Pop(2)
-			return nil, &argError{detail: "a table key cannot be a Go map key"}
-		}
-		k, err := g.natural(t, top-1, &ka, depth+1)
-		if err != nil {
+			err = &argError{detail: "a table key cannot be a Go map key"}
+		} else if k, err = g.naturalAs(t, top-1, &ka, depth+1, anyKeys); err != nil {
 			err = keyError(g.elemKey(t, top-1, &ka), err)
-			t.Pop(2)
-			return nil, err
-		}
-		e, err := g.natural(t, top, &ea, depth+1)
-		if err != nil {
+		} else if !reflect.ValueOf(k).Comparable() {
+			err = &argError{detail: "a " + g.typeName(t, top-1, &ka) + " key cannot be a Go map key"}
+		} else if e, err = g.naturalAs(t, top, &ea, depth+1, anyKeys); err != nil {
 			err = elemError(g.elemKey(t, top-1, &ka), err)
+		}
+		if err != nil {
 			t.Pop(2)
 			return nil, err
 		}
 		m[k] = e
 		t.Pop(1)
+	}
+	if sm != nil {
+		return sm, nil
 	}
 	return m, nil
 }
