@@ -244,7 +244,7 @@ func TestTableConversions(t *testing.T) {
 		assert(keep(inv) == true and keep(nil) == false)
 		local ok, err = pcall(keep, 5)
 		assert(not ok and err:find("bad argument #1 to 'keep' (table expected, got number)", 1, true), err)
-		assert(copy(inv) == "map[interface {}]interface {}")`)
+		assert(copy(inv) == "map[string]interface {}")`)
 	run(t, e, `keep(inv)`)
 	var n int
 	if err := got.Get("potion", &n); err != nil || n != 2 {

@@ -9,7 +9,7 @@ import (
 
 // TestConversionErrorsNameTheElementKey: a value that fails to convert
 // inside tables is located by its keys, Lua style, from the outermost
-// table: element [2]["name"]. Before, keys other than strings read [?] and
+// table: element [2]["name"] (a global's name instead of "element "). Before, keys other than strings read [?] and
 // each level repeated "element".
 func TestConversionErrorsNameTheElementKey(t *testing.T) {
 	e := newEnv(t)
@@ -40,8 +40,9 @@ func TestConversionErrorsNameTheElementKey(t *testing.T) {
 		{"bools", new(map[bool]int), `element [true]: number expected, got string`},
 		{"deep", new(map[string]map[string]map[string]int), `element ["a"]["b"]["c"]: number expected, got string`},
 	} {
+		// Global roots the path at the global's name: bykey[1], not element [1].
 		err := e.Global(c.name, c.out)
-		if want := `zlua: global "` + c.name + `": ` + c.want; err == nil || err.Error() != want {
+		if want := `zlua: global "` + c.name + `": ` + strings.Replace(c.want, "element ", c.name, 1); err == nil || err.Error() != want {
 			t.Errorf("Global(%q, %T) = %v\nwant %s", c.name, c.out, err, want)
 		}
 	}
