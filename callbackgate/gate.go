@@ -291,11 +291,9 @@ func (g *Gate) dropThread() {
 }
 
 // Closed reports whether the state is closed. Only the holder of the claim
-// (inside Enter/Exit or Claim/Unclaim) may call it; others use IsClosed.
+// (inside Enter/Exit, Claim/Unclaim or Hold/Release) may call it: other
+// goroutines learn it from Enter or Claim (ErrClosed).
 func (g *Gate) Closed() bool { return g.S == nil || g.S.Closed() }
-
-// IsClosed reports, from any goroutine, whether the gate was closed.
-func (g *Gate) IsClosed() bool { return g.busy.Load() == gateClosed }
 
 // Current returns the thread Go code should use now: the coroutine running
 // the innermost Go function, or the main thread at top level.

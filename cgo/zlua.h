@@ -302,7 +302,7 @@ typedef struct zlua_env {
 	/* Lua heap accounting (alloc.c). The allocator's ud is the env, which
 	 * is how hooks find it too. mem_used and mem_peak have one writer (the
 	 * thread running the state) and are read from any thread
-	 * (zlua_mem_stats): the writer stores them with relaxed atomics. */
+	 * (zlua_mem_stats): the writer stores them with atomics. */
 	size_t mem_used, mem_peak;
 	size_t mem_limit;      /* 0: none */
 	lua_Alloc base_alloc;  /* LuaJIT: the state's own allocator, wrapped */
@@ -370,8 +370,8 @@ void *zlua_alloc(void *ud, void *ptr, size_t osize, size_t nsize);
 typedef struct zlua_memstats {
 	size_t used, peak;
 } zlua_memstats;
-/* [go-safe] Reads mem_used and mem_peak atomically (relaxed), from any
- * thread while the env lives. */
+/* [go-safe] Reads mem_used and mem_peak atomically, from any thread while
+ * the env lives; used <= peak holds. */
 zlua_memstats zlua_mem_stats(const zlua_env *env);
 /* [go-safe] Creates a state whose allocator is zlua_alloc with env as ud
  * (LuaJIT: its own allocator wrapped, see alloc.c). NULL on failure. */
