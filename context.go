@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/zlua-go/zlua/callbackgate"
 	"github.com/zlua-go/zlua/cgo"
 )
 
@@ -33,11 +34,25 @@ func (e *Env) DoStringContext(ctx context.Context, chunk string) error {
 	if ctx.Done() == nil {
 		return e.DoString(chunk)
 	}
+	var fired bool
 	err := e.protect(func(t cgo.Thread) int {
-		return e.limited(ctx, t, func() int {
+		st, f := e.limited(ctx, t, func() int {
 			return e.g.S.DoString(t, chunk, chunk, e.opts.Libs.chunkMode())
 		})
+		fired = f
+		return st
 	})
+	return ctxResult(ctx, err, fired)
+}
+
+// ctxResult is the error of a limited call that returned err. Once the
+// context was done during the call (fired), the call ends with the
+// context's error even if the script caught every interruption (pcall,
+// xpcall, a coroutine) and returned normally.
+func ctxResult(ctx context.Context, err error, fired bool) error {
+	if err == nil && fired {
+		err = callbackgate.NewLuaError("interrupted: " + ctx.Err().Error())
+	}
 	if err != nil && ctx.Err() != nil {
 		return &ctxError{ctx: ctx.Err(), err: err}
 	}
@@ -45,28 +60,30 @@ func (e *Env) DoStringContext(ctx context.Context, chunk string) error {
 }
 
 // limited runs f (a protected operation on t) with the count hook
-// installed and a watcher that interrupts it when ctx is done. The watcher
-// has finished when limited returns, so it never touches a closed state.
-func (e *Env) limited(ctx context.Context, t cgo.Thread, f func() int) int {
+// installed and a watcher that interrupts it when ctx is done, and reports
+// whether the watcher fired before f returned. The watcher has finished
+// when limited returns, so it never touches a closed state.
+func (e *Env) limited(ctx context.Context, t cgo.Thread, f func() int) (st int, fired bool) {
 	s := e.g.S
 	s.LimitBegin(t)
 	interrupt, clear := s.Interrupter()
-	fired := make(chan struct{})
+	done := make(chan struct{})
 	stop := context.AfterFunc(ctx, func() {
 		reason := cgo.InterruptCanceled
 		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 			reason = cgo.InterruptDeadline
 		}
 		interrupt(reason)
-		close(fired)
+		close(done)
 	})
-	st := f()
+	st = f()
 	if !stop() {
-		<-fired
+		<-done
 		clear()
+		fired = true
 	}
 	s.LimitEnd(t)
-	return st
+	return st, fired
 }
 
 // ctxError is a limited call stopped because its context was done: it

@@ -165,3 +165,8 @@ func (g *Gate) refTop(t cgo.Thread) (int, error) {
 	}
 	return ref, nil
 }
+
+// NewLuaError returns a LuaError with message msg and no Lua value behind
+// it (an error zlua reports for Lua, such as an interruption a script
+// caught).
+func NewLuaError(msg string) *LuaError { return &LuaError{Message: msg, ref: noRef} }
