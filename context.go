@@ -15,14 +15,18 @@ import (
 // goroutine watching ctx sets, and raises the Lua error "interrupted:
 // context deadline exceeded" (or "... canceled"). Once raised, the error
 // is raised again at every instruction, so a script's pcall cannot keep it
-// from reaching the caller. The returned error satisfies
+// from reaching the caller, and a message handler (xpcall) is not run for
+// it. Once ctx is done the call ends with its error even if the script
+// caught every interruption and returned. The returned error satisfies
 // errors.Is(err, ctx.Err()) and errors.As with *LuaError.
 //
 // Lua code run by nested calls (a Go function that calls DoString, a
-// coroutine resumed by the chunk) is limited too. Go code is not: a Go
-// function called from the chunk runs to completion and should watch ctx
-// itself. Finalizers (__gc) run with hooks disabled on both backends;
-// Options.Libs = LibsSafe keeps scripts from defining them. On LuaJIT,
+// coroutine resumed by the chunk) is limited too. A hook the script sets
+// with debug.sethook (LibsAll) coexists with the limit. Go code is not
+// limited: a Go function called from the chunk runs to completion and
+// should watch ctx itself. Finalizers (__gc) and a script's hook function
+// run with hooks disabled on both backends; Options.Libs = LibsSafe keeps
+// scripts from defining either. On LuaJIT,
 // compiled code never runs hooks, so the JIT compiler is off and compiled
 // traces are flushed while a limited call runs; it is switched back on when
 // the outermost one returns. A context that is never done (ctx.Done() ==

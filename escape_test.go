@@ -123,6 +123,7 @@ func TestEscapeProbesStopAtTheDeadline(t *testing.T) {
 		libs  zlua.Libs
 		chunk string
 	}{
+		{zlua.LibsSafe, `while true do end`}, // reference: what any loop overruns
 		{zlua.LibsSafe, `xpcall(function() while true do end end, function() while true do end end)`},
 		{zlua.LibsSafe, `xpcall(error, function() while true do end end)`},
 		{zlua.LibsSafe, `return coroutine.resume(coroutine.create(function() while true do end end))`},
@@ -134,4 +135,26 @@ func TestEscapeProbesStopAtTheDeadline(t *testing.T) {
 		t.Logf("overrun %6.2f ms: %s", float64(interrupted(t, e, p.chunk).Microseconds())/1000, p.chunk)
 		must(t, e.Close())
 	}
+}
+
+// TestUpstreamLuaJITBugsStayContainedInLimitedCalls: two LuaJIT bugs that
+// LibsAll exposes (both reproduce in the luajit binary, see
+// RELIABILITY.md) do no harm inside a limited call: the self-recursive
+// __tostring hang is interrupted, and the JIT crash after the file
+// metatable is removed needs the compiler, which is off.
+func TestUpstreamLuaJITBugsStayContainedInLimitedCalls(t *testing.T) {
+	e := newEnv(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	err := e.DoStringContext(ctx, `local t = setmetatable({}, {__tostring = function(x) return tostring(x) end})
+		return pcall(tostring, t)`)
+	if strings.HasPrefix(zlua.Backend, "Lua 5.4") {
+		must(t, err) // pcall catches Lua 5.4's "C stack overflow"
+	} else if !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("self-recursive __tostring under a deadline = %v", err)
+	}
+	ctx2, cancel2 := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel2()
+	must(t, e.DoStringContext(ctx2, `debug.setmetatable(io.stdout, nil)
+		for i = 1, 1000 do pcall(tostring, io.stdout) end`))
 }

@@ -24,8 +24,7 @@ void zlua_obj_push(lua_State *L, zlua_env *env, uint32_t slot, uint32_t gen,
 {
 	ZLuaObjectUserData *u;
 	if (cached) {
-		lua_rawgeti(L, LUA_REGISTRYINDEX, env->cache_ref); /* [+1] cache */
-		if (lua_type(L, -1) != LUA_TTABLE) {
+		if (zlua_rawgeti_type(L, LUA_REGISTRYINDEX, env->cache_ref) != LUA_TTABLE) {
 			/* a script replaced it (debug.getregistry): no identity */
 			lua_pop(L, 1);
 			cached = 0;
@@ -33,9 +32,9 @@ void zlua_obj_push(lua_State *L, zlua_env *env, uint32_t slot, uint32_t gen,
 			lua_rawgeti(L, -1, (lua_Integer)slot); /* [+1] ud or nil */
 			u = (ZLuaObjectUserData *)lua_touserdata(L, -1);
 			/* the entry is a ByObj userdata unless a script put something
-			 * else there: check before reading it */
-			if (u != NULL && lua_type(L, -1) == LUA_TUSERDATA &&
-			    zlua_rawlen(L, -1) >= sizeof *u && u->header.magic == ZLUA_MAGIC &&
+			 * else there: check before reading it (the length of a light
+			 * userdata is 0) */
+			if (u != NULL && zlua_rawlen(L, -1) >= sizeof *u && u->header.magic == ZLUA_MAGIC &&
 			    u->header.kind == ZLUA_KIND_BYOBJ && u->slot == slot && u->gen == gen &&
 			    !(u->header.flags & ZLUA_F_RELEASED)) {
 				lua_remove(L, -2); /* hit: the cached userdata */

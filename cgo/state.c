@@ -33,8 +33,7 @@ void zlua_new_metatable(lua_State *L, zlua_env *env, const char *name)
 
 void zlua_push_regtable(lua_State *L, int ref)
 {
-	lua_rawgeti(L, LUA_REGISTRYINDEX, ref);
-	if (lua_type(L, -1) != LUA_TTABLE)
+	if (zlua_rawgeti_type(L, LUA_REGISTRYINDEX, ref) != LUA_TTABLE)
 		luaL_error(L, "zlua: registry entry %d is not zlua's table (replaced by a script)", ref);
 }
 

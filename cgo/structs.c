@@ -116,15 +116,13 @@ void zlua_sv_indexer(lua_State *L, zlua_env *env)
  * against the payload too (sv_field). [-0, +0] */
 static const zlua_svdir *sv_dir(lua_State *L, int idx)
 {
-	const zlua_svdir *d;
+	const zlua_svdir *d = (const zlua_svdir *)lua_touserdata(L, idx);
 	size_t len;
-	if (lua_type(L, idx) != LUA_TUSERDATA)
+	if (d == NULL) /* not a userdata */
 		return NULL;
-	len = zlua_rawlen(L, idx);
-	if (len < sizeof *d)
-		return NULL;
-	d = (const zlua_svdir *)lua_touserdata(L, idx);
-	if (d->magic != ZLUA_DIRMAGIC || d->n > (len - sizeof *d) / sizeof d->f[0] + 1)
+	len = zlua_rawlen(L, idx); /* 0 for a light userdata: never read */
+	if (len < sizeof *d || d->magic != ZLUA_DIRMAGIC ||
+	    d->n > (len - sizeof *d) / sizeof d->f[0] + 1)
 		return NULL;
 	return d;
 }
@@ -161,13 +159,14 @@ static unsigned char *sv_field(unsigned char *q, uint32_t size, lua_Integer code
 static unsigned char *sv_payload(lua_State *L, int idx, const zlua_svdir *d, uint32_t *size)
 {
 	size_t len;
-	ZLuaByValHeader *u;
-	if (lua_type(L, idx) != LUA_TUSERDATA) /* LuaJIT's objlen converts numbers */
+	/* NULL for anything but a userdata (LuaJIT's objlen would convert a
+	 * number), and the length of a light userdata is 0: never read */
+	ZLuaByValHeader *u = (ZLuaByValHeader *)lua_touserdata(L, idx);
+	if (u == NULL)
 		return NULL;
 	len = zlua_rawlen(L, idx);
 	if (len < sizeof *u)
 		return NULL;
-	u = (ZLuaByValHeader *)lua_touserdata(L, idx);
 	if (u->header.magic != ZLUA_MAGIC || len < sizeof *u + u->size ||
 	    u->header.kind != ZLUA_KIND_BYVAL || u->companion != 0 ||
 	    u->header.type_id != d->type_id)

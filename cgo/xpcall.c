@@ -17,11 +17,10 @@
  * marked as tail-called, and a tail call to a C function keeps the
  * caller's frame: the usual handler debug.traceback gets a guard written
  * in C instead, which takes the traceback itself). LuaJIT's xpcall stays
- * the VM's fast function,
- * tail-called with the caller's own arguments (same messages, yields,
- * compiled code); the guard is only made while `limited[1]`, which
- * zlua_limit_begin/end set. jit.on() with no function argument is ignored
- * while limited: compiled code never runs hooks. */
+ * the VM's fast function, tail-called with the caller's own arguments
+ * (same messages, yields, compiled code); the guard is only made while
+ * `limited[1]`, which zlua_limit_begin/end set. jit.on() with no function
+ * argument is ignored while limited: compiled code never runs hooks. */
 static const char guard_src[] =
 	"local pending, traceback, tbguard, xpcall, type, select, limited, jiton = ...\n"
 	"local function guard(h)\n"

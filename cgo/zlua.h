@@ -43,6 +43,14 @@ int zlua_isinteger(lua_State *L, int idx);
 #define zlua_isinteger(L, i) lua_isinteger((L), (i))
 #endif
 
+/* lua_rawgeti returning the type pushed (Lua 5.4 does; LuaJIT's returns
+ * nothing). */
+#ifdef ZLUA_LUAJIT
+#define zlua_rawgeti_type(L, idx, n) (lua_rawgeti((L), (idx), (n)), lua_type((L), -1))
+#else
+#define zlua_rawgeti_type(L, idx, n) lua_rawgeti((L), (idx), (n))
+#endif
+
 /* lua_absindex for both backends (pseudo-indices are returned unchanged). */
 #define lua_absindex_compat(L, i) \
 	(((i) > 0 || (i) <= LUA_REGISTRYINDEX) ? (i) : lua_gettop(L) + (i) + 1)
