@@ -106,9 +106,8 @@ static int zlua_xpcall(lua_State *L)
 		lua_replace(L, 2);
 	}
 	lua_pushboolean(L, 1);
-	lua_insert(L, 3); /* [f, msgh, true, args] */
 	lua_pushvalue(L, 1);
-	lua_insert(L, 4); /* [f, msgh, true, f, args]: results land above true */
+	lua_rotate(L, 3, 2); /* [f, msgh, true, f, args]: results land above true */
 	st = lua_pcallk(L, nargs, LUA_MULTRET, 2, 2, xpcall_end);
 	return xpcall_end(L, st, 2);
 }
