@@ -6,7 +6,7 @@
 local out = {}
 local function clean(s)
 	-- chunk names and what runs the chunk differ between dofile and zlua
-	s = s:gsub("[^\n\t ]*xpcall%.lua", "chunk"):gsub("[^\n\t ]*%[string [^\n]-%]", "chunk")
+	s = s:gsub("[^\n\t ]*xpcall%.lua", "chunk"):gsub("[^\n\t ]*%[string [^\n]-%]", "chunk"):gsub("[^\n\t ]*%(dostring%)", "chunk")
 	return (s:gsub("(in main chunk).*", "%1"))
 end
 local function p(...)
