@@ -4,11 +4,6 @@
  * runs per tick. */
 #include "zlua.h"
 
-static const char *reason_text(int reason)
-{
-	return reason == ZLUA_INT_DEADLINE ? "context deadline exceeded" : "context canceled";
-}
-
 /* [lua] The count hook. The env is the allocator's ud. Raises once a
  * context is done; then fires on every instruction, so a pcall in a loop
  * cannot hold the error back. Raises "C stack overflow" when the thread's
@@ -19,7 +14,6 @@ static void limit_hook(lua_State *L, lua_Debug *ar)
 {
 	void *ud;
 	zlua_env *env;
-	int reason;
 	(void)ar;
 	lua_getallocf(L, &ud);
 	env = (zlua_env *)ud;
@@ -35,13 +29,9 @@ static void limit_hook(lua_State *L, lua_Debug *ar)
 		lua_error(L);
 		return;
 	}
-	if (__atomic_load_n(&env->interrupt, __ATOMIC_ACQUIRE) > 0) {
-		reason = __atomic_load_n(&env->interrupt_reason, __ATOMIC_RELAXED);
+	if (zlua_interrupted(env)) {
 		lua_sethook(L, limit_hook, LUA_MASKCOUNT, 1);
-		luaL_where(L, 0);
-		lua_pushfstring(L, "interrupted: %s", reason_text(reason));
-		lua_concat(L, 2);
-		lua_error(L);
+		zlua_raise_interrupt(L, env, 0);
 		return;
 	}
 	if (lua_gethookcount(L) != ZLUA_HOOK_COUNT)

@@ -353,6 +353,29 @@ void zlua_interrupt_clear(zlua_env *env);
  * closed during a limited call gets the hook first). [-0, +0] */
 void zlua_open_limits(lua_State *L, zlua_env *env);
 
+/* ---- interruption (interrupt.c) ---- */
+
+/* [go-safe] Whether a context of a running limited call is done (an atomic
+ * read; Go sets the count from any thread). */
+static inline int zlua_interrupted(zlua_env *env)
+{
+	return env->limit_depth > 0 && __atomic_load_n(&env->interrupt, __ATOMIC_ACQUIRE) > 0;
+}
+/* [lua] Raises "interrupted: context deadline exceeded" (or "... canceled")
+ * prefixed with the position of the function at level (0: the running
+ * function, as in a hook; 1: the caller of a C function). [-0, +1, raises] */
+int zlua_raise_interrupt(lua_State *L, zlua_env *env, int level);
+
+/* ---- pattern matching (pattern.c, pattern_lib.c) ---- */
+
+/* [lua] Replaces string.find, match, gmatch and gsub with zlua's, whose
+ * matcher bounds its work and stops when a limited call's context is done;
+ * the originals stay in the registry under ZLUA_STOCK_PATTERNS (tests).
+ * [-0, +0] */
+void zlua_open_patterns(lua_State *L, zlua_env *env);
+/* Registry key of the table of the backend's original pattern functions. */
+#define ZLUA_STOCK_PATTERNS "zlua.stockpatterns"
+
 /* ---- sandbox (sandbox.c) ---- */
 
 /* [lua] Opens the standard libraries reduced to the safe set (see
