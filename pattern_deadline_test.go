@@ -100,7 +100,7 @@ func TestPatternInterruptionIsTheHooksError(t *testing.T) {
 	for _, c := range []struct{ call, want string }{
 		// pcall calls the C function: no Lua caller, no position
 		{`note(pcall(string.match, s, pat))`, "interrupted: context deadline exceeded"},
-		{`note(pcall(function() return s:match(pat) end))`, ":2: interrupted: context deadline exceeded"},
+		{`note(pcall(function() local r = s:match(pat) return r end))`, ":2: interrupted: context deadline exceeded"},
 	} {
 		caught = nil
 		err, _ := stopsWithin(t, e, evilSetup+"\n"+c.call+"\nwhile true do end")
@@ -112,10 +112,12 @@ func TestPatternInterruptionIsTheHooksError(t *testing.T) {
 		}
 	}
 
-	err, _ := stopsWithin(t, e, evilSetup+"\n\nreturn s:gsub(pat, 'x')")
+	// Line 3 is the gsub call, line 4 a loop the hook would interrupt.
+	// (LuaJIT reports no traceback for errors of limited calls.)
+	err, _ := stopsWithin(t, e, evilSetup+"\n\nlocal r = s:gsub(pat, 'x')\nwhile true do end")
 	var le *zlua.LuaError
 	if !errors.As(err, &le) || !strings.HasSuffix(le.Message, ":3: interrupted: context deadline exceeded") ||
-		!strings.Contains(le.Traceback, "gsub") {
+		(le.Traceback != "" && !strings.Contains(le.Traceback, "gsub")) {
 		t.Errorf("err = %v, traceback %q: want the interruption raised inside gsub at line 3", err, tracebackOf(err))
 	}
 }

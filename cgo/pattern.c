@@ -11,6 +11,8 @@
 #include "pattern.h"
 
 #define uchar(c) ((unsigned char)(c))
+/* The per-byte helpers sit in the matcher's inner loops. */
+#define INLINE static inline __attribute__((always_inline))
 
 /* Frame kinds (zlua_matcher.kinds, low 3 bits). */
 enum { F_QUEST = 1, F_MAX, F_MIN, F_OPEN, F_CLOSE };
@@ -63,7 +65,7 @@ void zlua_pat_tick(zlua_matcher *m)
 /* Whether c belongs to class %cl (a letter; any other cl stands for
  * itself). Lua 5.4 asks <ctype.h>, so the C locale (os.setlocale) applies
  * as in the stock library; LuaJIT's classes are ASCII. */
-static int in_class(int c, int cl)
+INLINE int in_class(int c, int cl)
 {
 	int r;
 	switch (cl | 0x20) {
@@ -98,7 +100,7 @@ static int in_class(int c, int cl)
 }
 
 /* Whether c is in the set p..ec (p at '[', ec at its ']'). */
-static int in_set(int c, const char *p, const char *ec)
+INLINE int in_set(int c, const char *p, const char *ec)
 {
 	int yes = 1;
 	if (*++p == '^') {
@@ -120,19 +122,11 @@ static int in_set(int c, const char *p, const char *ec)
 	return !yes;
 }
 
-/* [lua] The end of the single-character class at p: one byte, an escape
- * or a set (whose first member may be ']'). Raises on a malformed one. */
-static const char *class_end(zlua_matcher *m, const char *p)
+/* [lua] The end of the set at p (whose first member may be ']'). Raises
+ * on a malformed one. */
+static const char *set_end(zlua_matcher *m, const char *p)
 {
-	const char *q;
-	if (*p == '%') {
-		if (p + 1 == m->pat_end)
-			pat_error(m, "malformed pattern (ends with '%')");
-		return p + 2;
-	}
-	if (*p != '[')
-		return p + 1;
-	q = p + 1;
+	const char *q = p + 1;
 	if (*q == '^')
 		q++;
 	do {
@@ -145,8 +139,20 @@ static const char *class_end(zlua_matcher *m, const char *p)
 	return q + 1;
 }
 
+/* [lua] The end of the single-character class at p: one byte, an escape
+ * or a set. Raises on a malformed one. */
+INLINE const char *class_end(zlua_matcher *m, const char *p)
+{
+	if (*p == '%') {
+		if (p + 1 == m->pat_end)
+			pat_error(m, "malformed pattern (ends with '%')");
+		return p + 2;
+	}
+	return *p == '[' ? set_end(m, p) : p + 1;
+}
+
 /* [lua] Whether the subject byte at s matches the class p..ep. */
-static int single(zlua_matcher *m, const char *s, const char *p, const char *ep)
+INLINE int single(zlua_matcher *m, const char *s, const char *p, const char *ep)
 {
 	if (s >= m->src_end)
 		return 0;
@@ -428,7 +434,7 @@ static int first_byte(const char *p, const char *pe)
 		if (p + 1 >= pe || c >= 128 || !ispunct(c))
 			return -1;
 		p += 2;
-	} else if (strchr("([.$)", c) != NULL || c == 0) {
+	} else if (c == '(' || c == '[' || c == '.' || c == '$' || c == ')' || c == 0) {
 		return -1;
 	} else {
 		p++;
@@ -436,34 +442,32 @@ static int first_byte(const char *p, const char *pe)
 	return (*p == '*' || *p == '?' || *p == '-') ? -1 : c;
 }
 
-int zlua_pat_init(zlua_matcher *m, lua_State *L, const char *s, size_t ls,
-		  const char *p, size_t lp)
+/* The pattern's length: LuaJIT's patterns end at their first '\0'. */
+static size_t pat_len(const char *p, size_t lp)
+{
+#ifdef ZLUA_LUAJIT
+	const char *z = (const char *)memchr(p, 0, lp);
+	if (z != NULL)
+		return (size_t)(z - p);
+#else
+	(void)p;
+#endif
+	return lp;
+}
+
+void zlua_pat_analyse(const char *p, size_t lp, zlua_patinfo *info)
 {
 	size_t i;
 	int n = 1;
-#ifdef ZLUA_LUAJIT
-	const char *z = (const char *)memchr(p, 0, lp);
-	if (z != NULL) /* LuaJIT's patterns end at the first '\0' */
-		lp = (size_t)(z - p);
-#endif
-	m->src = s;
-	m->src_end = s + ls;
-	m->pat = p;
-	m->pat_end = p + lp;
-	m->L = L;
-	m->env = NULL;
-	m->budget = ZLUA_PAT_TICK;
-	m->level = 0;
+	lp = pat_len(p, lp);
+	info->len = lp;
 	for (i = 0; i < lp && n < ZLUA_PAT_LEVELS - 1; i++)
 		switch (p[i]) {
 		case '(': case ')': case '?': case '*': case '+': case '-':
 			n++;
 		}
-	m->nframes = n;
-	m->first = first_byte(p, p + lp);
-	m->frames = NULL;
-	m->kinds = NULL;
-	return n;
+	info->nframes = n;
+	info->first = first_byte(p, p + lp);
 }
 
 /* [lua] memchr in windows, charging the work: the next c at or after s. */
@@ -542,17 +546,37 @@ int zlua_pat_push_captures(zlua_matcher *m, const char *s, const char *e)
 const char *zlua_pat_plain(zlua_matcher *m, const char *s, size_t ls,
 			   const char *p, size_t lp)
 {
-	const size_t win = (lp > (1u << 16) ? lp : (1u << 16));
+	const size_t win = 1u << 16;
+	const char *end;
 	if (lp == 0)
 		return s;
-	while (ls >= lp) {
-		size_t n = ls < win + lp - 1 ? ls : win + lp - 1;
-		const char *q = (const char *)memmem(s, n, p, lp);
+	if (lp > ls)
+		return NULL;
+	end = s + (ls - lp) + 1; /* past the last possible start */
+	if (lp <= 64) {
+		int c = uchar(*p);
+		while (s < end) {
+			size_t n = (size_t)(end - s) < win ? (size_t)(end - s) : win;
+			const char *q = (const char *)memchr(s, c, n);
+			if (q == NULL) {
+				SPEND(m, n >> 4);
+				s += n;
+				continue;
+			}
+			if (memcmp(q + 1, p + 1, lp - 1) == 0)
+				return q;
+			SPEND(m, 1 + (lp >> 3) + ((size_t)(q - s) >> 4));
+			s = q + 1;
+		}
+		return NULL;
+	}
+	while (s < end) { /* windows of win starts, each scanned once */
+		size_t n = (size_t)(end - s) < (lp > win ? lp : win) ? (size_t)(end - s) : (lp > win ? lp : win);
+		const char *q = (const char *)memmem(s, n + lp - 1, p, lp);
 		if (q != NULL)
 			return q;
-		SPEND(m, n >> 4);
-		s += n - lp + 1;
-		ls -= n - lp + 1;
+		SPEND(m, (n + lp) >> 4);
+		s += n;
 	}
 	return NULL;
 }

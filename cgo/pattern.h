@@ -52,20 +52,43 @@ typedef struct zlua_matcher {
 	} cap[ZLUA_PAT_MAXCAP];
 } zlua_matcher;
 
-/* Prepares m for subject s and pattern p (anchor already removed) and
- * returns the number of frames the caller must provide in m->frames and
- * m->kinds (at least 1, at most ZLUA_PAT_LEVELS - 1): a pattern needs at
- * most one frame per quantifier or parenthesis, so simple patterns need
- * little C stack. Raises nothing. */
-int zlua_pat_init(zlua_matcher *m, lua_State *L, const char *s, size_t ls,
-		  const char *p, size_t lp);
+/* What the matcher needs to know of a pattern before matching. */
+typedef struct zlua_patinfo {
+	size_t len;  /* the pattern's length (LuaJIT: up to its first '\0') */
+	int nframes; /* frames a match may need: 1 to ZLUA_PAT_LEVELS - 1 */
+	int first;   /* byte every match starts with, or -1 */
+} zlua_patinfo;
 
-/* Declares the frames zlua_pat_init asked for on the caller's C stack. */
+/* Analyses pattern p (anchor removed): a match needs at most one frame per
+ * quantifier or parenthesis, so simple patterns need little C stack.
+ * Raises nothing. */
+void zlua_pat_analyse(const char *p, size_t lp, zlua_patinfo *info);
+
+/* Prepares m for subject s and pattern p, analysed into info (whose
+ * length is trusted only up to lp). The caller then provides
+ * info->nframes frames with ZLUA_PAT_FRAMES. Raises nothing. */
+static inline void zlua_pat_init(zlua_matcher *m, lua_State *L, const char *s, size_t ls,
+				 const char *p, size_t lp, const zlua_patinfo *info)
+{
+	m->src = s;
+	m->src_end = s + ls;
+	m->pat = p;
+	m->pat_end = p + (info->len < lp ? info->len : lp);
+	m->L = L;
+	m->env = NULL;
+	m->budget = ZLUA_PAT_TICK;
+	m->level = 0;
+	m->first = info->first;
+}
+
+/* Declares the frames of m on the caller's C stack (n from
+ * zlua_pat_analyse, so at most ZLUA_PAT_LEVELS - 1). */
 #define ZLUA_PAT_FRAMES(m, n)                                  \
 	zlua_patframe zlua_frames_[(n)];                       \
 	unsigned char zlua_kinds_[(n)];                        \
 	(m)->frames = zlua_frames_;                            \
-	(m)->kinds = zlua_kinds_
+	(m)->kinds = zlua_kinds_;                              \
+	(m)->nframes = (n)
 
 /* [lua] The first position at or after s (at most src_end) where the
  * pattern matches, trying only s when anchor is set; a match ending at
@@ -93,9 +116,11 @@ int zlua_pat_push_captures(zlua_matcher *m, const char *s, const char *e);
  * running limited call is done. [-0, +0] */
 void zlua_pat_tick(zlua_matcher *m);
 
-/* [lua] memmem for plain find: the first occurrence of p (lp bytes) in
- * s (ls bytes), or NULL; searched in windows with an interrupt check
- * between them, in time linear in ls. */
+/* [lua] Plain find: the first occurrence of p (lp bytes) in s (ls
+ * bytes), or NULL. Needs only m->L, m->env and m->budget set. Short
+ * needles: memchr and memcmp (at most 64 bytes compared per candidate);
+ * longer ones: memmem (linear). Either way in windows, with interrupt
+ * checks between them. */
 const char *zlua_pat_plain(zlua_matcher *m, const char *s, size_t ls,
 			   const char *p, size_t lp);
 

@@ -73,7 +73,8 @@ static int find_aux(lua_State *L, int find)
 	const char *p = luaL_checklstring(L, 2, &lp);
 	const char *q, *e;
 	zlua_matcher m;
-	int anchor, nf;
+	zlua_patinfo pi;
+	int anchor;
 	if (!start_offset(L, 3, ls, &off)) {
 		lua_pushnil(L);
 		return 1;
@@ -92,9 +93,10 @@ static int find_aux(lua_State *L, int find)
 		return 2;
 	}
 	anchor = *p == '^';
-	nf = zlua_pat_init(&m, L, s, ls, p + anchor, lp - anchor);
+	zlua_pat_analyse(p + anchor, lp - anchor, &pi);
+	zlua_pat_init(&m, L, s, ls, p + anchor, lp - anchor, &pi);
 	{
-		ZLUA_PAT_FRAMES(&m, nf);
+		ZLUA_PAT_FRAMES(&m, pi.nframes);
 		q = zlua_pat_search(&m, s + off, anchor, NULL, &e);
 		if (q == NULL) {
 			lua_pushnil(L);
@@ -118,64 +120,101 @@ static int pat_match(lua_State *L)
 	return find_aux(L, 0);
 }
 
-/* [lua] The function string.gmatch returns. Upvalues: subject, pattern,
- * next offset, end offset of the last match (-1: none; Lua 5.4 only).
- * Offsets, not pointers, and checked on every call: a script with the
- * debug library can replace upvalues. */
-static int gmatch_next(lua_State *L)
+/* State of a gmatch iterator: offsets (no pointers) and the pattern's
+ * analysis. */
+typedef struct gmatch_state {
+	size_t pos;     /* where the next search starts */
+	ptrdiff_t last; /* end of the last match, -1 before the first (5.4) */
+	zlua_patinfo info;
+} gmatch_state;
+
+/* [lua] One step of a gmatch iterator over subject, pattern and state at
+ * stack indices (or upvalues) is, ip, ist. A script with the debug
+ * library can replace them, so each is checked and the offsets bounded:
+ * a foreign value gives wrong matches or an error, never a read outside
+ * the subject. Returns the captures pushed, 0 at the end. */
+static int gmatch_step(lua_State *L, int is, int ip, int ist)
 {
 	size_t ls, lp;
-	const char *s, *p, *q, *e, *reject = NULL;
-	lua_Integer pos = lua_tointeger(L, lua_upvalueindex(3));
+	const char *s = lua_tolstring(L, is, &ls), *p = lua_tolstring(L, ip, &lp);
+	const char *q, *e, *reject = NULL;
+	gmatch_state *st = (gmatch_state *)lua_touserdata(L, ist);
 	zlua_matcher m;
-	int nf;
-	if (lua_type(L, lua_upvalueindex(1)) != LUA_TSTRING ||
-	    lua_type(L, lua_upvalueindex(2)) != LUA_TSTRING)
+	if (s == NULL || p == NULL || st == NULL || zlua_rawlen(L, ist) != sizeof *st ||
+	    st->info.nframes < 1 || st->info.nframes >= ZLUA_PAT_LEVELS ||
+	    st->info.first < -1 || st->info.first > 255)
 		return luaL_error(L, "invalid gmatch iterator state");
-	s = lua_tolstring(L, lua_upvalueindex(1), &ls);
-	p = lua_tolstring(L, lua_upvalueindex(2), &lp);
-	if (pos < 0 || (size_t)pos > ls)
+	if (st->pos > ls)
 		return 0;
 #ifndef ZLUA_LUAJIT
-	{
-		lua_Integer last = lua_tointeger(L, lua_upvalueindex(4));
-		if (last >= 0 && (size_t)last <= ls)
-			reject = s + last;
-	}
+	if (st->last >= 0 && (size_t)st->last <= ls)
+		reject = s + st->last;
 #endif
-	nf = zlua_pat_init(&m, L, s, ls, p, lp);
+	zlua_pat_init(&m, L, s, ls, p, lp, &st->info);
 	{
-		ZLUA_PAT_FRAMES(&m, nf);
-		q = zlua_pat_search(&m, s + pos, 0, reject, &e);
+		ZLUA_PAT_FRAMES(&m, st->info.nframes);
+		q = zlua_pat_search(&m, s + st->pos, 0, reject, &e);
 		if (q == NULL)
 			return 0;
+		st->pos = (size_t)(e - s);
+		st->last = e - s;
 #ifdef ZLUA_LUAJIT
-		/* Lua 5.1: an empty match moves the next search one byte on */
-		lua_pushinteger(L, (lua_Integer)(e - s) + (e == q));
-#else
-		lua_pushinteger(L, (lua_Integer)(e - s));
-		lua_pushvalue(L, -1);
-		lua_replace(L, lua_upvalueindex(4));
+		st->pos += e == q; /* Lua 5.1: an empty match moves on one byte */
 #endif
-		lua_replace(L, lua_upvalueindex(3));
 		return zlua_pat_push_captures(&m, q, e);
 	}
 }
 
-/* [lua] string.gmatch (Lua 5.4: with init). */
+#ifdef ZLUA_LUAJIT
+/* LuaJIT's trace recorder guards a call of a C closure on the closure's
+ * identity, so a new C iterator per gmatch call would make every loop over
+ * gmatch spawn side traces until it is blacklisted (3.6x slower than
+ * stock). The iterator is therefore a Lua closure, made by this factory,
+ * whose prototype the recorder specializes on; it tail-calls the one
+ * shared C step, so errors keep the position of the loop calling it. */
+static const char gmatch_factory[] =
+	"local step = ...\n"
+	"return function(s, p, st) return function() return step(s, p, st) end end";
+
+/* [lua] The C step behind every gmatch iterator: subject, pattern, state. */
+static int gmatch_next(lua_State *L)
+{
+	return gmatch_step(L, 1, 2, 3);
+}
+#else
+/* [lua] The function string.gmatch returns. Upvalues: subject, pattern,
+ * state. */
+static int gmatch_next(lua_State *L)
+{
+	return gmatch_step(L, lua_upvalueindex(1), lua_upvalueindex(2), lua_upvalueindex(3));
+}
+#endif
+
+/* [lua] string.gmatch (Lua 5.4: with init). LuaJIT: upvalue 1 is the
+ * iterator factory. */
 static int pat_gmatch(lua_State *L)
 {
 	size_t ls, lp, off = 0;
+	const char *p;
+	gmatch_state *st;
 	luaL_checklstring(L, 1, &ls);
-	luaL_checklstring(L, 2, &lp);
+	p = luaL_checklstring(L, 2, &lp);
 #ifndef ZLUA_LUAJIT
 	if (!start_offset(L, 3, ls, &off))
 		off = ls + 1; /* nothing to find */
 #endif
 	lua_settop(L, 2);
-	lua_pushinteger(L, (lua_Integer)off);
-	lua_pushinteger(L, -1);
-	lua_pushcclosure(L, gmatch_next, 4);
+	st = (gmatch_state *)zlua_newuserdata(L, sizeof *st);
+	st->pos = off;
+	st->last = -1;
+	zlua_pat_analyse(p, lp, &st->info);
+#ifdef ZLUA_LUAJIT
+	lua_pushvalue(L, lua_upvalueindex(1));
+	lua_insert(L, 1);
+	lua_call(L, 3, 1);
+#else
+	lua_pushcclosure(L, gmatch_next, 3);
+#endif
 	return 1;
 }
 
@@ -252,7 +291,7 @@ static int pat_gsub(lua_State *L)
 	const char *src = luaL_checklstring(L, 1, &ls);
 	const char *p = luaL_checklstring(L, 2, &lp);
 	const char *end = src + ls, *last = NULL, *q, *e;
-	int tr = lua_type(L, 3), anchor = *p == '^', changed = 0, nf;
+	int tr = lua_type(L, 3), anchor = *p == '^', changed = 0;
 #ifdef ZLUA_LUAJIT
 	lua_Integer max = (int)luaL_optinteger(L, 4, (int)(ls + 1));
 #else
@@ -260,6 +299,7 @@ static int pat_gsub(lua_State *L)
 #endif
 	lua_Integer n = 0;
 	zlua_matcher m;
+	zlua_patinfo pi;
 	luaL_Buffer b;
 	if (tr != LUA_TNUMBER && tr != LUA_TSTRING && tr != LUA_TFUNCTION && tr != LUA_TTABLE)
 #ifdef ZLUA_LUAJIT
@@ -267,9 +307,10 @@ static int pat_gsub(lua_State *L)
 #else
 		return luaL_typeerror(L, 3, "string/function/table");
 #endif
-	nf = zlua_pat_init(&m, L, src, ls, p + anchor, lp - anchor);
+	zlua_pat_analyse(p + anchor, lp - anchor, &pi);
+	zlua_pat_init(&m, L, src, ls, p + anchor, lp - anchor, &pi);
 	{
-		ZLUA_PAT_FRAMES(&m, nf);
+		ZLUA_PAT_FRAMES(&m, pi.nframes);
 		luaL_buffinit(L, &b);
 		while (n < max) {
 			q = zlua_pat_search(&m, src, anchor, last, &e);
@@ -321,6 +362,17 @@ void zlua_open_patterns(lua_State *L, zlua_env *env)
 	for (r = funcs; r->name != NULL; r++) {
 		lua_getfield(L, -2, r->name);
 		lua_setfield(L, -2, r->name);
+#ifdef ZLUA_LUAJIT
+		if (r->func == pat_gmatch) {
+			if (luaL_loadbuffer(L, gmatch_factory, sizeof gmatch_factory - 1, "=zlua.gmatch") != 0)
+				lua_error(L);
+			lua_pushcfunction(L, gmatch_next);
+			lua_call(L, 1, 1);
+			lua_pushcclosure(L, pat_gmatch, 1);
+			lua_setfield(L, -3, r->name);
+			continue;
+		}
+#endif
 		lua_pushcfunction(L, r->func);
 		lua_setfield(L, -3, r->name);
 	}
