@@ -169,7 +169,8 @@ INLINE int single(zlua_matcher *m, const char *s, const char *p, const char *ep)
 	}
 }
 
-/* [lua] How many bytes from s on match the class p..ep (a greedy run). */
+/* [lua] The end of the longest run of bytes from s matching the class
+ * p..ep (a greedy repetition). */
 static const char *run_end(zlua_matcher *m, const char *s, const char *p, const char *ep)
 {
 	const char *e = m->src_end;
