@@ -2,7 +2,6 @@ package bench
 
 import (
 	"fmt"
-	"runtime"
 	"testing"
 
 	"github.com/zlua-go/zlua"
@@ -37,9 +36,8 @@ var patternScripts = map[string]string{
 
 // benchPatterns runs the named script with the backend's own pattern
 // functions (native: the stock C functions, put back in the string table
-// of the same kind of Env) and with zlua's. Both rows also report thread
-// CPU time per iteration (cpu-ns/op), which other processes on a shared
-// machine do not inflate.
+// of the same kind of Env) and with zlua's, in CPU time (cpu-ns/op, see
+// cputime_test.go) as the other rows.
 func benchPatterns(b *testing.B, name string) {
 	for _, impl := range []string{"native", "zlua"} {
 		b.Run(impl, func(b *testing.B) {
@@ -53,15 +51,10 @@ func benchPatterns(b *testing.B, name string) {
 			}
 			must(b, e.DoString(`find, match, gsub, gmatch = string.find, string.match, string.gsub, string.gmatch`))
 			chunk := fmt.Sprintf(patternScripts[name], b.N)
-			runtime.LockOSThread()
-			defer runtime.UnlockOSThread()
 			b.ReportAllocs()
 			b.ResetTimer()
-			cpu0 := threadCPU()
+			defer startCPU(b).report()
 			must(b, e.DoString(chunk))
-			if cpu := threadCPU() - cpu0; cpu > 0 {
-				b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N), "cpu-ns/op")
-			}
 		})
 	}
 }
