@@ -15,7 +15,9 @@ import (
 // context deadline exceeded" (or "... canceled"). Once raised, the error
 // is raised again at every instruction, so a script's pcall cannot keep it
 // from reaching the caller. The returned error satisfies
-// errors.Is(err, ctx.Err()) and errors.As with *LuaError.
+// errors.Is(err, ctx.Err()) and errors.As with *LuaError. Pattern matching
+// runs no Lua instructions, so zlua's string.find, match, gmatch and gsub
+// check the same flag while they work and raise the same error.
 //
 // Lua code run by nested calls (a Go function that calls DoString, a
 // coroutine resumed by the chunk) is limited too. Go code is not: a Go
