@@ -24,14 +24,14 @@ enum { F_QUEST = 1, F_MAX, F_MIN, F_OPEN, F_CLOSE };
 #define MSG_BALANCE "malformed pattern (missing arguments to '%b')"
 #endif
 
-/* [lua] Raises a pattern error with the caller's position. */
+/* [lua] Raises a pattern error with the caller's position. [-0, +1, raises] */
 static int pat_error(zlua_matcher *m, const char *msg)
 {
 	return luaL_error(m->L, "%s", msg);
 }
 
-/* [lua] "invalid capture index", naming the index on Lua 5.4 (i counts
- * from 0). */
+/* [lua] Raises "invalid capture index", naming the index on Lua 5.4 (i
+ * counts from 0). [-0, +1, raises] */
 static int capindex_error(zlua_matcher *m, int i)
 {
 #ifdef ZLUA_LUAJIT
@@ -123,7 +123,7 @@ INLINE int in_set(int c, const char *p, const char *ec)
 }
 
 /* [lua] The end of the set at p (whose first member may be ']'). Raises
- * on a malformed one. */
+ * on a malformed one. [-0, +0] */
 static const char *set_end(zlua_matcher *m, const char *p)
 {
 	const char *q = p + 1;
@@ -140,7 +140,7 @@ static const char *set_end(zlua_matcher *m, const char *p)
 }
 
 /* [lua] The end of the single-character class at p: one byte, an escape
- * or a set. Raises on a malformed one. */
+ * or a set. Raises on a malformed one. [-0, +0] */
 INLINE const char *class_end(zlua_matcher *m, const char *p)
 {
 	if (*p == '%') {
@@ -151,7 +151,8 @@ INLINE const char *class_end(zlua_matcher *m, const char *p)
 	return *p == '[' ? set_end(m, p) : p + 1;
 }
 
-/* [lua] Whether the subject byte at s matches the class p..ep. */
+/* [lua] Whether the subject byte at s matches the class p..ep (may tick).
+ * [-0, +0] */
 INLINE int single(zlua_matcher *m, const char *s, const char *p, const char *ep)
 {
 	if (s >= m->src_end)
@@ -170,7 +171,7 @@ INLINE int single(zlua_matcher *m, const char *s, const char *p, const char *ep)
 }
 
 /* [lua] The end of the longest run of bytes from s matching the class
- * p..ep (a greedy repetition). */
+ * p..ep (a greedy repetition). [-0, +0] */
 static const char *run_end(zlua_matcher *m, const char *s, const char *p, const char *ep)
 {
 	const char *e = m->src_end;
@@ -201,7 +202,8 @@ static const char *run_end(zlua_matcher *m, const char *s, const char *p, const 
 	return s;
 }
 
-/* [lua] %bxy at s (p after "%b"): the end of the balanced run, or NULL. */
+/* [lua] %bxy at s (p after "%b"): the end of the balanced run, or NULL.
+ * [-0, +0] */
 static const char *balance(zlua_matcher *m, const char *s, const char *p)
 {
 	int open, close, depth = 1;
@@ -223,7 +225,8 @@ static const char *balance(zlua_matcher *m, const char *s, const char *p)
 	return NULL;
 }
 
-/* [lua] %1-%9 at s: the text of an earlier closed capture again. */
+/* [lua] %1-%9 at s: the text of an earlier closed capture again.
+ * [-0, +0] */
 static const char *backref(zlua_matcher *m, const char *s, int d)
 {
 	int i = d - '1';
@@ -237,7 +240,7 @@ static const char *backref(zlua_matcher *m, const char *s, int d)
 	return memcmp(m->cap[i].init, s, (size_t)len) == 0 ? s + len : NULL;
 }
 
-/* [lua] The innermost capture still open. */
+/* [lua] The innermost capture still open. [-0, +0] */
 static int open_capture(zlua_matcher *m)
 {
 	int l;
@@ -265,7 +268,7 @@ static int open_capture(zlua_matcher *m)
  * match are in m->cap. Each pattern element either moves on (s and p
  * advance), fails (the latest frame decides what to try next), or pushes
  * a frame and tries its continuation first, as the stock matcher's
- * recursive calls do. */
+ * recursive calls do. [-0, +0] */
 static const char *match_at(zlua_matcher *m, const char *s)
 {
 	const char *p = m->pat, *ep;
@@ -471,7 +474,8 @@ void zlua_pat_analyse(const char *p, size_t lp, zlua_patinfo *info)
 	info->first = first_byte(p, p + lp);
 }
 
-/* [lua] memchr in windows, charging the work: the next c at or after s. */
+/* [lua] memchr in windows, charging the work: the next c at or after s.
+ * [-0, +0] */
 static const char *skip_to(zlua_matcher *m, const char *s, int c)
 {
 	const size_t win = 1u << 16;

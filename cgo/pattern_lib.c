@@ -18,7 +18,7 @@ static int32_t jit_toint(lua_Number n)
 	return (int32_t)n;
 }
 
-/* [lua] LuaJIT's optional int32 argument (lj_lib_optint). */
+/* [lua] LuaJIT's optional int32 argument (lj_lib_optint). [-0, +0] */
 static int32_t jit_optint(lua_State *L, int arg, int32_t def)
 {
 	return lua_isnoneornil(L, arg) ? def : jit_toint(luaL_checknumber(L, arg));
@@ -27,7 +27,7 @@ static int32_t jit_optint(lua_State *L, int arg, int32_t def)
 
 /* [lua] The 0-based offset where find, match and gmatch start (argument
  * arg, default 1); 0 when the start lies past the end of the subject and
- * nothing can be found (Lua 5.4; LuaJIT clamps to the end). */
+ * nothing can be found (Lua 5.4; LuaJIT clamps to the end). [-0, +0] */
 static int start_offset(lua_State *L, int arg, size_t ls, size_t *off)
 {
 #ifdef ZLUA_LUAJIT
@@ -65,7 +65,8 @@ static int has_specials(const char *p, size_t lp)
 	return 0;
 }
 
-/* [lua] string.find (find = 1) and string.match (find = 0). */
+/* [lua] string.find (find = 1) and string.match (find = 0).
+ * [-0, +results] */
 static int find_aux(lua_State *L, int find)
 {
 	size_t ls, lp, off;
@@ -110,11 +111,13 @@ static int find_aux(lua_State *L, int find)
 	}
 }
 
+/* [lua] string.find. */
 static int pat_find(lua_State *L)
 {
 	return find_aux(L, 1);
 }
 
+/* [lua] string.match. */
 static int pat_match(lua_State *L)
 {
 	return find_aux(L, 0);
@@ -132,7 +135,8 @@ typedef struct gmatch_state {
  * stack indices (or upvalues) is, ip, ist. A script with the debug
  * library can replace them, so each is checked and the offsets bounded:
  * a foreign value gives wrong matches or an error, never a read outside
- * the subject. Returns the captures pushed, 0 at the end. */
+ * the subject. Returns the captures pushed, 0 at the end.
+ * [-0, +captures] */
 static int gmatch_step(lua_State *L, int is, int ip, int ist)
 {
 	size_t ls, lp;
@@ -176,7 +180,8 @@ static const char gmatch_factory[] =
 	"local step = ...\n"
 	"return function(s, p, st) return function() return step(s, p, st) end end";
 
-/* [lua] The C step behind every gmatch iterator: subject, pattern, state. */
+/* [lua] The C step behind every gmatch iterator: subject, pattern,
+ * state as arguments. */
 static int gmatch_next(lua_State *L)
 {
 	return gmatch_step(L, 1, 2, 3);
@@ -219,7 +224,7 @@ static int pat_gmatch(lua_State *L)
 }
 
 /* [lua] Appends the replacement string (argument 3) for the match s..e,
- * with its '%' escapes. */
+ * with its '%' escapes. [-0, +0] (the buffer may grow on the stack) */
 static void add_string(zlua_matcher *m, luaL_Buffer *b, const char *s, const char *e)
 {
 	lua_State *L = m->L;
@@ -257,7 +262,7 @@ static void add_string(zlua_matcher *m, luaL_Buffer *b, const char *s, const cha
 
 /* [lua] Appends the replacement of the match s..e; returns whether it
  * differs from the match (a function or table giving nil or false keeps
- * the original text). */
+ * the original text). [-0, +0] (the buffer may grow on the stack) */
 static int add_value(zlua_matcher *m, luaL_Buffer *b, const char *s, const char *e, int tr)
 {
 	lua_State *L = m->L;
