@@ -18,7 +18,9 @@ import (
 // from reaching the caller, and a message handler (xpcall) is not run for
 // it. Once ctx is done the call ends with its error even if the script
 // caught every interruption and returned. The returned error satisfies
-// errors.Is(err, ctx.Err()) and errors.As with *LuaError.
+// errors.Is(err, ctx.Err()) and errors.As with *LuaError. Pattern matching
+// runs no Lua instructions, so zlua's string.find, match, gmatch and gsub
+// check the same flag while they work and raise the same error.
 //
 // Lua code run by nested calls (a Go function that calls DoString, a
 // coroutine resumed by the chunk) is limited too. A hook the script sets

@@ -35,7 +35,7 @@ static int resume(lua_State *L, zlua_env *env, int coidx, lua_State *co, int nar
 		return nres;
 	}
 	lua_xmove(co, L, 1);
-	if (zlua_interrupt_pending(env)) {
+	if (zlua_interrupted(env)) {
 		zlua_hook_hurry(L);
 		lua_error(L);
 	}
@@ -118,7 +118,7 @@ static int co_close(lua_State *L)
 	lua_pushvalue(L, lua_upvalueindex(1));
 	lua_insert(L, 1);
 	lua_call(L, lua_gettop(L) - 1, LUA_MULTRET);
-	if (lua_toboolean(L, 1) == 0 && lua_gettop(L) >= 2 && zlua_interrupt_pending(env)) {
+	if (lua_toboolean(L, 1) == 0 && lua_gettop(L) >= 2 && zlua_interrupted(env)) {
 		zlua_hook_hurry(L);
 		lua_settop(L, 2);
 		return lua_error(L); /* the interruption a __close handler met */

@@ -6,20 +6,10 @@
  * tick. */
 #include "zlua.h"
 
-static const char *interrupt_text(int reason)
-{
-	return reason == ZLUA_INT_DEADLINE ? "interrupted: context deadline exceeded" :
-					     "interrupted: context canceled";
-}
-
-int zlua_interrupt_pending(zlua_env *env)
-{
-	return env->limit_depth > 0 && __atomic_load_n(&env->interrupt, __ATOMIC_ACQUIRE) > 0;
-}
 
 int zlua_handler_guard(zlua_env *env)
 {
-	if (env->limit_depth == 0 || (!env->hook_raised && !zlua_interrupt_pending(env)))
+	if (env->limit_depth == 0 || (!env->hook_raised && !zlua_interrupted(env)))
 		return 0;
 	env->hook_raised = 0;
 	return 1;
@@ -109,9 +99,8 @@ void zlua_hook(lua_State *L, lua_Debug *ar)
 	if (env->limit_depth > 0) {
 		if (env->cstack_base != 0 && env->cstack_base - (uintptr_t)&rec > ZLUA_CSTACK_LIMIT)
 			raise_from_hook(L, env, "C stack overflow");
-		if (__atomic_load_n(&env->interrupt, __ATOMIC_ACQUIRE) > 0)
-			raise_from_hook(L, env, interrupt_text(__atomic_load_n(&env->interrupt_reason,
-									       __ATOMIC_RELAXED)));
+		if (zlua_interrupted(env))
+			raise_from_hook(L, env, zlua_interrupt_text(env));
 	}
 	if (ar->event != LUA_HOOKCOUNT) { /* call, return, line: the script's */
 		zlua_script_hook(L, env, ar);

@@ -93,6 +93,7 @@ int zlua_dispatch(lua_State *L)
 	case ZLUA_DO_OPENLIBS:
 		luaL_openlibs(L);
 		zlua_open_limits(L, env);
+		zlua_open_patterns(L, env);
 		return 0;
 	case ZLUA_DO_INIT:
 		zlua_obj_init(L, env);
@@ -104,6 +105,7 @@ int zlua_dispatch(lua_State *L)
 	case ZLUA_DO_OPENSAFE:
 		zlua_open_safe(L, env);
 		zlua_open_limits(L, env);
+		zlua_open_patterns(L, env);
 		return 0;
 #ifdef ZLUA_LUAJIT
 	case ZLUA_DO_JITMODE: /* compiled traces never run hooks */

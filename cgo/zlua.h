@@ -454,8 +454,6 @@ void zlua_hook_apply(lua_State *L, zlua_env *env, int idx, int force);
 void zlua_hook_thread(lua_State *L, zlua_env *env, int idx);
 /* [go-safe] Makes L's hook fire at its next instruction. [-0, +0] */
 void zlua_hook_hurry(lua_State *L);
-/* [go-safe] Whether a limited call runs and a context is done. */
-int zlua_interrupt_pending(zlua_env *env);
 /* [go-safe] Whether a message handler must not run the script's code now:
  * inside a limited call, a context is done or the error being handled was
  * raised from a hook, so the handler runs without hooks and nothing could
@@ -481,6 +479,32 @@ void zlua_hook_inherit(lua_State *L, zlua_env *env, int idx);
 /* [lua] Replaces debug.sethook and debug.gethook when debug is open.
  * [-0, +0] */
 void zlua_open_debughook(lua_State *L, zlua_env *env);
+
+/* ---- interruption (interrupt.c) ---- */
+
+/* [go-safe] Whether a context of a running limited call is done (an atomic
+ * read; Go sets the count from any thread). */
+static inline int zlua_interrupted(zlua_env *env)
+{
+	return env->limit_depth > 0 && __atomic_load_n(&env->interrupt, __ATOMIC_ACQUIRE) > 0;
+}
+/* [go-safe] The interruption message of the last context done:
+ * "interrupted: context deadline exceeded" or "... canceled". */
+const char *zlua_interrupt_text(zlua_env *env);
+/* [lua] Raises "interrupted: context deadline exceeded" (or "... canceled")
+ * prefixed with the position of the function at level (0: the running
+ * function, as in a hook; 1: the caller of a C function). [-0, +1, raises] */
+int zlua_raise_interrupt(lua_State *L, zlua_env *env, int level);
+
+/* ---- pattern matching (pattern.c, pattern_lib.c) ---- */
+
+/* [lua] Replaces string.find, match, gmatch and gsub with zlua's, whose
+ * matcher bounds its work and stops when a limited call's context is done;
+ * the originals stay in the registry under ZLUA_STOCK_PATTERNS (tests).
+ * [-0, +0] */
+void zlua_open_patterns(lua_State *L, zlua_env *env);
+/* Registry key of the table of the backend's original pattern functions. */
+#define ZLUA_STOCK_PATTERNS "zlua.stockpatterns"
 
 /* ---- warnings (warn.c) ---- */
 
