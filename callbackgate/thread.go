@@ -15,7 +15,7 @@ import (
 // is one protected operation (cgo/resume.c).
 type Thread struct {
 	luaRef
-	co   cgo.Thread // the lua_State; valid while the ref holds the thread
+	co   cgo.Thread  // the lua_State; valid while the ref holds the thread
 	dead atomic.Bool // last status seen: finished or failed (see Done)
 }
 
