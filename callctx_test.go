@@ -330,3 +330,60 @@ func TestLimitedGoCallsLeaveNoWatchers(t *testing.T) {
 		t.Errorf("%d goroutines after 200 limited calls, %d before", n, before)
 	}
 }
+
+// TestDeadlineOverrunsOfCallsAndThreads logs how long CallContext, a
+// context-first typed func and ResumeContext run past a 50 ms deadline
+// (RELIABILITY.md quotes them; run with -count=30 -v).
+func TestDeadlineOverrunsOfCallsAndThreads(t *testing.T) {
+	e, err := zlua.New(zlua.Options{Libs: zlua.LibsSafe})
+	must(t, err)
+	defer e.Close()
+	must(t, e.SetGlobal("wait", func() error { return zlua.Yield() }))
+	run(t, e, `function spin() while true do end end
+		function swallow() while true do pcall(spin) end end
+		function waitspin() wait() while true do pcall(coroutine.wrap(spin)) end end`)
+	get := func(name string) *zlua.Function {
+		var fn *zlua.Function
+		must(t, e.GetFunction(name, &fn))
+		t.Cleanup(fn.Release)
+		return fn
+	}
+	var typed func(context.Context) error
+	must(t, e.GetFunction("swallow", &typed))
+	for _, p := range []struct {
+		name string
+		call func(ctx context.Context) error
+	}{
+		{"CallContext spin", func(ctx context.Context) error { _, err := get("spin").CallContext(ctx); return err }},
+		{"func(ctx) swallow", typed},
+		{"ResumeContext waitspin", func(ctx context.Context) error {
+			th, err := e.NewThread(get("waitspin"))
+			must(t, err)
+			defer th.Release()
+			if _, err := th.Resume(); err != nil {
+				return err
+			}
+			_, err = th.ResumeContext(ctx)
+			return err
+		}},
+	} {
+		var (
+			err     error
+			overrun time.Duration
+		)
+		// On a loaded machine the context may expire before the call
+		// starts (it then runs nothing, without a *LuaError): try again.
+		for try := 0; try < 5; try++ {
+			ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+			deadline, _ := ctx.Deadline()
+			err = p.call(ctx)
+			overrun = time.Since(deadline)
+			cancel()
+			if errors.As(err, new(*zlua.LuaError)) {
+				break
+			}
+		}
+		wantInterrupted(t, p.name, err)
+		t.Logf("overrun %6.2f ms: %s", float64(overrun.Microseconds())/1000, p.name)
+	}
+}
