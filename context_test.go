@@ -259,3 +259,22 @@ func TestCoroutineWrappersMatchTheStandardLibrary(t *testing.T) {
 		t.Errorf("coroutine library differs from stock Lua 5.4:\n%s\nwant:\n%s", got, want)
 	}
 }
+
+// TestLimitedCallErrorsKeepTheirTraceback: an error of a limited call
+// carries the traceback of where it was raised, as outside limited calls
+// (on LuaJIT, switching the compiler back on after the call used to wipe
+// the record of it).
+func TestLimitedCallErrorsKeepTheirTraceback(t *testing.T) {
+	e := newEnv(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	err := e.DoStringContext(ctx, "local function inner() error('boom') end\ninner()")
+	var le *zlua.LuaError
+	if !errors.As(err, &le) {
+		t.Fatalf("err = %v, want a *LuaError", err)
+	}
+	if !strings.Contains(le.Message, "boom") || !strings.Contains(le.Traceback, "stack traceback") ||
+		!strings.Contains(le.Traceback, "inner") {
+		t.Fatalf("message %q, traceback %q", le.Message, le.Traceback)
+	}
+}

@@ -176,3 +176,18 @@ func TestJITStaysOffInLimitedCalls(t *testing.T) {
 		t.Errorf("jit.on(1) inside a limited call = %v, want its usual argument error", err)
 	}
 }
+
+// TestHookTableWhereTheStockLibraryKeepsIt: Lua 5.4's debug library keeps
+// per-thread hooks in registry._HOOKKEY, a table with weak keys, and the
+// official test suite (db.lua) checks it.
+func TestHookTableWhereTheStockLibraryKeepsIt(t *testing.T) {
+	if !strings.HasPrefix(zlua.Backend, "Lua 5.4") {
+		t.Skip("LuaJIT keeps hooks in the state")
+	}
+	e := newEnv(t)
+	run(t, e, `
+		debug.sethook(function() end, "l")
+		debug.sethook()
+		local hk = debug.getregistry()._HOOKKEY
+		assert(type(hk) == "table" and getmetatable(hk).__mode == "k")`)
+}

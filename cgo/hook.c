@@ -164,10 +164,16 @@ void zlua_limit_end(zlua_env *env, lua_State *L)
 	set_limited_flag(L, env, 0);
 	if (env->limit_jit) {
 		zlua_opargs a;
+		/* The limited call's error (on the stack) keeps the message and
+		 * traceback its handler recorded: this operation must not make
+		 * them look stale. */
+		int errinfo_set = env->errinfo_set;
 		memset(&a, 0, sizeof a);
 		a.n = 1;
 		if (zlua_op(env, L, ZLUA_DO_JITMODE, 0, 0, &a) != LUA_OK)
 			lua_pop(L, 1); /* inside __gc: the compiler stays off */
+		else
+			env->errinfo_set = errinfo_set;
 	}
 #endif
 }
