@@ -54,8 +54,12 @@ func TestCallContextReturnsResultsLikeCall(t *testing.T) {
 		}
 		// A plain error is not attributed to the context.
 		_, err = fails.CallContext(ctx, "input")
-		if le := errorWant(t, "failing call", err, "bad input"); errors.Is(le, context.DeadlineExceeded) {
+		le := errorWant(t, "failing call", err, "bad input")
+		if errors.Is(err, context.DeadlineExceeded) {
 			t.Error("plain error matches the deadline")
+		}
+		if !strings.Contains(le.Traceback, "in function 'error'") || !strings.Contains(le.Traceback, "(dostring):2:") {
+			t.Errorf("traceback of a failed call:\n%s", le.Traceback)
 		}
 		afterInterruption(t, e)
 	}

@@ -1,10 +1,12 @@
 package zlua_test
 
 import (
+	"context"
 	"errors"
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/zlua-go/zlua"
 )
@@ -164,6 +166,18 @@ func TestThreadErrorCarriesTheThreadsTraceback(t *testing.T) {
 	}
 	_, err = th.Resume()
 	errorWant(t, "resume of a failed thread", err, "cannot resume dead coroutine")
+
+	// The same under a context (LuaJIT: switching the compiler back on
+	// after the limited resume keeps the record).
+	th = newThread(t, e, "body")
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	resumeWant(t, th, nil)
+	_, err = th.ResumeContext(ctx)
+	le = errorWant(t, "failing thread under a context", err, ":1: boom 7")
+	if !strings.Contains(le.Traceback, "in function 'deeper'") || !strings.Contains(le.Traceback, "(dostring):2: in function") {
+		t.Errorf("traceback of a thread failing under a context:\n%s", le.Traceback)
+	}
 
 	// A non-string error value keeps its identity.
 	run(t, e, `errv = {code = 7}; function throw() error(errv) end`)
