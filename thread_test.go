@@ -88,6 +88,8 @@ func TestGoFunctionYieldsAGoResumedThreadToGo(t *testing.T) {
 		local answer = ask("name?")
 		-- a yield across a Lua pcall reaches Go too
 		local ok, r = pcall(wait, 0.25)
+		local xok, xr = xpcall(wait, debug.traceback, 0.125)
+		assert(xok and xr == "x", "across xpcall: " .. tostring(xr))
 		log = {woke, answer, ok, r}
 		return name .. " done"
 	end`)
@@ -95,7 +97,8 @@ func TestGoFunctionYieldsAGoResumedThreadToGo(t *testing.T) {
 	resumeWant(t, th, []any{"guard"}, 2.5)
 	resumeWant(t, th, []any{"morning"}, "ask", "name?")
 	resumeWant(t, th, []any{"bob", "ignored"}, 0.25)
-	resumeWant(t, th, []any{"late"}, "guard done")
+	resumeWant(t, th, []any{"late"}, 0.125)
+	resumeWant(t, th, []any{"x"}, "guard done")
 	run(t, e, `assert(log[1] == "morning" and log[2] == "bob" and log[3] == true and log[4] == "late",
 		table.concat({tostring(log[1]), tostring(log[2]), tostring(log[3]), tostring(log[4])}, " "))`)
 }
@@ -142,6 +145,11 @@ func TestYieldsThatCannotReachGoAreErrors(t *testing.T) {
 	if len(out) != 2 || out[0] != false || !strings.HasSuffix(out[1].(string), "C-call boundary") {
 		t.Errorf("caught yield across a nested call: %v", out)
 	}
+	// A C function without a continuation (the comparator of table.sort)
+	// is a C-call boundary too.
+	run(t, e, `function sorted() table.sort({3, 1, 2}, function(a, b) wait() return a < b end) end`)
+	_, err = newThread(t, e, "sorted").Resume()
+	errorWant(t, "Go yield inside table.sort", err, "C-call boundary")
 	// The Go function's error does not yield: wrapped, it is an error.
 	must(t, e.SetGlobal("wrapped", func() error { return errors.Join(zlua.Yield(1)) }))
 	run(t, e, `function wrappedyield() wrapped() end`)
