@@ -3,21 +3,23 @@ package cgo
 /*
 #include "zlua.h"
 
-// zlua_resume_op runs ZLUA_DO_RESUME on the committed program; *status
-// receives the thread's status (LUA_OK, LUA_YIELD or its error).
+// zlua_resume_op runs ZLUA_DO_RESUME on the committed program and returns
+// the operation's status and the thread's (LUA_OK, LUA_YIELD or its
+// error). Returned by value: the operation runs Lua code, which calls
+// back into Go, so no Go pointer is passed.
 // [-0, +results or +1 error value]
-static int zlua_resume_op(zlua_env *env, lua_State *L, int *status)
+typedef struct { int st, status; } zlua_resume_res;
+static zlua_resume_res zlua_resume_op(zlua_env *env, lua_State *L)
 {
 	zlua_opargs a;
-	int st;
+	zlua_resume_res r;
 	memset(&a, 0, sizeof a);
 	a.n = LUA_MULTRET;
 	a.ref = LUA_OK;
-	st = zlua_op(env, L, ZLUA_DO_RESUME, 0, LUA_MULTRET, &a);
-	*status = a.ref;
-	return st;
+	r.st = zlua_op(env, L, ZLUA_DO_RESUME, 0, LUA_MULTRET, &a);
+	r.status = a.ref;
+	return r;
 }
-#cgo noescape zlua_resume_op
 
 static lua_State *zlua_tothread(lua_State *L, int idx) { return lua_tothread(L, idx); }
 #cgo nocallback zlua_tothread
@@ -45,9 +47,8 @@ const (
 // error value on t's stack (its message and traceback recorded for
 // ErrInfo).
 func (s *State) Resume(t Thread) (st, status int) {
-	var out C.int
-	st = int(C.zlua_resume_op(s.env, t.p, &out))
-	return st, int(out)
+	r := C.zlua_resume_op(s.env, t.p)
+	return int(r.st), int(r.status)
 }
 
 // ToThread returns the thread at idx (the zero Thread for other values).
