@@ -252,12 +252,13 @@ var sweepScenarios = []sweepScenario{
 		return e.DoString(`function script(cfg) local got = wait(cfg.delay) local x = coroutine.yield({got, cfg.name}) return x .. "!" end
 			function fails() wait(1) error("boom", 0) end
 			function update(dt) local t = {} for i = 1, 20 do t[i] = {dt} end return #t end
-			co = coroutine.create(function(a) return coroutine.yield(a) end)`)
+			co = coroutine.create(function(a) return coroutine.yield(a) end)
+			function many() return select("#", coroutine.yield()) end`)
 	}, func(e *Env) error {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
-		var script, fails, update *Function
-		for name, f := range map[string]**Function{"script": &script, "fails": &fails, "update": &update} {
+		var script, fails, update, many *Function
+		for name, f := range map[string]**Function{"script": &script, "fails": &fails, "update": &update, "many": &many} {
 			if err := e.GetFunction(name, f); err != nil {
 				return err
 			}
@@ -275,6 +276,22 @@ var sweepScenarios = []sweepScenario{
 			return err
 		}
 		if _, err := th.Resume("done"); err != nil {
+			return err
+		}
+		// A suspended thread's stack grows for many arguments.
+		wide, err := e.NewThread(many)
+		if err != nil {
+			return err
+		}
+		defer wide.Release()
+		if _, err := wide.Resume(); err != nil {
+			return err
+		}
+		args := make([]any, 300)
+		for i := range args {
+			args[i] = i
+		}
+		if _, err := wide.Resume(args...); err != nil {
 			return err
 		}
 		bad, err := e.NewThread(fails)

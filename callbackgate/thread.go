@@ -17,6 +17,9 @@ type Thread struct {
 	luaRef
 	co   cgo.Thread  // the lua_State; valid while the ref holds the thread
 	dead atomic.Bool // last status seen: finished or failed (see Done)
+	// killed: a resume killed the thread (cgo.CoKilled); it stays done
+	// although its status may read normal.
+	killed bool
 }
 
 var threadType = reflect.TypeFor[*Thread]()
@@ -72,7 +75,7 @@ func (th *Thread) Done() bool {
 		return err == ErrClosed || th.dead.Load()
 	}
 	defer g.Exit()
-	if th.check() != nil {
+	if th.check() != nil || th.killed {
 		return true
 	}
 	dead := g.cur.CoStatus(th.co) == cgo.CoDead
@@ -141,9 +144,13 @@ func (th *Thread) resume(g *Gate, t cgo.Thread, top int, args []any) ([]any, err
 	if err := s.Commit(); err != nil {
 		return nil, err
 	}
+	if th.killed {
+		return nil, NewLuaError("cannot resume dead coroutine")
+	}
 	st, status := s.Resume(t)
 	if st != cgo.OK { // refused, or the arguments or results did not fit
-		th.dead.Store(t.CoStatus(th.co) == cgo.CoDead)
+		th.killed = status == cgo.CoKilled
+		th.dead.Store(th.killed || t.CoStatus(th.co) == cgo.CoDead)
 		return nil, g.ErrorFromTop(t, st)
 	}
 	if status != cgo.OK && status != cgo.Yield {

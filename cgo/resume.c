@@ -53,6 +53,50 @@ int zlua_thread_new(lua_State *L, zlua_env *env, zlua_opargs *a)
 	return 1;
 }
 
+#ifdef ZLUA_LUAJIT
+/* What grow_co needs: the coroutine and the slots wanted. */
+struct grow_args {
+	lua_State *co;
+	int n;
+};
+
+/* [lua] lua_cpcall body: grows co's stack. [-0, +0] */
+static int grow_co(lua_State *L)
+{
+	struct grow_args *g = (struct grow_args *)lua_touserdata(L, 1);
+	lua_checkstack(g->co, g->n);
+	return 0;
+}
+
+/* [lua] Makes room for n values on the suspended coroutine co. LuaJIT
+ * raises a failed growth on co itself, and its raise resets co's status
+ * to LUA_OK: a yielded coroutine would look not started, and a later
+ * resume (by zlua or a script) would call whatever its stack holds. So the
+ * growth runs under its own lua_cpcall (which catches the raise without
+ * allocating a closure), and a yielded coroutine the raise broke (its
+ * status no longer LUA_YIELD) is killed: its
+ * stack is emptied, which LuaJIT's resume and zlua_costatus see as dead
+ * (zlua_costatus: ZLUA_CO_KILLED is then returned to Go). Returns 1 on
+ * success; else 0 with the error on L. */
+static int room_on(lua_State *L, lua_State *co, int n, int *killed)
+{
+	struct grow_args g;
+	int top = lua_gettop(co), yielded = lua_status(co) == LUA_YIELD;
+	g.co = co;
+	g.n = n;
+	*killed = 0;
+	if (lua_cpcall(L, grow_co, &g) == LUA_OK)
+		return 1;
+	if (yielded && lua_status(co) != LUA_YIELD) { /* the raise broke it */
+		lua_settop(co, 0);
+		*killed = 1;
+	} else {
+		lua_settop(co, top); /* intact (not started, or the raise was L's) */
+	}
+	return 0;
+}
+#endif
+
 /* [lua] After lua_resume failed with status st and left the error value on
  * co: pushes that value on L (possibly replaced, on Lua 5.4, by an error
  * of a __close handler) and records its message with co's traceback.
@@ -104,10 +148,19 @@ int zlua_thread_resume(lua_State *L, zlua_env *env, zlua_opargs *a)
 		lua_pushliteral(L, "cannot resume non-suspended coroutine");
 		return lua_error(L);
 	}
-	/* Lua 5.4 never raises here; LuaJIT may, and the error is then caught
-	 * by the lua_pcall this operation runs in. */
-	if (!lua_checkstack(co, narg + 1))
+#ifdef ZLUA_LUAJIT
+	{
+		int killed;
+		if (!room_on(L, co, narg + 1, &killed)) {
+			if (killed)
+				a->ref = ZLUA_CO_KILLED;
+			return lua_error(L); /* after room_on's cleanup: the error on L */
+		}
+	}
+#else
+	if (!lua_checkstack(co, narg + 1)) /* Lua 5.4: never raises */
 		return luaL_error(L, "too many arguments to resume");
+#endif
 	zlua_hook_thread(L, env, base + 1); /* limited when a limited call runs */
 	lua_xmove(L, co, narg);
 #ifdef ZLUA_LUAJIT

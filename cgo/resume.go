@@ -37,6 +37,10 @@ const (
 	CoRunning   = int(C.ZLUA_CO_RUNNING)
 	CoNormal    = int(C.ZLUA_CO_NORMAL)
 	CoDead      = int(C.ZLUA_CO_DEAD)
+	// CoKilled is the status Resume reports with a failed operation when
+	// the thread was killed (LuaJIT: its stack could not grow for the
+	// arguments); CoStatus may report it normal from then on.
+	CoKilled = int(C.ZLUA_CO_KILLED)
 )
 
 // Resume resumes, on behalf of t, the thread the committed program starts

@@ -633,7 +633,11 @@ enum zlua_costatus {
 	ZLUA_CO_SUSPENDED = 0, /* yielded, or not started: resumable */
 	ZLUA_CO_RUNNING = 1,   /* the thread running now */
 	ZLUA_CO_NORMAL = 2,    /* active, but it resumed another thread */
-	ZLUA_CO_DEAD = 3       /* finished, or failed */
+	ZLUA_CO_DEAD = 3,      /* finished, or failed */
+	/* Not a status of zlua_costatus: ZLUA_DO_RESUME's a->ref when LuaJIT
+	 * could not grow a yielded thread's stack for the arguments and the
+	 * thread was killed (resume.c). zlua_costatus may call it normal. */
+	ZLUA_CO_KILLED = -1
 };
 /* [go-safe] The status of co as seen from L, the thread running now
  * (coroutine.status's rules; the main thread is never suspended).
@@ -645,7 +649,9 @@ int zlua_costatus(lua_State *L, lua_State *co);
 int zlua_thread_new(lua_State *L, zlua_env *env, zlua_opargs *a);
 /* [lua] ZLUA_DO_RESUME: resumes the program's thread with the program's
  * other values (a dead, running or normal thread is refused with the
- * standard message; a limited call hooks it first). Leaves the values the
+ * standard message; a limited call hooks it first; on LuaJIT, a yielded
+ * thread whose stack cannot grow for the arguments is killed, see
+ * ZLUA_CO_KILLED). Leaves the values the
  * thread yielded or returned, a->ref = LUA_YIELD or LUA_OK; or, when it
  * failed, its error value, its message and traceback recorded as the
  * message handler does and a->ref = the error status. A failed thread is
