@@ -90,7 +90,8 @@ func (th *Thread) ResumeContext(ctx context.Context, args ...any) ([]any, error)
 
 // Done reports whether the thread can no longer be resumed: its function
 // returned or failed, or the handle was released, or its Env was reset or
-// closed. A thread that yielded, or was never resumed, is not done. Call
+// closed (or, on LuaJIT, a Resume failed to make room for its arguments
+// on the thread's stack, which kills it: see docs/ARCHITECTURE.md). A thread that yielded, or was never resumed, is not done. Call
 // it on the Env's goroutine (from another one, while the Env runs Lua
 // code, it reports what the last Resume saw).
 func (th *Thread) Done() bool { return th == nil || th.h.Done() }

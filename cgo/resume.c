@@ -77,7 +77,7 @@ static int grow_co(lua_State *L)
  * status no longer LUA_YIELD) is killed: its
  * stack is emptied, which LuaJIT's resume and zlua_costatus see as dead
  * (zlua_costatus: ZLUA_CO_KILLED is then returned to Go). Returns 1 on
- * success; else 0 with the error on L. */
+ * success; else 0 with the error on L. [-0, +0 or +1 error] */
 static int room_on(lua_State *L, lua_State *co, int n, int *killed)
 {
 	struct grow_args g;
