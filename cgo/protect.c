@@ -147,6 +147,9 @@ int zlua_dispatch(lua_State *L)
 		return zlua_thread_new(L, env, a);
 	case ZLUA_DO_RESUME: /* program: co, args */
 		return zlua_thread_resume(L, env, a);
+	case ZLUA_DO_GROWCO: /* stack: co */
+		lua_checkstack(lua_tothread(L, 1), a->n);
+		return 0;
 	case ZLUA_DO_RESERVE:
 		luaL_checkstack(L, a->n, "zlua: cannot reserve stack");
 		return 0;

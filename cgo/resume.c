@@ -54,38 +54,27 @@ int zlua_thread_new(lua_State *L, zlua_env *env, zlua_opargs *a)
 }
 
 #ifdef ZLUA_LUAJIT
-/* What grow_co needs: the coroutine and the slots wanted. */
-struct grow_args {
-	lua_State *co;
-	int n;
-};
-
-/* [lua] lua_cpcall body: grows co's stack. [-0, +0] */
-static int grow_co(lua_State *L)
+/* [lua] Makes room for n values on the suspended coroutine at index coidx
+ * of L (co). LuaJIT raises a failed growth on co itself, and its raise
+ * resets co's status to LUA_OK: a yielded coroutine would look not
+ * started, and a later resume (by zlua or a script) would call whatever
+ * its stack holds. So the growth is a protected operation of its own
+ * (ZLUA_DO_GROWCO, on the dispatcher created at boot: nothing allocated
+ * when the room exists), and a yielded coroutine the raise broke (its
+ * status no longer LUA_YIELD) is killed: its stack is emptied, which
+ * LuaJIT's resume sees as dead, and *killed tells Go (zlua_costatus may
+ * call it normal). Returns 1 on success; else 0 with the error on L.
+ * [-0, +0 or +1 error] */
+static int room_on(lua_State *L, zlua_env *env, int coidx, lua_State *co, int n, int *killed)
 {
-	struct grow_args *g = (struct grow_args *)lua_touserdata(L, 1);
-	lua_checkstack(g->co, g->n);
-	return 0;
-}
-
-/* [lua] Makes room for n values on the suspended coroutine co. LuaJIT
- * raises a failed growth on co itself, and its raise resets co's status
- * to LUA_OK: a yielded coroutine would look not started, and a later
- * resume (by zlua or a script) would call whatever its stack holds. So the
- * growth runs under its own lua_cpcall (which catches the raise without
- * allocating a closure), and a yielded coroutine the raise broke (its
- * status no longer LUA_YIELD) is killed: its
- * stack is emptied, which LuaJIT's resume and zlua_costatus see as dead
- * (zlua_costatus: ZLUA_CO_KILLED is then returned to Go). Returns 1 on
- * success; else 0 with the error on L. [-0, +0 or +1 error] */
-static int room_on(lua_State *L, lua_State *co, int n, int *killed)
-{
-	struct grow_args g;
+	zlua_opargs g;
 	int top = lua_gettop(co), yielded = lua_status(co) == LUA_YIELD;
-	g.co = co;
-	g.n = n;
 	*killed = 0;
-	if (lua_cpcall(L, grow_co, &g) == LUA_OK)
+	memset(&g, 0, sizeof g);
+	g.n = n;
+	luaL_checkstack(L, 4, "zlua: cannot resume");
+	lua_pushvalue(L, coidx);
+	if (zlua_op(env, L, ZLUA_DO_GROWCO, 1, 0, &g) == LUA_OK)
 		return 1;
 	if (yielded && lua_status(co) != LUA_YIELD) { /* the raise broke it */
 		lua_settop(co, 0);
@@ -151,7 +140,7 @@ int zlua_thread_resume(lua_State *L, zlua_env *env, zlua_opargs *a)
 #ifdef ZLUA_LUAJIT
 	{
 		int killed;
-		if (!room_on(L, co, narg + 1, &killed)) {
+		if (!room_on(L, env, base + 1, co, narg + 1, &killed)) {
 			if (killed)
 				a->ref = ZLUA_CO_KILLED;
 			return lua_error(L); /* after room_on's cleanup: the error on L */

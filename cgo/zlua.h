@@ -218,8 +218,10 @@ enum zlua_opcode {
 	ZLUA_DO_PAIRS = 43,    /* program: [obj]; leaves {k1, v1, k2, v2, ...} */
 	/* Threads driven from Go (resume.c). */
 	ZLUA_DO_NEWTHREAD = 44, /* program: f; leaves a new thread running f */
-	ZLUA_DO_RESUME = 45     /* program: co, args; leaves the results, or the
+	ZLUA_DO_RESUME = 45,    /* program: co, args; leaves the results, or the
 	                         * error value with args->ref the failed status */
+	ZLUA_DO_GROWCO = 46     /* stack: co; grows co's stack by args->n slots
+	                         * (LuaJIT, resume.c) */
 };
 
 /* Inputs and outputs of one protected operation; lives on zlua_op's C
