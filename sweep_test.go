@@ -132,6 +132,31 @@ var sweepScenarios = []sweepScenario{
 		nudge.Release()
 		return err
 	}},
+	{"fields, equality and caches served in C", false, func(e *Env) error {
+		if err := e.SetGlobal("hero", &sweepHero{HP: 1}); err != nil {
+			return err
+		}
+		return e.DoString(`assert(hero.HP == 1)`) // pinned: C serves HP from here on
+	}, func(e *Env) error {
+		h := &sweepHero{HP: 5}
+		if err := e.SetGlobal("heroes", h); err != nil {
+			return err
+		}
+		if err := e.SetGlobal("rec", sweepRecord{Name: "orc"}); err != nil {
+			return err
+		}
+		if err := e.DoString(`
+			for i = 1, 20 do
+				hero.HP = hero.HP + heroes.HP
+				local t = {hero == heroes, hero == hero, rec.Name .. i}
+				rec.Name = "elf"
+			end
+			assert(not pcall(function() hero.HP = 1.5 end))
+			heroes = nil; rec = nil`); err != nil {
+			return err
+		}
+		return e.Global("hero", &h)
+	}},
 	{"Close", true, func(e *Env) error {
 		if err := e.SetGlobal("hero", &sweepHero{}); err != nil {
 			return err

@@ -266,6 +266,12 @@ func (g *Gate) Settle() {
 	if g.Closed() {
 		return
 	}
+	// The common outermost return: nothing was handed out, nothing
+	// waits in C. One test instead of the walk.
+	if len(g.unarmed) == 0 && g.objs.Quiet() && g.sv.reg.Quiet() && !g.S.HasQueued() {
+		g.recentN = 0
+		return
+	}
 	if g.S.HasFreedFuncs() {
 		g.drainFreed()
 	}
@@ -334,6 +340,9 @@ const errCallsTooDeep = "stack overflow (too many nested Go calls)"
 // dispatch is the gate handler: every Lua→Go call lands here.
 func dispatch(goid uintptr, fnid uint32, fr cgo.Frame) (status int32) {
 	g := (*gates.Load())[goid]
+	if int(fnid) >= len(g.funcs) { // never for a sentinel the trampoline accepted
+		return g.raiseText("attempt to call a released Go function", nil)
+	}
 	// The closure being called sits in the caller's stack slot, so its id
 	// cannot be released during the call; if a nested registration grows
 	// g.funcs, e keeps pointing at the old array's identical entry.
@@ -361,14 +370,16 @@ func dispatch(goid uintptr, fnid uint32, fr cgo.Frame) (status int32) {
 			status = g.raisePanic(e.name, r)
 		}
 	}()
-	if g.S.HasFreedFuncs() {
-		g.drainFreed()
-	}
-	if g.S.HasFreedSlots() {
-		g.objs.Drain()
-	}
-	if g.S.HasFreedCompanions() {
-		g.sv.reg.Drain()
+	if g.S.HasQueued() { // one test for the three queues (and inflight copies)
+		if g.S.HasFreedFuncs() {
+			g.drainFreed()
+		}
+		if g.S.HasFreedSlots() {
+			g.objs.Drain()
+		}
+		if g.S.HasFreedCompanions() {
+			g.sv.reg.Drain()
+		}
 	}
 	return e.call(g, e, fr)
 }

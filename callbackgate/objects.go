@@ -189,6 +189,10 @@ func (g *Gate) self(fr cgo.Frame, b *binding) (*objreg.Slot, int32) {
 // (checked), the key, and either elem (a ByRef map or slice: the caller
 // serves the element) or the named struct field. When it returns neither,
 // st is the raised error (a bad receiver, or "T has no <what> 'k'").
+//
+// A field C can serve gets the object pinned and its address stored in
+// the userdata: the first access of a numeric field comes here, the next
+// ones stay in C (see cgo/objfields.c).
 func (g *Gate) fieldAccess(fr cgo.Frame, b *binding, what string) (ov reflect.Value, key cgo.Arg, f *field, elem bool, st int32) {
 	s, st := g.self(fr, b)
 	if s == nil {
@@ -204,6 +208,9 @@ func (g *Gate) fieldAccess(fr cgo.Frame, b *binding, what string) (ov reflect.Va
 	}
 	if key.Type == int32(cgo.TString) && b.fields != nil {
 		f = b.fields[key.View()]
+		if _, ok := b.cfields[key.View()]; ok {
+			fr.SetSelfPtr(g.objs.Pin(s))
+		}
 	}
 	if f == nil {
 		st = g.raiseText(fmt.Sprintf("%s has no %s '%s'", b.name, what, g.keyText(fr, &key)), nil)

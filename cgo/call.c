@@ -82,3 +82,18 @@ int zlua_callref(zlua_env *env, lua_State *L, int nres, int simple, zlua_callres
 		read_results(env, L, base, r);
 	return st;
 }
+
+int zlua_getglobal(zlua_env *env, lua_State *L, zlua_callres *r)
+{
+	zlua_opargs a;
+	int base = lua_gettop(L), st;
+	memset(&a, 0, sizeof a);
+	a.ref = LUA_NOREF;
+	r->base = base;
+	r->n = 0;
+	r->popped = 0;
+	st = zlua_op(env, L, ZLUA_DO_GETGLOBAL, 0, 1, &a);
+	if (st == LUA_OK)
+		read_results(env, L, base, r);
+	return st;
+}

@@ -41,6 +41,8 @@ void zlua_obj_push(lua_State *L, zlua_env *env, uint32_t slot, uint32_t gen,
 	u->header.type_id = type_id;
 	u->slot = slot;
 	u->gen = gen;
+	if (cached)
+		u->header.flags |= ZLUA_F_KEYED; /* the only live one of its key */
 	lua_rawgeti(L, LUA_REGISTRYINDEX, mtref);
 	lua_setmetatable(L, -2);
 	env->objcnt[slot]++; /* from here on this userdata's __gc owns a count */

@@ -2,6 +2,8 @@ package objreg
 
 import (
 	"errors"
+	"runtime"
+	"sync/atomic"
 	"unsafe"
 )
 
@@ -42,7 +44,7 @@ func MakeKey(ptr unsafe.Pointer, binding uint32) (k Key, ok bool) {
 	return Key(p | uint64(binding)<<48), true
 }
 
-// Slot is one entry of the slot table (32 bytes).
+// Slot is one entry of the slot table (40 bytes).
 type Slot struct {
 	// Val is the object; holding it here is what keeps it alive.
 	Val any
@@ -54,6 +56,11 @@ type Slot struct {
 	keyed   bool
 	live    bool
 	pending bool
+	pinned  bool
+	// pin pins Val while C holds its address (see Pin). It outlives the
+	// slot's objects: a Pinner that unpinned keeps its backing store, so
+	// pinning the next object of the slot allocates nothing.
+	pin runtime.Pinner
 }
 
 // Ptr returns the data word of Val: for pointers, maps and channels the
@@ -65,6 +72,7 @@ type Stats struct {
 	Live, Peak   int    // slots holding an object now, and the most ever
 	Pushes, Hits uint64 // objects pushed, and pushes served by a live slot
 	Capacity     int    // slots allocated
+	Pinned       int    // live slots whose object is pinned (see Pin)
 }
 
 // Registry is the slot table and identity map of one Lua state. It is used
@@ -153,6 +161,38 @@ func (r *Registry) Get(slot, gen uint32) *Slot {
 	return s
 }
 
+// Pin pins the object of the live slot s, a pointer, so that C may keep
+// its address (the fields C serves are read and written through it), and
+// returns that address. The object stays pinned until the slot is
+// released (or the registry closed). Pinning a pinned slot does nothing.
+func (r *Registry) Pin(s *Slot) unsafe.Pointer {
+	if !s.pinned {
+		s.pin.Pin(s.Val)
+		s.pinned = true
+		r.stats.Pinned++
+		livePins.Add(1)
+	}
+	return s.Ptr()
+}
+
+// livePins counts the objects pinned by every registry of the process.
+var livePins atomic.Int64
+
+// LivePins returns the number of objects pinned by all registries now: 0
+// once every slot that pinned was released or its registry closed (tests
+// check it for leaks).
+func LivePins() int64 { return livePins.Load() }
+
+// unpin ends the pin of s, if any.
+func (r *Registry) unpin(s *Slot) {
+	if s.pinned {
+		s.pin.Unpin()
+		s.pinned = false
+		r.stats.Pinned--
+		livePins.Add(-1)
+	}
+}
+
 // Drain releases the slots whose last userdata was collected, except
 // slots found by Lookup since the last Settle: the program they were
 // handed to may not have run yet. A slot from Add reaches the queue only
@@ -173,6 +213,11 @@ func (r *Registry) drain(all bool) {
 		}
 	})
 }
+
+// Quiet reports that Settle has nothing to do but drain the C queue
+// (which the caller checks itself): no slot was handed out or found since
+// the last Settle.
+func (r *Registry) Quiet() bool { return len(r.pending) == 0 && len(r.unarmed) == 0 }
 
 // Settle drains the release queue and releases slots handed to programs
 // whose userdata was never created. Call it only when no push program can
@@ -197,7 +242,8 @@ func (r *Registry) release(i uint32, s *Slot) {
 			delete(r.ids, key)
 		}
 	}
-	*s = Slot{Gen: s.Gen + 1}
+	r.unpin(s)
+	*s = Slot{Gen: s.Gen + 1, pin: s.pin}
 	r.free = append(r.free, i)
 	r.stats.Live--
 }
@@ -207,6 +253,9 @@ func (r *Registry) release(i uint32, s *Slot) {
 func (r *Registry) Close() (leaked int) {
 	r.Settle()
 	leaked = r.stats.Live
+	for i := range r.slots {
+		r.unpin(&r.slots[i])
+	}
 	r.slots = make([]Slot, 1)
 	r.free, r.pending, r.unarmed = nil, nil, nil
 	clear(r.ids)
