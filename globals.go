@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"reflect"
 
-	"github.com/zlua-go/zlua/callbackgate"
 	"github.com/zlua-go/zlua/cgo"
 )
 
@@ -13,22 +12,25 @@ import (
 // arrays are copied into new tables; functions of any signature become Lua
 // functions (see the package documentation for argument and result rules).
 func (e *Env) SetGlobal(name string, v any) error {
-	var perr error
-	err := e.protect(func(t cgo.Thread) int {
-		s := e.g.S
-		s.ProgReset()
-		s.PutStr(name)
-		if perr = e.g.Push(v, name); perr != nil {
-			return cgo.OK
+	// One crossing: the program (name, value) runs in one protected
+	// operation, which leaves the stack as it found it.
+	t, err := e.begin()
+	if err != nil {
+		return fmt.Errorf("zlua: set global %q: %w", name, err)
+	}
+	g := e.g
+	defer g.Exit()
+	s := g.S
+	s.ProgReset()
+	s.PutStr(name)
+	err = g.Push(v, name)
+	if err == nil {
+		err = s.Commit()
+	}
+	if err == nil {
+		if st, _ := s.Run(t, cgo.OpSetGlobal, 0, 0, 0); st != cgo.OK {
+			err = g.ErrorFromTop(t, st)
 		}
-		if perr = s.Commit(); perr != nil {
-			return cgo.OK
-		}
-		st, _ := s.Run(t, cgo.OpSetGlobal, 0, 0, 0)
-		return st
-	})
-	if perr != nil {
-		return fmt.Errorf("zlua: set global %q: %w", name, perr)
 	}
 	if err != nil {
 		return fmt.Errorf("zlua: set global %q: %w", name, err)
@@ -81,23 +83,10 @@ func (e *Env) Global(name string, out any) error {
 	if rv.Kind() != reflect.Pointer || rv.IsNil() {
 		return fmt.Errorf("zlua: global %q: out must be a non-nil pointer, got %T", name, out)
 	}
-	var rerr error
-	err := e.protect(func(t cgo.Thread) int {
-		s := e.g.S
-		st, err := e.pushGlobal(t, name)
-		if err != nil || st != cgo.OK {
-			rerr = err
-			return st
-		}
-		if !s.Reserve(t, callbackgate.ReadStack) {
-			rerr = ErrMemory
-			return cgo.OK
-		}
-		rerr = e.g.ReadInto(t, t.Top(), rv.Elem())
-		return cgo.OK
-	})
+	t, err := e.begin()
 	if err == nil {
-		err = rerr
+		err = e.g.ReadGlobal(t, name, rv.Elem())
+		e.g.Exit()
 	}
 	if err != nil {
 		return fmt.Errorf("zlua: global %q: %w", name, err)

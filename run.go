@@ -8,18 +8,28 @@ import (
 	"github.com/zlua-go/zlua/cgo"
 )
 
+// begin starts one API call (the caller ends it with e.g.Exit()) and
+// returns the thread to use.
+func (e *Env) begin() (cgo.Thread, error) {
+	g := e.g
+	if g.Closed() {
+		return cgo.Thread{}, ErrClosed
+	}
+	if err := g.Enter(); err != nil {
+		return cgo.Thread{}, err
+	}
+	return g.Current(), nil
+}
+
 // protect runs f as one API call: it tracks nesting, keeps the stack
 // balanced, and turns a failed Lua status into a *LuaError.
 func (e *Env) protect(f func(t cgo.Thread) int) error {
-	g := e.g
-	if g.Closed() {
-		return ErrClosed
-	}
-	if err := g.Enter(); err != nil {
+	t, err := e.begin()
+	if err != nil {
 		return err
 	}
+	g := e.g
 	defer g.Exit()
-	t := g.Current()
 	top := t.Top()
 	defer t.SetTop(top)
 	if st := f(t); st != cgo.OK {

@@ -3,6 +3,7 @@ package callbackgate
 import (
 	"errors"
 	"fmt"
+	"reflect"
 	"runtime"
 
 	"github.com/zlua-go/zlua/cgo"
@@ -117,6 +118,32 @@ func (g *Gate) endCall(r *cgo.CallResult, top int) {
 		g.cur.SetTop(top)
 	}
 	g.Exit()
+}
+
+// ReadGlobal reads the global name into v (as Global converts), within an
+// API call. A scalar global costs one crossing: C reads it with the
+// lookup; anything else is converted from the stack and then popped.
+func (g *Gate) ReadGlobal(t cgo.Thread, name string, v reflect.Value) error {
+	r, err := g.callResult()
+	if err != nil {
+		return err
+	}
+	s := g.S
+	s.ProgReset()
+	s.PutStr(name)
+	if err := s.Commit(); err != nil {
+		return err
+	}
+	if st := s.GetGlobal(t, r); st != cgo.OK {
+		return g.ErrorFromTop(t, st)
+	}
+	a := r.Res[0]
+	if r.Popped != 0 {
+		return g.read(t, 0, &a, v, 0) // scalars are read from a alone
+	}
+	err = g.read(t, int(r.Base)+1, &a, v, 0)
+	t.SetTop(int(r.Base))
+	return err
 }
 
 // result returns result i (0-based) of a call as an Arg and its index.

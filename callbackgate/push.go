@@ -62,8 +62,6 @@ func (g *Gate) push(v any, name string, depth int) error {
 		return g.pushViewed(reflect.ValueOf(x.V), x.View)
 	case Ref:
 		return g.pushRef(x.V)
-	case Opaque:
-		return g.pushOpaque(x)
 	case map[string]any:
 		if depth >= MaxDepth {
 			return errTooDeep
@@ -79,6 +77,9 @@ func (g *Gate) push(v any, name string, depth int) error {
 	default:
 		rv := reflect.ValueOf(v)
 		if rv.Kind() == reflect.Struct {
+			if o, ok := v.(OpaqueArg); ok {
+				return g.pushOpaque(o)
+			}
 			return g.pushStructIface(v, rv)
 		}
 		return g.pushValue(rv, name, depth)
@@ -119,8 +120,11 @@ func (g *Gate) pushValue(v reflect.Value, name string, depth int) error {
 		return g.pushValue(v.Elem(), name, depth)
 	case reflect.Struct:
 		switch v.Type() {
-		case viewedType, refType, opaqueType:
+		case viewedType, refType:
 			return g.push(v.Interface(), name, depth)
+		}
+		if o, ok := v.Interface().(OpaqueArg); ok {
+			return g.pushOpaque(o)
 		}
 		if f, ok := v.Interface().(*Function); ok {
 			return f.push(g)
