@@ -15,6 +15,9 @@ import (
 // when a closed Env still had live object slots after lua_close ran every
 // __gc, or when a Go object is still pinned once every Env is closed.
 func TestMain(m *testing.M) {
+	if name := os.Getenv(helperEnv); name != "" {
+		os.Exit(runHelper(name))
+	}
 	code := m.Run()
 	var leaks []string
 	openEnvs.Range(func(k, _ any) bool {
