@@ -44,7 +44,7 @@ func MakeKey(ptr unsafe.Pointer, binding uint32) (k Key, ok bool) {
 	return Key(p | uint64(binding)<<48), true
 }
 
-// Slot is one entry of the slot table (40 bytes).
+// Slot is one entry of the slot table (32 bytes).
 type Slot struct {
 	// Val is the object; holding it here is what keeps it alive.
 	Val any
@@ -56,11 +56,7 @@ type Slot struct {
 	keyed   bool
 	live    bool
 	pending bool
-	pinned  bool
-	// pin pins Val while C holds its address (see Pin). It outlives the
-	// slot's objects: a Pinner that unpinned keeps its backing store, so
-	// pinning the next object of the slot allocates nothing.
-	pin runtime.Pinner
+	pinned  bool // pins[slot] pins Val (see Pin)
 }
 
 // Ptr returns the data word of Val: for pointers, maps and channels the
@@ -78,8 +74,13 @@ type Stats struct {
 // Registry is the slot table and identity map of one Lua state. It is used
 // by one goroutine at a time.
 type Registry struct {
-	c       Counts
-	slots   []Slot
+	c     Counts
+	slots []Slot
+	// pins parallels slots once an object was pinned (nil before, so a
+	// registry that never pins pays nothing per slot). A Pinner outlives
+	// the objects of its slot: one that unpinned keeps its backing store,
+	// so pinning the slot's next object allocates nothing.
+	pins    []runtime.Pinner
 	free    []uint32
 	ids     map[Key]uint32
 	pending []uint32 // slots found by Lookup since the last Settle
@@ -126,6 +127,11 @@ func (r *Registry) Add(key Key, keyed bool, val any, binding uint32) (slot, gen 
 			grown := make([]Slot, len(r.slots), 2*cap(r.slots))
 			copy(grown, r.slots)
 			r.slots = grown
+			if r.pins != nil {
+				pins := make([]runtime.Pinner, cap(r.slots))
+				copy(pins, r.pins)
+				r.pins = pins
+			}
 		}
 		slot = uint32(len(r.slots))
 		if !r.c.ReserveSlots(slot) {
@@ -161,13 +167,21 @@ func (r *Registry) Get(slot, gen uint32) *Slot {
 	return s
 }
 
-// Pin pins the object of the live slot s, a pointer, so that C may keep
-// its address (the fields C serves are read and written through it), and
-// returns that address. The object stays pinned until the slot is
-// released (or the registry closed). Pinning a pinned slot does nothing.
+// Pin pins the object of the live slot s (from Get, with no push in
+// between), a pointer, so that C may keep its address (the fields C serves are read and written through
+// it), and returns that address. The object stays pinned until the slot
+// is released (or the registry closed). Pinning a pinned slot does
+// nothing.
 func (r *Registry) Pin(s *Slot) unsafe.Pointer {
+	slot := (uintptr(unsafe.Pointer(s)) - uintptr(unsafe.Pointer(&r.slots[0]))) / unsafe.Sizeof(Slot{})
+	if slot >= uintptr(len(r.slots)) || &r.slots[slot] != s {
+		panic("objreg: Pin of a slot from an older table") // s must come from Get just before
+	}
 	if !s.pinned {
-		s.pin.Pin(s.Val)
+		if r.pins == nil {
+			r.pins = make([]runtime.Pinner, cap(r.slots))
+		}
+		r.pins[slot].Pin(s.Val)
 		s.pinned = true
 		r.stats.Pinned++
 		livePins.Add(1)
@@ -183,10 +197,10 @@ var livePins atomic.Int64
 // check it for leaks).
 func LivePins() int64 { return livePins.Load() }
 
-// unpin ends the pin of s, if any.
-func (r *Registry) unpin(s *Slot) {
+// unpin ends the pin of slot i, if any.
+func (r *Registry) unpin(i uint32, s *Slot) {
 	if s.pinned {
-		s.pin.Unpin()
+		r.pins[i].Unpin()
 		s.pinned = false
 		r.stats.Pinned--
 		livePins.Add(-1)
@@ -242,8 +256,8 @@ func (r *Registry) release(i uint32, s *Slot) {
 			delete(r.ids, key)
 		}
 	}
-	r.unpin(s)
-	*s = Slot{Gen: s.Gen + 1, pin: s.pin}
+	r.unpin(i, s)
+	*s = Slot{Gen: s.Gen + 1}
 	r.free = append(r.free, i)
 	r.stats.Live--
 }
@@ -254,9 +268,9 @@ func (r *Registry) Close() (leaked int) {
 	r.Settle()
 	leaked = r.stats.Live
 	for i := range r.slots {
-		r.unpin(&r.slots[i])
+		r.unpin(uint32(i), &r.slots[i])
 	}
-	r.slots = make([]Slot, 1)
+	r.slots, r.pins = make([]Slot, 1), nil
 	r.free, r.pending, r.unarmed = nil, nil, nil
 	clear(r.ids)
 	r.stats.Live = 0
