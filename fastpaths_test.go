@@ -209,27 +209,26 @@ func TestNumbersKeepTheirSubtype(t *testing.T) {
 	e := newEnv(t)
 	var got []any
 	must(t, e.SetGlobal("see", func(xs ...any) { got = xs }))
-	run(t, e, `see(1, 1.0, -0.0, 2^53, math.maxinteger, math.mininteger, 1/0, -1/0, 0.5, 9007199254740993)`)
-	want := []any{int64(1), float64(1), math.Copysign(0, -1), float64(1 << 53), int64(math.MaxInt64),
-		int64(math.MinInt64), math.Inf(1), math.Inf(-1), 0.5, int64(9007199254740993)}
-	if zlua.Backend[:3] == "Lua" && !strings.HasPrefix(zlua.Backend, "LuaJIT") {
-		for i := range want {
-			if got[i] != want[i] || (i == 2 && !math.Signbit(got[i].(float64))) {
-				t.Errorf("argument %d: got %T %v, want %T %v", i+1, got[i], got[i], want[i], want[i])
-			}
-		}
-	}
-	var sum int
 	must(t, e.SetGlobal("add", func(a, b int) int { return a + b }))
-	run(t, e, `assert(add(math.maxinteger, 0) == math.maxinteger or jit)`)
 	run(t, e, `assert(add(2, 3.0) == 5)`)
 	if err := e.DoString(`add(2, 0.5)`); err == nil || !strings.Contains(err.Error(), "number has no integer representation") {
 		t.Errorf("add(2, 0.5) err = %v", err)
 	}
-	_ = sum
-	run(t, e, `local nan = 0/0; see(nan)`)
-	if x, ok := got[0].(float64); !ok || !math.IsNaN(x) {
-		t.Errorf("NaN arrived as %T %v", got[0], got[0])
+	run(t, e, `local nan = 0/0; see(nan, 0.25)`)
+	if x, ok := got[0].(float64); !ok || !math.IsNaN(x) || got[1] != 0.25 {
+		t.Errorf("NaN, 0.25 arrived as %T %v, %T %v", got[0], got[0], got[1], got[1])
+	}
+	if !strings.HasPrefix(zlua.Backend, "Lua 5.4") {
+		return // LuaJIT numbers are doubles: no subtype to keep
+	}
+	run(t, e, `assert(add(math.maxinteger, 0) == math.maxinteger)
+		see(1, 1.0, -0.0, 2^53, math.maxinteger, math.mininteger, 1/0, -1/0, 0.5, 9007199254740993)`)
+	want := []any{int64(1), float64(1), math.Copysign(0, -1), float64(1 << 53), int64(math.MaxInt64),
+		int64(math.MinInt64), math.Inf(1), math.Inf(-1), 0.5, int64(9007199254740993)}
+	for i := range want {
+		if got[i] != want[i] || (i == 2 && !math.Signbit(got[i].(float64))) {
+			t.Errorf("argument %d: got %T %v, want %T %v", i+1, got[i], got[i], want[i], want[i])
+		}
 	}
 }
 
@@ -254,7 +253,8 @@ func TestStackReservedWhereNeeded(t *testing.T) {
 		local t = {}
 		for i = 1, 60 do t = {t} end
 		nested(t)
-		many(table.unpack((function() local a = {} for i = 1, 300 do a[i] = i end return a end)()))
+		local unpack = table.unpack or unpack
+		many(unpack((function() local a = {} for i = 1, 300 do a[i] = i end return a end)()))
 		deep = t
 	`)
 	if depth != 60 || count != 300 {

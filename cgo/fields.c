@@ -118,6 +118,8 @@ void zlua_dirs_free(zlua_env *env)
 }
 
 size_t zlua_dir_size(const zlua_fielddir *d) { return d->size; }
+size_t zlua_dir_count(const zlua_fielddir *d) { return d->n; }
+const zlua_dirent *zlua_dir_entry(const zlua_fielddir *d, size_t i) { return &d->f[i]; }
 
 const zlua_dirent *zlua_dir_find(lua_State *L, const zlua_fielddir *d)
 {

@@ -6,47 +6,70 @@
  * its methods table directly. */
 #include "zlua.h"
 
-/* [lua] The Go struct behind the ByObj userdata at 1, with its type's
- * directory in *d: only for a live userdata made by this env (header, then
- * metatable) whose object Go has pinned, of a binding with C fields. NULL
- * sends the access to Go. The metamethods can be fetched with
- * debug.getmetatable and called on anything, and their upvalues replaced
- * with debug.setupvalue: nothing here comes from an upvalue. [-0, +0] */
-static unsigned char *obj_fields(lua_State *L, const zlua_fielddir **d)
-{
+/* The ByObj userdata at 1 as the C field functions see it. */
+typedef struct objref {
 	ZLuaObjectUserData *u;
 	zlua_env *env;
-	if (lua_type(L, 1) != LUA_TUSERDATA || zlua_rawlen(L, 1) != sizeof *u)
-		return NULL;
-	u = (ZLuaObjectUserData *)lua_touserdata(L, 1);
-	if (u->header.magic != ZLUA_MAGIC || u->header.kind != ZLUA_KIND_BYOBJ ||
-	    (u->header.flags & ZLUA_F_RELEASED) || u->ptr == 0)
-		return NULL;
-	env = zlua_env_of(L);
-	if (!zlua_ownmt(env, L, 1, &u->header) ||
-	    (*d = zlua_dir(env, ZLUA_DIR_OBJ, u->header.type_id)) == NULL)
-		return NULL;
-	return (unsigned char *)(uintptr_t)u->ptr;
+	const zlua_fielddir *d; /* its binding's directory */
+} objref;
+
+/* [lua] Whether the value at 1 is a live ByObj userdata whose object Go
+ * has pinned, of a binding with a directory; fills o. Only the header is
+ * checked here, the metatable by obj_ours once a field was found. The
+ * metamethods can be fetched with debug.getmetatable and called on
+ * anything, and their upvalues replaced with debug.setupvalue: nothing
+ * here comes from an upvalue. [-0, +0] */
+static int obj_fields(lua_State *L, objref *o)
+{
+	ZLuaObjectUserData *u = (ZLuaObjectUserData *)lua_touserdata(L, 1);
+	/* NULL for all but userdata; a light userdata has length 0 */
+	if (u == NULL || zlua_rawlen(L, 1) != sizeof *u || u->header.magic != ZLUA_MAGIC ||
+	    u->header.kind != ZLUA_KIND_BYOBJ || (u->header.flags & ZLUA_F_RELEASED) || u->ptr == 0)
+		return 0;
+	o->u = u;
+	o->env = zlua_env_of(L);
+	o->d = zlua_dir(o->env, ZLUA_DIR_OBJ, u->header.type_id);
+	return o->d != NULL;
+}
+
+/* [lua] Whether the userdata of o has a metatable of this env: only zlua
+ * writes headers, but the identity of the metatable is what proves the
+ * header is one. [-0, +0] */
+static int obj_ours(lua_State *L, const objref *o)
+{
+	return zlua_ownmt(o->env, L, 1, &o->u->header);
+}
+
+/* The address of field f of o's object. */
+static unsigned char *obj_field(const objref *o, const zlua_dirent *f)
+{
+	return (unsigned char *)(uintptr_t)o->u->ptr + (f->code >> 8);
 }
 
 int zlua_obj_findex(lua_State *L)
 {
-	if (lua_type(L, 2) == LUA_TSTRING) {
-		const zlua_fielddir *d;
-		const zlua_dirent *f;
-		unsigned char *q;
-		lua_settop(L, 2);
-		if (lua_type(L, lua_upvalueindex(1)) == LUA_TTABLE) {
-			lua_pushvalue(L, 2);
-			lua_rawget(L, lua_upvalueindex(1));
-			if (!lua_isnil(L, -1))
-				return 1; /* a method */
-			lua_pop(L, 1);
+	objref o;
+	const zlua_dirent *f = NULL;
+	if (lua_type(L, lua_upvalueindex(1)) == LUA_TTABLE) {
+		/* Lua 5.4: one lookup answers both: the methods table also maps
+		 * each C field's name to its index in the directory. */
+		int t;
+		lua_pushvalue(L, 2); /* nil when called without a key */
+		lua_rawget(L, lua_upvalueindex(1));
+		t = lua_type(L, -1);
+		if (t != LUA_TNUMBER && t != LUA_TNIL)
+			return 1; /* a method */
+		if (t == LUA_TNUMBER && obj_fields(L, &o)) {
+			lua_Integer i = lua_tointeger(L, -1);
+			if (i >= 0 && (size_t)i < zlua_dir_count(o.d))
+				f = zlua_dir_entry(o.d, (size_t)i);
 		}
-		if ((q = obj_fields(L, &d)) != NULL && (f = zlua_dir_find(L, d)) != NULL) {
-			zlua_sv_read(L, (int)(f->code & 0xff), q + (f->code >> 8));
-			return 1;
-		}
+	} else if (lua_type(L, 2) == LUA_TSTRING && obj_fields(L, &o)) {
+		f = zlua_dir_find(L, o.d); /* LuaJIT: its Lua closure looked methods up */
+	}
+	if (f != NULL && obj_ours(L, &o)) {
+		zlua_sv_read(L, (int)(f->code & 0xff), obj_field(&o, f));
+		return 1;
 	}
 	lua_settop(L, 2);
 	lua_pushvalue(L, lua_upvalueindex(2));
@@ -57,14 +80,12 @@ int zlua_obj_findex(lua_State *L)
 
 int zlua_obj_fnewindex(lua_State *L)
 {
-	if (lua_type(L, 2) == LUA_TSTRING) {
-		const zlua_fielddir *d;
-		const zlua_dirent *f;
-		unsigned char *q;
-		if ((q = obj_fields(L, &d)) != NULL && (f = zlua_dir_find(L, d)) != NULL) {
-			zlua_sv_write(L, d, (int)(f->code & 0xff), q + (f->code >> 8));
-			return 0;
-		}
+	objref o;
+	const zlua_dirent *f;
+	if (lua_type(L, 2) == LUA_TSTRING && obj_fields(L, &o) &&
+	    (f = zlua_dir_find(L, o.d)) != NULL && obj_ours(L, &o)) {
+		zlua_sv_write(L, o.d, (int)(f->code & 0xff), obj_field(&o, f));
+		return 0;
 	}
 	lua_settop(L, 3);
 	lua_pushvalue(L, lua_upvalueindex(1));
@@ -88,6 +109,17 @@ void zlua_obj_fields(lua_State *L, zlua_env *env)
 	lua_pushcclosure(L, zlua_obj_findex, 2);
 	lua_call(L, 2, 1);
 #else
+	{
+		/* the methods table also maps each C field to its directory index */
+		const zlua_fielddir *d = zlua_dir(env, ZLUA_DIR_OBJ, (uint32_t)lua_tointeger(L, mt + 5));
+		size_t i, n = d != NULL ? zlua_dir_count(d) : 0;
+		for (i = 0; i < n; i++) {
+			const zlua_dirent *f = zlua_dir_entry(d, i);
+			lua_pushlstring(L, f->name, f->len);
+			lua_pushinteger(L, (lua_Integer)i);
+			lua_rawset(L, mt + 1);
+		}
+	}
 	lua_pushvalue(L, mt + 1);
 	lua_pushvalue(L, mt + 2);
 	lua_pushcclosure(L, zlua_obj_findex, 2);

@@ -545,13 +545,13 @@ int zlua_obj_eq(lua_State *L);
 /* [lua] ZLUA_OP_OBJFIELDS (objfields.c). [-6, +0] */
 void zlua_obj_fields(lua_State *L, zlua_env *env);
 /* [lua] __index of ByObj userdata with fields served in C: upvalue 1 the
- * field table, 2 the methods table (nil on LuaJIT, where a Lua closure
- * looked it up first), 3 the Go getter, 4 the field directory, 5 the
- * binding's metatable. Methods first, then numeric and boolean fields of
- * the pinned struct, else Go. */
+ * methods table, which on Lua 5.4 also maps each C field's name to its
+ * directory index (one lookup for both; nil on LuaJIT, where a Lua
+ * closure looked methods up and fields are found by name), upvalue 2 the
+ * Go getter. Methods, then numeric and boolean fields of the pinned
+ * struct, else Go. */
 int zlua_obj_findex(lua_State *L);
-/* [lua] __newindex of the same: upvalue 1 the field table, 2 the Go
- * setter, 3 the directory, 4 the type name, 5 the env, 6 the metatable. */
+/* [lua] __newindex of the same: upvalue 1 the Go setter. */
 int zlua_obj_fnewindex(lua_State *L);
 /* [lua] ZLUA_OP_PLAININDEX. [-2, +0] */
 void zlua_obj_plainindex(lua_State *L, zlua_env *env);
@@ -612,8 +612,10 @@ static inline const zlua_fielddir *zlua_dir(const zlua_env *env, int which, uint
 {
 	return type_id < env->dirs_cap[which] ? env->dirs[which][type_id] : NULL;
 }
-/* The struct size of a directory. */
+/* The struct size of a directory, its number of entries, entry i. */
 size_t zlua_dir_size(const zlua_fielddir *d);
+size_t zlua_dir_count(const zlua_fielddir *d);
+const zlua_dirent *zlua_dir_entry(const zlua_fielddir *d, size_t i);
 /* [lua] The entry of the string key at 2, or NULL. [-0, +0] */
 const zlua_dirent *zlua_dir_find(lua_State *L, const zlua_fielddir *d);
 /* [lua] Pushes the field of kind at q. [-0, +1] */
