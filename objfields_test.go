@@ -318,6 +318,9 @@ func TestTypeWithoutFieldsIndexesItsMethods(t *testing.T) {
 	if n := goCalls(t, e, `for i = 1, 100 do local f = mv.MoveTo end`); n != 0 {
 		t.Errorf("method lookups made %d Go calls", n)
 	}
+	// The VM finds methods in the table itself: no C function runs.
+	run(t, e, `assert(type(debug.getmetatable(mv).__index) == "table")
+		assert(type(debug.getmetatable(ch).__index) == "table")`)
 	for _, c := range []struct{ chunk, want string }{
 		{`return mv.HP`, `[string "return mv.HP"]:1: Mover has no field or method 'HP'`},
 		{`return mv[1]`, "Mover has no field or method '1'"},
