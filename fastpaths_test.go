@@ -263,3 +263,33 @@ func TestStackReservedWhereNeeded(t *testing.T) {
 	var deep []any
 	must(t, e.Global("deep", &deep))
 }
+
+// A Go→Lua call whose argument is an object Lua still holds finds its
+// userdata in the cache without leaving the unprotected fast path; one
+// whose userdata is gone gets a new one on the protected path.
+func TestCallWithHeldAndDroppedObjects(t *testing.T) {
+	e := newEnv(t)
+	run(t, e, `function same(o) return rawequal(o, held) end
+		function hp(o) return o.HP end`)
+	var same func(any) (bool, error)
+	var hp func(any) (int, error)
+	must(t, e.GetFunction("same", &same))
+	must(t, e.GetFunction("hp", &hp))
+	p := &Player{HP: 4}
+	must(t, e.SetGlobal("held", p))
+	for i := 0; i < 3; i++ {
+		if ok, err := same(p); err != nil || !ok {
+			t.Fatalf("same(p) = %v, %v", ok, err)
+		}
+	}
+	q := &Player{HP: 9}
+	for i := 0; i < 50; i++ {
+		if v, err := hp(q); err != nil || v != 9 {
+			t.Fatalf("hp(q) = %v, %v", v, err)
+		}
+		run(t, e, `collectgarbage()`) // q's userdata dies between calls
+	}
+	if ok, err := same(q); err != nil || ok {
+		t.Fatalf("same(q) = %v, %v", ok, err)
+	}
+}

@@ -19,20 +19,28 @@ static void queue_slot(zlua_env *env, uint32_t slot)
 	env->objfreed[env->objfreed_len++] = slot;
 }
 
+int zlua_obj_cached(lua_State *L, zlua_env *env, uint32_t slot, uint32_t gen)
+{
+	ZLuaObjectUserData *u;
+	lua_rawgeti(L, LUA_REGISTRYINDEX, env->cache_ref); /* [+1] cache */
+	lua_rawgeti(L, -1, (lua_Integer)slot);             /* [+1] ud or nil */
+	u = (ZLuaObjectUserData *)lua_touserdata(L, -1);
+	if (u != NULL && u->slot == slot && u->gen == gen && !(u->header.flags & ZLUA_F_RELEASED)) {
+		lua_remove(L, -2); /* hit: the cached userdata */
+		return 1;
+	}
+	lua_pop(L, 2);
+	return 0;
+}
+
 void zlua_obj_push(lua_State *L, zlua_env *env, uint32_t slot, uint32_t gen,
 		   uint32_t type_id, int mtref, int cached)
 {
 	ZLuaObjectUserData *u;
 	if (cached) {
-		lua_rawgeti(L, LUA_REGISTRYINDEX, env->cache_ref); /* [+1] cache */
-		lua_rawgeti(L, -1, (lua_Integer)slot);             /* [+1] ud or nil */
-		u = (ZLuaObjectUserData *)lua_touserdata(L, -1);
-		if (u != NULL && u->slot == slot && u->gen == gen &&
-		    !(u->header.flags & ZLUA_F_RELEASED)) {
-			lua_remove(L, -2); /* hit: the cached userdata */
+		if (zlua_obj_cached(L, env, slot, gen))
 			return;
-		}
-		lua_pop(L, 1); /* miss; cache stays below */
+		lua_rawgeti(L, LUA_REGISTRYINDEX, env->cache_ref); /* [+1] cache, for the new entry */
 	}
 	u = (ZLuaObjectUserData *)zlua_newuserdata(L, sizeof *u);
 	memset(u, 0, sizeof *u);

@@ -450,8 +450,9 @@ typedef struct zlua_callres {
 
 /* [go-safe] Calls the committed program "REF f, args..." under lua_pcall
  * with zlua's message handler. simple != 0 promises the program only holds
- * non-allocating ops (nil, booleans, numbers, refs) and at most 12 values:
- * then it runs without the dispatcher. nres is a count or LUA_MULTRET.
+ * ops that need not allocate (nil, booleans, numbers, refs, objects) and
+ * at most 12 values: then it runs without the dispatcher, unless an
+ * object's userdata is not in the cache. nres is a count or LUA_MULTRET.
  * Up to ZLUA_CALL_RES results are read into r; if every result is a scalar
  * they are popped. Stack: [-0, +results (unless popped) or +1 error]. */
 int zlua_callref(zlua_env *env, lua_State *L, int nres, int simple, zlua_callres *r);
@@ -529,6 +530,10 @@ int zlua_funcud_gc(lua_State *L);
  * (counted in objcnt, entered in the cache when cached). [-0, +1] */
 void zlua_obj_push(lua_State *L, zlua_env *env, uint32_t slot, uint32_t gen,
 		   uint32_t type_id, int mtref, int cached);
+/* [go-safe] Pushes the userdata of slot from the weak cache when it is
+ * there with generation gen and not released, and returns 1; else pushes
+ * nothing and returns 0. Allocates nothing. [-0, +1|0] */
+int zlua_obj_cached(lua_State *L, zlua_env *env, uint32_t slot, uint32_t gen);
 /* [lua] __gc of ByObj userdata: marks it released, drops its cache entry
  * if the entry is still this userdata, and queues the slot when its last
  * userdata is gone. Pure C. [-0, +0] */
