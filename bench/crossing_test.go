@@ -2,10 +2,7 @@ package bench
 
 import (
 	"fmt"
-	"runtime"
-	"syscall"
 	"testing"
-	"unsafe"
 
 	"github.com/zlua-go/zlua"
 )
@@ -80,35 +77,19 @@ var crossingRows = []struct{ name, body string }{
 
 const crossN = 1000
 
-// BenchmarkCrossing runs each variant over 1000 entities; ns/op is one
+// The Crossing rows run each variant over 1000 entities (zlua only: the
+// rows compare ways of writing the same code); ns/op and cpu-ns/op are one
 // frame, cpu-ns/entity the thread CPU time per entity (steadier than wall
 // time on a loaded machine) and crossings/entity the Lua→Go calls.
-func BenchmarkCrossing(b *testing.B) {
-	for _, row := range crossingRows {
-		b.Run(row.name, func(b *testing.B) {
-			e, err := zlua.New(zlua.Options{})
-			must(b, err)
-			defer e.Close()
-			ents := make([]any, crossN)
-			for i := range ents {
-				ents[i] = &crossEnt{X: float64(i % 200), VX: 1, HP: 1 << 30}
-			}
-			must(b, e.DoString(`ents = {}`))
-			if row.name == "LuaTables" {
-				must(b, e.DoString(fmt.Sprintf(`for i = 1, %d do ents[i] = {x = (i - 1) %% 200, vx = 1, hp = 1073741824} end`, crossN)))
-			} else {
-				must(b, e.SetGlobal("ents", ents))
-			}
-			crossingFrames(b, e, `function frame(dt)
-				for i = 1, #ents do
-					local e = ents[i]
-					`+row.body+`
-				end
-			end`)
-		})
-	}
-	// Batch: Go steps every entity in one call per frame.
-	b.Run("Batch", func(b *testing.B) {
+func BenchmarkCrossing_Getters(b *testing.B)    { crossingScript(b, 0) }
+func BenchmarkCrossing_Fields(b *testing.B)     { crossingScript(b, 1) }
+func BenchmarkCrossing_FieldsOnly(b *testing.B) { crossingScript(b, 2) }
+func BenchmarkCrossing_Step(b *testing.B)       { crossingScript(b, 3) }
+func BenchmarkCrossing_LuaTables(b *testing.B)  { crossingScript(b, 4) }
+
+// BenchmarkCrossing_Batch: Go steps every entity in one call per frame.
+func BenchmarkCrossing_Batch(b *testing.B) {
+	b.Run("zlua", func(b *testing.B) {
 		e, err := zlua.New(zlua.Options{})
 		must(b, err)
 		defer e.Close()
@@ -119,17 +100,46 @@ func BenchmarkCrossing(b *testing.B) {
 		must(b, e.SetGlobal("world", w))
 		crossingFrames(b, e, `function frame(dt) world:StepAll(dt) end`)
 	})
-	// GoDriven: Go calls a Lua handler once per entity (the other
-	// direction: one Go→Lua call each). Only Go holds the entities, so
-	// each call may push a new userdata (the last one was collected) that
-	// must be pinned again; GoDrivenHeld keeps them in a Lua table too.
-	for _, held := range []bool{false, true} {
-		name := "GoDriven"
-		if held {
-			name = "GoDrivenHeld"
+}
+
+// BenchmarkCrossing_GoDriven: Go calls a Lua handler once per entity (the
+// other direction: one Go→Lua call each). Only Go holds the entities, so
+// each call may push a new userdata (the last one was collected) that must
+// be pinned again; BenchmarkCrossing_GoDrivenHeld keeps them in a Lua
+// table too.
+func BenchmarkCrossing_GoDriven(b *testing.B) {
+	b.Run("zlua", func(b *testing.B) { crossingGoDriven(b, false) })
+}
+
+// BenchmarkCrossing_GoDrivenHeld is GoDriven with Lua holding the objects.
+func BenchmarkCrossing_GoDrivenHeld(b *testing.B) {
+	b.Run("zlua", func(b *testing.B) { crossingGoDriven(b, true) })
+}
+
+// crossingScript runs crossingRows[i] as frame(dt) over Lua's ents.
+func crossingScript(b *testing.B, i int) {
+	row := crossingRows[i]
+	b.Run("zlua", func(b *testing.B) {
+		e, err := zlua.New(zlua.Options{})
+		must(b, err)
+		defer e.Close()
+		ents := make([]any, crossN)
+		for i := range ents {
+			ents[i] = &crossEnt{X: float64(i % 200), VX: 1, HP: 1 << 30}
 		}
-		b.Run(name, func(b *testing.B) { crossingGoDriven(b, held) })
-	}
+		must(b, e.DoString(`ents = {}`))
+		if row.name == "LuaTables" {
+			must(b, e.DoString(fmt.Sprintf(`for i = 1, %d do ents[i] = {x = (i - 1) %% 200, vx = 1, hp = 1073741824} end`, crossN)))
+		} else {
+			must(b, e.SetGlobal("ents", ents))
+		}
+		crossingFrames(b, e, `function frame(dt)
+			for i = 1, #ents do
+				local e = ents[i]
+				`+row.body+`
+			end
+		end`)
+	})
 }
 
 // crossingGoDriven runs the GoDriven rows.
@@ -163,11 +173,11 @@ func crossingGoDriven(b *testing.B, held bool) {
 		c0 := e.Stats().GoCalls
 		b.ReportAllocs()
 		b.ResetTimer()
-		t0 := startCPU()
+		cpu := startCPU(b)
 		for i := 0; i < b.N; i++ {
 			frame()
 		}
-		crossingMetrics(b, t0, e.Stats().GoCalls-c0)
+		crossingMetrics(b, cpu, e.Stats().GoCalls-c0)
 	}
 }
 
@@ -180,33 +190,18 @@ func crossingFrames(b *testing.B, e *zlua.Env, script string) {
 	c0 := e.Stats().GoCalls
 	b.ReportAllocs()
 	b.ResetTimer()
-	t0 := startCPU()
+	cpu := startCPU(b)
 	for i := 0; i < b.N; i++ {
 		if err := frame(0.016); err != nil {
 			b.Fatal(err)
 		}
 	}
-	crossingMetrics(b, t0, e.Stats().GoCalls-c0)
+	crossingMetrics(b, cpu, e.Stats().GoCalls-c0)
 }
 
-func crossingMetrics(b *testing.B, t0 int64, calls uint64) {
-	cpu := threadCPU() - t0
-	runtime.UnlockOSThread()
+func crossingMetrics(b *testing.B, cpu *cpuClock, calls uint64) {
+	cpu.report()
 	b.StopTimer()
-	b.ReportMetric(float64(cpu)/float64(b.N)/crossN, "cpu-ns/entity")
+	b.ReportMetric(float64(cpu.thread)/float64(b.N)/crossN, "cpu-ns/entity")
 	b.ReportMetric(float64(calls)/float64(b.N)/crossN, "crossings/entity")
-}
-
-// startCPU locks the goroutine to its thread (crossingMetrics unlocks it)
-// and returns the thread's CPU time.
-func startCPU() int64 {
-	runtime.LockOSThread()
-	return threadCPU()
-}
-
-// threadCPU returns the CPU time of the calling thread.
-func threadCPU() int64 {
-	var ts syscall.Timespec
-	syscall.Syscall(syscall.SYS_CLOCK_GETTIME, 3 /* CLOCK_THREAD_CPUTIME_ID */, uintptr(unsafe.Pointer(&ts)), 0)
-	return ts.Nano()
 }
