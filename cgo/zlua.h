@@ -8,7 +8,9 @@
  *  - Functions marked [lua] run as lua_CFunctions or inside a protected call;
  *    they may raise, because no Go frame sits between them and the catching
  *    setjmp.
- *  - No Go pointer is ever stored in memory declared here.
+ *  - No Go pointer is stored in memory declared here, except the address
+ *    of a Go object pinned with runtime.Pinner for as long as it is kept
+ *    (ZLuaObjectUserData.ptr, as an integer).
  * Each function states its Lua stack effect as [-pop, +push].
  */
 #ifndef ZLUA_H
@@ -183,8 +185,8 @@ enum zlua_op {
 	ZLUA_OP_NEWMT = 12,   /* stack: name -> a new ByObj metatable */
 	ZLUA_OP_INDEXER = 13, /* stack: mt, methods, getter -> mt (mt.__index set) */
 	ZLUA_OP_OBJFIELDS = 14, /* stack: mt, methods, getter, setter, fields,
-	                         * type id, name -> mt (__index and __newindex
-	                         * serving fields in C, see objfields.c) */
+	                         * type id, size, name -> mt (__index and
+	                         * __newindex serving fields in C, objfields.c) */
 	ZLUA_OP_PLAININDEX = 15, /* stack: mt, methods, name -> mt (__index is
 	                          * the methods table; a miss is an error) */
 	ZLUA_OP_EQWRAP = 16,  /* stack: Go __eq -> the C __eq over it */
@@ -193,7 +195,8 @@ enum zlua_op {
 	                       * u32 gen, size bytes: a ByVal userdata */
 	ZLUA_OP_SVMT = 33,    /* u8 gc; stack: name -> a new ByVal metatable */
 	ZLUA_OP_SVINDEX = 34, /* stack: mt, fields, methods, getter, setter,
-	                       * type id, name -> mt (__index, __newindex set) */
+	                       * type id, size (0: a companion type), name -> mt
+	                       * (__index, __newindex set) */
 	ZLUA_OP_LIGHTUD = 35  /* u64: a light userdata (opaque handle) */
 };
 
@@ -547,7 +550,7 @@ int zlua_obj_index(lua_State *L);
  * same binding and different slots, is not; anything not ours is not.
  * Only the same object seen through two bindings (or unkeyed) asks Go. */
 int zlua_obj_eq(lua_State *L);
-/* [lua] ZLUA_OP_OBJFIELDS (objfields.c). [-6, +0] */
+/* [lua] ZLUA_OP_OBJFIELDS (objfields.c). [-7, +0] */
 void zlua_obj_fields(lua_State *L, zlua_env *env);
 /* [lua] __index of ByObj userdata with fields served in C: upvalue 1 the
  * methods table, which on Lua 5.4 also maps each C field's name to its
@@ -635,10 +638,13 @@ size_t zlua_sv_push(lua_State *L, zlua_env *env, const unsigned char *p);
 /* [lua] Replaces the name on top with a new ByVal metatable (marker,
  * __name, __metatable, and __gc when gc). [-1, +1] */
 void zlua_sv_newmt(lua_State *L, zlua_env *env, int gc);
-/* [lua] ZLUA_OP_SVINDEX. [-6, +0] */
+/* [lua] ZLUA_OP_SVINDEX: makes the type's field directory, then
+ * __index (upvalues: methods, getter, companion cache) and __newindex
+ * (setter, companion cache). [-7, +0] */
 void zlua_sv_indexer(lua_State *L, zlua_env *env);
 /* [lua] __index of ByVal userdata: numeric and boolean fields read in C
- * from the field table; then methods; then the Go getter. */
+ * through the type's directory; then methods; then (companions) the
+ * cache; then the Go getter, whose scalar results a companion caches. */
 int zlua_sv_index(lua_State *L);
 /* [lua] __newindex of ByVal userdata: numeric and boolean fields written
  * in C, with Lua-style errors; other keys go to the Go setter. */
