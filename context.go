@@ -35,7 +35,7 @@ func (e *Env) DoStringContext(ctx context.Context, chunk string) error {
 	}
 	err := e.protect(func(t cgo.Thread) int {
 		return e.limited(ctx, t, func() int {
-			return e.g.S.DoString(t, chunk, chunk, e.opts.Libs.chunkMode())
+			return e.g.S.DoString(t, chunk, doStringName, e.opts.Libs.chunkMode())
 		})
 	})
 	if err != nil && ctx.Err() != nil {

@@ -45,7 +45,7 @@ type opaqueEntry struct {
 // API call returns (Exit closes it).
 func (g *Gate) pushOpaque(x OpaqueArg) error {
 	p, typ := x.OpaqueTarget()
-	if typ.Kind() != reflect.Pointer || typ.Elem().Kind() != reflect.Struct {
+	if typ.Kind() != reflect.Pointer || typ.Elem().Kind() != reflect.Struct || isHandle(typ) {
 		return &pushError{typ}
 	}
 	if p == nil {

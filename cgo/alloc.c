@@ -30,14 +30,27 @@ void *zlua_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
 	} else {
 		p = realloc(ptr, nsize);
 	}
+	/* One writer: plain reads, atomic stores (plain moves on x86-64) so
+	 * that zlua_mem_stats may read them from another thread. A new peak
+	 * is stored before the bytes that reach it, and the bytes with
+	 * release order: a reader that sees them sees that peak too. */
 	if (nsize == 0) {
-		env->mem_used -= old;
+		__atomic_store_n(&env->mem_used, env->mem_used - old, __ATOMIC_RELEASE);
 	} else if (p != NULL) {
-		env->mem_used = env->mem_used - old + nsize;
-		if (env->mem_used > env->mem_peak)
-			env->mem_peak = env->mem_used;
+		size_t used = env->mem_used - old + nsize;
+		if (used > env->mem_peak)
+			__atomic_store_n(&env->mem_peak, used, __ATOMIC_RELAXED);
+		__atomic_store_n(&env->mem_used, used, __ATOMIC_RELEASE);
 	}
 	return p;
+}
+
+zlua_memstats zlua_mem_stats(const zlua_env *env)
+{
+	zlua_memstats m;
+	m.used = __atomic_load_n(&env->mem_used, __ATOMIC_ACQUIRE);
+	m.peak = __atomic_load_n(&env->mem_peak, __ATOMIC_RELAXED); /* >= used */
+	return m;
 }
 
 #ifndef ZLUA_LUAJIT

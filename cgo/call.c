@@ -8,6 +8,11 @@ uintptr_t zlua_tid(void)
 	return (uintptr_t)&here;
 }
 
+int zlua_on_thread(const uintptr_t *owner)
+{
+	return __atomic_load_n(owner, __ATOMIC_SEQ_CST) == zlua_tid();
+}
+
 /* [go-safe] Interprets a program of non-allocating ops only (nil,
  * booleans, numbers, refs, objects whose userdata is in the cache):
  * nothing here can raise, so it may run outside protection. The caller

@@ -1,6 +1,8 @@
 package cgo
 
 /*
+#cgo noescape zlua_on_thread
+#cgo nocallback zlua_on_thread
 #include "zlua.h"
 
 // zlua_callref_u is zlua_callref with its pointers passed as integers: all
@@ -19,7 +21,10 @@ static int zlua_getglobal_u(uintptr_t env, uintptr_t L, uintptr_t r)
 */
 import "C"
 
-import "unsafe"
+import (
+	"sync/atomic"
+	"unsafe"
+)
 
 // CallRes is the number of results a call reads without further crossings.
 const CallRes = int(C.ZLUA_CALL_RES)
@@ -74,6 +79,14 @@ func (s *State) NewCallResult() (*CallResult, error) {
 
 // ThreadID returns an identity of the calling OS thread.
 func ThreadID() uintptr { return uintptr(C.zlua_tid()) }
+
+// OnThread reports whether owner holds the ThreadID of the calling OS
+// thread. Unlike comparing ThreadID() with owner.Load(), the load and the
+// comparison happen on one thread in one call: a goroutine that was moved
+// to another thread between the two cannot see a stale match.
+func OnThread(owner *atomic.Uintptr) bool {
+	return C.zlua_on_thread((*C.uintptr_t)(unsafe.Pointer(owner))) != 0
+}
 
 // TID returns the thread identity of the OS thread running the call.
 func (f Frame) TID() uintptr { return uintptr(f.p.tid) }

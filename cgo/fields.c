@@ -3,6 +3,8 @@
  * type's fields are described by a directory in C memory, owned by the
  * env and found by type id, so nothing a script can reach (upvalues, the
  * registry, metatables) decides which bytes C touches. */
+#include <float.h>
+
 #include "zlua.h"
 
 /* The field directory of one type: its name, size and, per field, the
@@ -227,9 +229,44 @@ static int sv_range(lua_State *L, const zlua_fielddir *d, int kind)
 	return sv_fielderr(L, d, lua_tostring(L, -1));
 }
 
+/* Whether kind is unsigned. */
+static int kind_unsigned(int kind)
+{
+	return (kind >= ZLUA_SV_U8 && kind <= ZLUA_SV_U64) || kind == ZLUA_SV_UINT ||
+	       kind == ZLUA_SV_UINTPTR;
+}
+
+/* [lua] For an unsigned kind, a float (or numeric string) from 2^63 up at
+ * 3, which the integer path cannot hold: Go pushes an uint64 above
+ * INT64_MAX as the nearest float, and its setter takes it back (from 2^63
+ * up to 2^64; out of range beyond, and for narrower kinds). Returns 1 with
+ * the value in *v, 0 for the values the integer path handles. */
+static int sv_big_unsigned(lua_State *L, const zlua_fielddir *d, int kind, uint64_t *v)
+{
+	int t = lua_type(L, 3);
+	lua_Number n;
+#ifndef ZLUA_LUAJIT
+	if (t == LUA_TNUMBER && lua_isinteger(L, 3))
+		return 0;
+#endif
+	if (t != LUA_TNUMBER && !(t == LUA_TSTRING && lua_isnumber(L, 3)))
+		return 0;
+	n = lua_tonumber(L, 3);
+	if (!(n >= 9223372036854775808.0)) /* also nan */
+		return 0;
+	/* every float from 2^53 up is integral */
+	if (n - n != 0)
+		return sv_fielderr(L, d, "number has no integer representation"); /* inf */
+	if (n >= 18446744073709551616.0)
+		return sv_range(L, d, kind);
+	*v = (uint64_t)n;
+	return 1;
+}
+
 void zlua_sv_write(lua_State *L, const zlua_fielddir *d, int kind, unsigned char *q)
 {
 	int64_t i;
+	uint64_t u;
 	switch (kind) {
 	case ZLUA_SV_F32:
 	case ZLUA_SV_F64: {
@@ -241,7 +278,14 @@ void zlua_sv_write(lua_State *L, const zlua_fielddir *d, int kind, unsigned char
 			return;
 		}
 		if (kind == ZLUA_SV_F32) {
-			float f = (float)n;
+			float f;
+			/* a finite number beyond float32 is refused (the Go setter
+			 * agrees); inf and nan convert */
+			if (n == n && (n > FLT_MAX || n < -FLT_MAX) && n - n == 0) {
+				sv_range(L, d, kind);
+				return;
+			}
+			f = (float)n;
 			memcpy(q, &f, 4);
 		} else {
 			double v = (double)n;
@@ -255,6 +299,14 @@ void zlua_sv_write(lua_State *L, const zlua_fielddir *d, int kind, unsigned char
 			return;
 		}
 		*q = (unsigned char)lua_toboolean(L, 3);
+		return;
+	}
+	if (kind_unsigned(kind) && sv_big_unsigned(L, d, kind, &u)) {
+		if (kind == ZLUA_SV_U64 || kind == ZLUA_SV_UINT || kind == ZLUA_SV_UINTPTR) {
+			memcpy(q, &u, 8);
+			return;
+		}
+		sv_range(L, d, kind); /* a narrower kind */
 		return;
 	}
 	i = sv_toint(L, d);

@@ -249,6 +249,24 @@ static zlua_funcud *sentinel(lua_State *L, zlua_env *env)
 	return fu;
 }
 
+/* Copies the position prefix on top of the stack (a string) into the
+ * remembered-error slot Go named, so Go can rebuild the exact text raised.
+ * A prefix too long to keep leaves the slot unmatched. [-0, +0] */
+static void keep_where(lua_State *L, zlua_env *env)
+{
+	zlua_raised *r = &env->raised[(env->raise_slot - 1) % ZLUA_RECENT];
+	size_t n;
+	const char *w = lua_tolstring(L, -1, &n);
+	env->raise_slot = 0;
+	if (w == NULL || n > sizeof r->where) {
+		r->seq = 0;
+		return;
+	}
+	memcpy(r->where, w, n);
+	r->len = (uint32_t)n;
+	r->seq = env->raise_seq;
+}
+
 int zlua_trampoline(lua_State *L)
 {
 	zlua_env *env = zlua_env_of(L);
@@ -288,6 +306,8 @@ int zlua_trampoline(lua_State *L)
 		return lua_yield(L, zlua_prog_run_env(L, env));
 	case ZLUA_ERRPOS:
 		where(L);
+		if (env->raise_slot != 0)
+			keep_where(L, env);
 		zlua_prog_run_env(L, env);
 		lua_concat(L, 2);
 		return lua_error(L);

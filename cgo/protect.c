@@ -104,6 +104,22 @@ int zlua_dispatch(lua_State *L)
 #endif
 	case ZLUA_DO_SVINIT:
 		return zlua_sv_init(L, env, a);
+	case ZLUA_DO_INDEX: /* [obj,] key */
+		zlua_prog_run(L, env, a->prog, a->prog_len);
+		lua_gettable(L, -2);
+		return 1;
+	case ZLUA_DO_NEWINDEX: /* [obj,] key, value */
+		zlua_prog_run(L, env, a->prog, a->prog_len);
+		lua_settable(L, -3);
+		return 0;
+	case ZLUA_DO_LEN: /* [obj] */
+		zlua_prog_run(L, env, a->prog, a->prog_len);
+		zlua_pushlen(L, -1);
+		return 1;
+	case ZLUA_DO_PAIRS: /* [obj] */
+		zlua_prog_run(L, env, a->prog, a->prog_len);
+		zlua_pairs(L);
+		return 1;
 	case ZLUA_DO_RESERVE:
 		luaL_checkstack(L, a->n, "zlua: cannot reserve stack");
 		return 0;
@@ -149,7 +165,8 @@ int zlua_op(zlua_env *env, lua_State *L, int opcode, int nargs, int nres,
 	a->prog_len = 0;
 	if (opcode == ZLUA_DO_SETGLOBAL || opcode == ZLUA_DO_GETGLOBAL ||
 	    opcode == ZLUA_DO_CALL || opcode == ZLUA_DO_PROGREF ||
-	    opcode == ZLUA_DO_CALLPROG || opcode == ZLUA_DO_SVINIT) {
+	    opcode == ZLUA_DO_CALLPROG || opcode == ZLUA_DO_SVINIT ||
+	    (opcode >= ZLUA_DO_INDEX && opcode <= ZLUA_DO_PAIRS)) {
 		a->prog_len = env->prog_len;
 		env->prog_len = 0;
 	}

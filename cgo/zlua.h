@@ -220,7 +220,13 @@ enum zlua_opcode {
 	ZLUA_DO_PROGREF = 14,  /* runs the program, refs its last value */
 	ZLUA_DO_OPENSAFE = 12, /* opens the safe subset of the libraries */
 	ZLUA_DO_JITMODE = 13,  /* LuaJIT: args->n 0 flushes and stops the JIT, 1 restarts it */
-	ZLUA_DO_SVINIT = 32    /* program: get, set functions (see structs.c) */
+	ZLUA_DO_SVINIT = 32,   /* program: get, set functions (see structs.c) */
+	/* Lua values held by Go (tables.c). The object indexed is either the
+	 * one stack argument or the program's first value (a REF). */
+	ZLUA_DO_INDEX = 40,    /* program: [obj,] key; leaves obj[key] */
+	ZLUA_DO_NEWINDEX = 41, /* program: [obj,] key, value; obj[key] = value */
+	ZLUA_DO_LEN = 42,      /* program: [obj]; leaves #obj (honours __len) */
+	ZLUA_DO_PAIRS = 43     /* program: [obj]; leaves {k1, v1, k2, v2, ...} */
 };
 
 /* Inputs and outputs of one protected operation; lives on zlua_op's C
@@ -249,9 +255,28 @@ typedef struct zlua_fielddir zlua_fielddir; /* fields.c */
 #define ZLUA_OWN_CACHE 256
 
 /* Per-state C side of an Env; Go holds the pointer, never the reverse. */
+/* The gate remembers the last ZLUA_RECENT Go errors raised into Lua
+ * (callbackgate/errors.go); for each raised with the caller's position the
+ * trampoline keeps that position prefix, up to ZLUA_WHERE_MAX bytes, so Go
+ * can match an error value by its exact text. */
+#define ZLUA_RECENT 8
+#define ZLUA_WHERE_MAX 120
+
+typedef struct zlua_raised {
+	uint32_t seq;   /* the gate's sequence number of the raise */
+	uint32_t len;   /* bytes in where */
+	char where[ZLUA_WHERE_MAX];
+} zlua_raised;
+
 typedef struct zlua_env {
 	lua_State *L;
 	uintptr_t goid; /* Env id in Go's env table */
+
+	/* set by Go before it returns ZLUA_ERRPOS with a remembered error: the
+	 * slot (1-based, 0: none) and sequence number; the trampoline stores
+	 * the position prefix there and clears raise_slot */
+	uint32_t raise_slot, raise_seq;
+	zlua_raised raised[ZLUA_RECENT];
 
 	/* push program being built by Go */
 	unsigned char *prog;
@@ -311,7 +336,9 @@ typedef struct zlua_env {
 	size_t svfreed_lost; /* slots dropped because the queue could not grow */
 
 	/* Lua heap accounting (alloc.c). The allocator's ud is the env, which
-	 * is how hooks find it too. */
+	 * is how hooks find it too. mem_used and mem_peak have one writer (the
+	 * thread running the state) and are read from any thread
+	 * (zlua_mem_stats): the writer stores them with atomics. */
 	size_t mem_used, mem_peak;
 	size_t mem_limit;      /* 0: none */
 	lua_Alloc base_alloc;  /* LuaJIT: the state's own allocator, wrapped */
@@ -384,6 +411,13 @@ int zlua_reserve(zlua_env *env, lua_State *L, int n);
 /* [lua] The lua_Alloc of every state: counts bytes, enforces mem_limit and
  * the test-only failure of one allocation. Never calls Go. */
 void *zlua_alloc(void *ud, void *ptr, size_t osize, size_t nsize);
+/* Heap bytes in use and their peak. */
+typedef struct zlua_memstats {
+	size_t used, peak;
+} zlua_memstats;
+/* [go-safe] Reads mem_used and mem_peak atomically, from any thread while
+ * the env lives; used <= peak holds. */
+zlua_memstats zlua_mem_stats(const zlua_env *env);
 /* [go-safe] Creates a state whose allocator is zlua_alloc with env as ud
  * (LuaJIT: its own allocator wrapped, see alloc.c). NULL on failure. */
 lua_State *zlua_newstate(zlua_env *env);
@@ -465,6 +499,10 @@ int zlua_callref(zlua_env *env, lua_State *L, int nres, int simple, zlua_callres
 int zlua_getglobal(zlua_env *env, lua_State *L, zlua_callres *r);
 /* [go-safe] An address unique to the calling OS thread. */
 uintptr_t zlua_tid(void);
+/* [go-safe] Whether *owner (read atomically) is zlua_tid(): load and
+ * compare happen in one call, on one thread, so a goroutine that moved
+ * threads cannot match a thread it has left. */
+int zlua_on_thread(const uintptr_t *owner);
 
 /* [go-safe] Pushes the value of one non-allocating push-program op (nil,
  * booleans, integers, floats, registry refs) and advances *pp past its
@@ -657,6 +695,19 @@ int zlua_sv_gc(lua_State *L);
 int zlua_sv_init(lua_State *L, zlua_env *env, zlua_opargs *a);
 /* [go-safe] Grows env->svstate to hold index n; 0 on failure. */
 int zlua_svstate_reserve(zlua_env *env, size_t n);
+
+/* ---- Lua values held by Go (tables.c) ---- */
+
+/* [lua] Pushes the length of the value at idx as the # operator of Lua 5.4
+ * does, on both backends: __len when the metatable has one (LuaJIT's # skips
+ * it for tables), whose result must be an integer, else the raw length.
+ * [-0, +1] */
+void zlua_pushlen(lua_State *L, int idx);
+/* [lua] Replaces the table on top with a new sequence holding its pairs in
+ * raw next order: {k1, v1, k2, v2, ...}. Go then reads the copy with
+ * non-raising calls while scripts (finalizers run by the reads' own
+ * allocations) cannot change it. [-1, +1] */
+void zlua_pairs(lua_State *L);
 
 /* ---- reading values from Go (read.c) ---- */
 

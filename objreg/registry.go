@@ -72,7 +72,7 @@ type Stats struct {
 }
 
 // Registry is the slot table and identity map of one Lua state. It is used
-// by one goroutine at a time.
+// by one goroutine at a time, except Stats, which any goroutine may call.
 type Registry struct {
 	c     Counts
 	slots []Slot
@@ -85,7 +85,11 @@ type Registry struct {
 	ids     map[Key]uint32
 	pending []uint32 // slots found by Lookup since the last Settle
 	unarmed []uint32 // slots added since the last Settle
-	stats   Stats
+
+	// Counters, written by the owner and read by Stats from anywhere.
+	// Pushes is hits + adds, so a cached push costs one atomic add.
+	live, peak, capacity, pinned atomic.Int64
+	hits, adds                   atomic.Uint64
 }
 
 // New returns an empty registry whose C side is c. Slot 0 is never used, so
@@ -93,6 +97,7 @@ type Registry struct {
 func New(c Counts) *Registry {
 	r := &Registry{c: c, ids: make(map[Key]uint32)}
 	r.slots = make([]Slot, 1, InitialSlots)
+	r.capacity.Store(InitialSlots)
 	return r
 }
 
@@ -110,8 +115,7 @@ func (r *Registry) Lookup(key Key) (slot, gen uint32, ok bool) {
 		s.pending = true
 		r.pending = append(r.pending, slot)
 	}
-	r.stats.Pushes++
-	r.stats.Hits++
+	r.hits.Add(1)
 	return slot, s.Gen, true
 }
 
@@ -127,6 +131,7 @@ func (r *Registry) Add(key Key, keyed bool, val any, binding uint32) (slot, gen 
 			grown := make([]Slot, len(r.slots), 2*cap(r.slots))
 			copy(grown, r.slots)
 			r.slots = grown
+			r.capacity.Store(int64(cap(grown)))
 			if r.pins != nil {
 				pins := make([]runtime.Pinner, cap(r.slots))
 				copy(pins, r.pins)
@@ -148,9 +153,10 @@ func (r *Registry) Add(key Key, keyed bool, val any, binding uint32) (slot, gen 
 	// No userdata yet: if the program raises before creating it, only
 	// Settle can tell (the slot never reaches the release queue).
 	r.unarmed = append(r.unarmed, slot)
-	r.stats.Pushes++
-	r.stats.Live++
-	r.stats.Peak = max(r.stats.Peak, r.stats.Live)
+	r.adds.Add(1)
+	if live := r.live.Add(1); live > r.peak.Load() {
+		r.peak.Store(live)
+	}
 	return slot, s.Gen, nil
 }
 
@@ -168,10 +174,10 @@ func (r *Registry) Get(slot, gen uint32) *Slot {
 }
 
 // Pin pins the object of the live slot s (from Get, with no push in
-// between), a pointer, so that C may keep its address (the fields C serves are read and written through
-// it), and returns that address. The object stays pinned until the slot
-// is released (or the registry closed). Pinning a pinned slot does
-// nothing.
+// between), a pointer, so that C may keep its address (the fields C
+// serves are read and written through it), and returns that address. The
+// object stays pinned until the slot is released (or the registry
+// closed). Pinning a pinned slot does nothing.
 func (r *Registry) Pin(s *Slot) unsafe.Pointer {
 	slot := (uintptr(unsafe.Pointer(s)) - uintptr(unsafe.Pointer(&r.slots[0]))) / unsafe.Sizeof(Slot{})
 	if slot >= uintptr(len(r.slots)) || &r.slots[slot] != s {
@@ -183,7 +189,7 @@ func (r *Registry) Pin(s *Slot) unsafe.Pointer {
 		}
 		r.pins[slot].Pin(s.Val)
 		s.pinned = true
-		r.stats.Pinned++
+		r.pinned.Add(1)
 		livePins.Add(1)
 	}
 	return s.Ptr()
@@ -202,7 +208,7 @@ func (r *Registry) unpin(i uint32, s *Slot) {
 	if s.pinned {
 		r.pins[i].Unpin()
 		s.pinned = false
-		r.stats.Pinned--
+		r.pinned.Add(-1)
 		livePins.Add(-1)
 	}
 }
@@ -259,27 +265,30 @@ func (r *Registry) release(i uint32, s *Slot) {
 	r.unpin(i, s)
 	*s = Slot{Gen: s.Gen + 1}
 	r.free = append(r.free, i)
-	r.stats.Live--
+	r.live.Add(-1)
 }
 
 // Close drops every object and returns how many slots were still live
 // after the final drain (each one a slot Lua's collection never released).
 func (r *Registry) Close() (leaked int) {
 	r.Settle()
-	leaked = r.stats.Live
+	leaked = int(r.live.Load())
 	for i := range r.slots {
 		r.unpin(uint32(i), &r.slots[i])
 	}
 	r.slots, r.pins = make([]Slot, 1), nil
+	r.capacity.Store(1)
 	r.free, r.pending, r.unarmed = nil, nil, nil
 	clear(r.ids)
-	r.stats.Live = 0
+	r.live.Store(0)
 	return leaked
 }
 
-// Stats returns the registry's counters.
+// Stats returns the registry's counters. Safe from any goroutine; the
+// counters are read one by one, not as one snapshot.
 func (r *Registry) Stats() Stats {
-	s := r.stats
-	s.Capacity = cap(r.slots)
-	return s
+	hits := r.hits.Load()
+	return Stats{Live: int(r.live.Load()), Peak: int(r.peak.Load()),
+		Pushes: hits + r.adds.Load(), Hits: hits, Capacity: int(r.capacity.Load()),
+		Pinned: int(r.pinned.Load())}
 }
