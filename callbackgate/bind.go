@@ -227,6 +227,7 @@ func (g *Gate) buildMetatable(b *binding) (int32, error) {
 	s.PutStr("__eq")
 	s.PutRef(g.eqRef) // one shared __eq: LuaJIT compares handlers by identity
 	s.PutRawSet()
+	g.putUserMeta(b.typ)
 	if err := s.Commit(); err != nil {
 		return 0, err
 	}
