@@ -127,7 +127,10 @@
 // gets Lua's "not enough memory" error (pcall can catch it; uncaught, the
 // Go caller's error matches [ErrMemory]) and the Env stays usable;
 // [Env.Stats] reports the heap. [Env.DoStringContext] stops a script when
-// its context is done, infinite loops included. [LibsSafe] opens the
+// its context is done, infinite loops included, and ends with the
+// context's error even if the script caught the interruption; only
+// finalizers, Go code the script calls and (with LibsAll) a script's hook
+// function run on unstopped. [LibsSafe] opens the
 // libraries without file, process, debug, native code or bytecode access.
 // Deep Lua→Go→Lua recursion ends with a "stack overflow" error. See
 // docs/SANDBOX.md and docs/RELIABILITY.md.

@@ -227,3 +227,10 @@ func (g *Gate) refTop(t cgo.Thread) (int, error) {
 	}
 	return ref, nil
 }
+
+// NewLuaError returns a LuaError (the public type) with message msg and
+// no Lua value behind it (an error zlua reports for Lua, such as an
+// interruption a script caught).
+func NewLuaError(msg string) error {
+	return pubLuaError(&LuaError{Message: msg, LuaErrorState: LuaErrorState{ref: noRef}})
+}

@@ -18,8 +18,11 @@ void *zlua_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
 			return NULL; /* every later one too: Lua 5.4 retries once after a collection */
 		if (env->mem_limit != 0 &&
 		    (nsize - old > env->mem_limit || env->mem_used > env->mem_limit - (nsize - old))) {
-			env->mem_refused = 1;
-			return NULL;
+			if (env->mem_grace == 0 || nsize - old > env->mem_limit / 2) {
+				env->mem_refused = 1;
+				return NULL;
+			}
+			env->mem_grace--; /* LuaJIT's stuck collector, see protect.c */
 		}
 	}
 	if (env->base_alloc != NULL) {

@@ -95,6 +95,10 @@ int zlua_callref(zlua_env *env, lua_State *L, int nres, int simple, zlua_callres
 	}
 	if (st == LUA_OK)
 		read_results(env, L, base, r);
+#ifdef ZLUA_LUAJIT
+	else if (simple && env->mem_refused) /* zlua_op did it on the other path */
+		zlua_collect_after_refusal(env, L);
+#endif
 	return st;
 }
 

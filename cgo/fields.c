@@ -195,7 +195,7 @@ static int sv_fielderr(lua_State *L, const zlua_fielddir *d, const char *detail)
 
 static int sv_typeerr(lua_State *L, const zlua_fielddir *d, const char *want)
 {
-	const char *got = zlua_typename(zlua_env_of(L), L, 3);
+	const char *got = zlua_typename(zlua_envof(L), L, 3);
 	lua_pushfstring(L, "%s expected, got %s", want, got);
 	return sv_fielderr(L, d, lua_tostring(L, -1));
 }

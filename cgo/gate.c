@@ -20,7 +20,7 @@ static void push_gofunc(lua_State *L, zlua_env *env, uint32_t fnid)
 	fu->header.kind = ZLUA_KIND_FUNC;
 	fu->env = env;
 	fu->fnid = fnid;
-	lua_rawgeti(L, LUA_REGISTRYINDEX, env->funcmt_ref);
+	zlua_push_regtable(L, env->funcmt_ref);
 	lua_setmetatable(L, -2);
 	env->armed[fnid] = 1; /* from here on __gc owns the id */
 	lua_pushcclosure(L, zlua_trampoline, 1);
@@ -269,7 +269,7 @@ static void keep_where(lua_State *L, zlua_env *env)
 
 int zlua_trampoline(lua_State *L)
 {
-	zlua_env *env = zlua_env_of(L);
+	zlua_env *env = zlua_envof(L);
 	zlua_funcud *fu = sentinel(L, env);
 	zlua_frame fr;
 	int n = lua_gettop(L), i, st;
@@ -323,9 +323,10 @@ int zlua_funcud_gc(lua_State *L)
 {
 	zlua_funcud *fu;
 	zlua_udheader *h;
-	zlua_env *env = zlua_marker_env(L, 1);
-	/* debug.getmetatable lets a script call this __gc on any value: act
-	 * only on a live function sentinel of this env. */
+	zlua_env *env = zlua_envof(L);
+	/* debug.getmetatable lets a script call this __gc on any value, and
+	 * debug.setmetatable give a sentinel a forged metatable: act only on a
+	 * live function sentinel whose metatable names this env. */
 	if (env == NULL || (h = zlua_toown(env, L, 1)) == NULL || h->kind != ZLUA_KIND_FUNC ||
 	    zlua_rawlen(L, 1) < sizeof *fu || (h->flags & ZLUA_F_RELEASED))
 		return 0;

@@ -60,3 +60,8 @@ func (s *State) Interrupter() (interrupt func(reason int), clear func()) {
 	return func(reason int) { C.zlua_interrupt(env, C.int(reason)) },
 		func() { C.zlua_interrupt_clear(env) }
 }
+
+// StockPatternsKey is the registry key of the table holding the backend's
+// original pattern functions (string.find, match, gmatch, gsub), which
+// every Env replaces with zlua's bounded ones.
+const StockPatternsKey = C.ZLUA_STOCK_PATTERNS

@@ -19,18 +19,39 @@ static void queue_slot(zlua_env *env, uint32_t slot)
 	env->objfreed[env->objfreed_len++] = slot;
 }
 
-int zlua_obj_cached(lua_State *L, zlua_env *env, uint32_t slot, uint32_t gen)
+/* [go-safe] Looks slot up in the weak identity cache. Returns 1 with the
+ * cached userdata pushed when the entry is a live ByObj userdata of
+ * generation gen [-0, +1]; 0 with the cache pushed on a miss, for the
+ * caller's new entry [-0, +1]; -1 with nothing pushed when the registry
+ * entry is no longer a table [-0, +0]. A script with debug.getregistry can
+ * replace the cache or put any value in it, so the entry's length, magic
+ * and kind are checked before its fields are read (the length of a light
+ * userdata is 0). Allocates nothing and raises nothing. */
+static int cache_find(lua_State *L, zlua_env *env, uint32_t slot, uint32_t gen)
 {
 	ZLuaObjectUserData *u;
-	lua_rawgeti(L, LUA_REGISTRYINDEX, env->cache_ref); /* [+1] cache */
-	lua_rawgeti(L, -1, (lua_Integer)slot);             /* [+1] ud or nil */
+	if (zlua_rawgeti_type(L, LUA_REGISTRYINDEX, env->cache_ref) != LUA_TTABLE) {
+		lua_pop(L, 1);
+		return -1;
+	}
+	lua_rawgeti(L, -1, (lua_Integer)slot); /* [+1] ud or nil */
 	u = (ZLuaObjectUserData *)lua_touserdata(L, -1);
-	if (u != NULL && u->slot == slot && u->gen == gen && !(u->header.flags & ZLUA_F_RELEASED)) {
+	if (u != NULL && zlua_rawlen(L, -1) >= sizeof *u && u->header.magic == ZLUA_MAGIC &&
+	    u->header.kind == ZLUA_KIND_BYOBJ && u->slot == slot && u->gen == gen &&
+	    !(u->header.flags & ZLUA_F_RELEASED)) {
 		lua_remove(L, -2); /* hit: the cached userdata */
 		return 1;
 	}
-	lua_pop(L, 2);
+	lua_pop(L, 1); /* miss: the cache stays */
 	return 0;
+}
+
+int zlua_obj_cached(lua_State *L, zlua_env *env, uint32_t slot, uint32_t gen)
+{
+	int r = cache_find(L, env, slot, gen);
+	if (r == 0)
+		lua_pop(L, 1); /* the cache */
+	return r == 1;
 }
 
 void zlua_obj_push(lua_State *L, zlua_env *env, uint32_t slot, uint32_t gen,
@@ -38,9 +59,14 @@ void zlua_obj_push(lua_State *L, zlua_env *env, uint32_t slot, uint32_t gen,
 {
 	ZLuaObjectUserData *u;
 	if (cached) {
-		if (zlua_obj_cached(L, env, slot, gen))
+		/* a miss leaves the cache on the stack for the new entry (one
+		 * registry lookup per push instead of two); with no cache (a
+		 * script replaced it) the object has no identity */
+		int r = cache_find(L, env, slot, gen);
+		if (r == 1)
 			return;
-		lua_rawgeti(L, LUA_REGISTRYINDEX, env->cache_ref); /* [+1] cache, for the new entry */
+		if (r < 0)
+			cached = 0;
 	}
 	u = (ZLuaObjectUserData *)zlua_newuserdata(L, sizeof *u);
 	memset(u, 0, sizeof *u);
@@ -51,7 +77,7 @@ void zlua_obj_push(lua_State *L, zlua_env *env, uint32_t slot, uint32_t gen,
 	u->gen = gen;
 	if (cached)
 		u->header.flags |= ZLUA_F_KEYED; /* the only live one of its key */
-	lua_rawgeti(L, LUA_REGISTRYINDEX, mtref);
+	zlua_push_regtable(L, mtref);
 	lua_setmetatable(L, -2);
 	env->objcnt[slot]++; /* from here on this userdata's __gc owns a count */
 	if (cached) {
@@ -65,9 +91,10 @@ int zlua_obj_gc(lua_State *L)
 {
 	ZLuaObjectUserData *u;
 	zlua_udheader *h;
-	zlua_env *env = zlua_marker_env(L, 1);
-	/* debug.getmetatable lets a script call this __gc on any value: act
-	 * only on a live ByObj userdata of this env. */
+	zlua_env *env = zlua_envof(L);
+	/* debug.getmetatable lets a script call this __gc on any value, and
+	 * debug.setmetatable give a userdata a forged metatable: act only on a
+	 * live ByObj userdata whose metatable names this env. */
 	if (env == NULL || (h = zlua_toown(env, L, 1)) == NULL || h->kind != ZLUA_KIND_BYOBJ ||
 	    zlua_rawlen(L, 1) < sizeof *u || (h->flags & ZLUA_F_RELEASED))
 		return 0;
@@ -94,11 +121,13 @@ int zlua_obj_gc(lua_State *L)
 int zlua_obj_index(lua_State *L)
 {
 	lua_settop(L, 2);
-	lua_pushvalue(L, 2);
-	lua_rawget(L, lua_upvalueindex(1));
-	if (!lua_isnil(L, -1))
-		return 1; /* a method: no Go call */
-	lua_pop(L, 1);
+	if (lua_type(L, lua_upvalueindex(1)) == LUA_TTABLE) { /* unless a script replaced it */
+		lua_pushvalue(L, 2);
+		lua_rawget(L, lua_upvalueindex(1));
+		if (!lua_isnil(L, -1))
+			return 1; /* a method: no Go call */
+		lua_pop(L, 1);
+	}
 	lua_pushvalue(L, lua_upvalueindex(2));
 	lua_insert(L, 1);
 	lua_call(L, 2, 1);

@@ -27,7 +27,7 @@ static int obj_fields(lua_State *L, objref *o)
 	    u->header.kind != ZLUA_KIND_BYOBJ || (u->header.flags & ZLUA_F_RELEASED) || u->ptr == 0)
 		return 0;
 	o->u = u;
-	o->env = zlua_env_of(L);
+	o->env = zlua_envof(L);
 	o->d = zlua_dir(o->env, ZLUA_DIR_OBJ, u->header.type_id);
 	return o->d != NULL;
 }
@@ -163,7 +163,7 @@ int zlua_obj_nokey(lua_State *L)
 		lua_pushvalue(L, 2);
 		lua_tostring(L, -1); /* converts the copy */
 	} else {
-		lua_pushfstring(L, "(%s key)", zlua_typename(zlua_env_of(L), L, 2));
+		lua_pushfstring(L, "(%s key)", zlua_typename(zlua_envof(L), L, 2));
 	}
 	lua_pushliteral(L, "'");
 	lua_concat(L, 5);
@@ -172,7 +172,7 @@ int zlua_obj_nokey(lua_State *L)
 
 int zlua_obj_eq(lua_State *L)
 {
-	zlua_env *env = zlua_env_of(L);
+	zlua_env *env = zlua_envof(L);
 	zlua_udheader *a = zlua_toown(env, L, 1), *b = zlua_toown(env, L, 2);
 	const ZLuaObjectUserData *ua, *ub;
 	if (a == NULL || b == NULL || a->kind != ZLUA_KIND_BYOBJ || b->kind != ZLUA_KIND_BYOBJ ||

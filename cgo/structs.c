@@ -27,7 +27,7 @@ size_t zlua_sv_push(lua_State *L, zlua_env *env, const unsigned char *p)
 	u->companion = companion;
 	u->gen = gen;
 	memcpy(ZLUA_BYVAL_PAYLOAD(u), p + 20, size);
-	lua_rawgeti(L, LUA_REGISTRYINDEX, mtref);
+	zlua_push_regtable(L, mtref);
 	lua_setmetatable(L, -2);
 	if (companion != 0)
 		env->svstate[companion] = 1; /* from here on __gc owns the slot */
@@ -95,7 +95,7 @@ static ZLuaByValHeader *sv_check(lua_State *L, int idx, const zlua_fielddir **d)
 	if (u->header.magic != ZLUA_MAGIC || u->header.kind != ZLUA_KIND_BYVAL ||
 	    (u->header.flags & ZLUA_F_RELEASED))
 		return NULL;
-	*d = zlua_dir(zlua_env_of(L), ZLUA_DIR_VAL, u->header.type_id);
+	*d = zlua_dir(zlua_envof(L), ZLUA_DIR_VAL, u->header.type_id);
 	if (*d != NULL && u->companion == 0 &&
 	    (u->size != zlua_dir_size(*d) || len < sizeof *u + u->size))
 		*d = NULL;
@@ -199,18 +199,15 @@ int zlua_sv_newindex(lua_State *L)
 int zlua_sv_gc(lua_State *L)
 {
 	ZLuaByValHeader *u;
-	zlua_env *env;
-	if (lua_type(L, 1) != LUA_TUSERDATA || zlua_rawlen(L, 1) < sizeof *u)
+	zlua_env *env = zlua_envof(L);
+	/* Callable by hand through debug.getmetatable, on any value and with
+	 * any metatable: act only on a live companion ByVal of this env. */
+	zlua_udheader *h = zlua_toown(env, L, 1);
+	if (h == NULL || h->kind != ZLUA_KIND_BYVAL || zlua_rawlen(L, 1) < sizeof *u)
 		return 0;
-	u = (ZLuaByValHeader *)lua_touserdata(L, 1);
-	if (u->header.magic != ZLUA_MAGIC || u->header.kind != ZLUA_KIND_BYVAL ||
-	    (u->header.flags & ZLUA_F_RELEASED) || u->companion == 0 || !lua_getmetatable(L, 1))
-		return 0;
-	lua_pushlightuserdata(L, (void *)&zlua_marker);
-	lua_rawget(L, -2);
-	env = (zlua_env *)lua_touserdata(L, -1);
-	lua_pop(L, 2);
-	if (env == NULL || u->companion >= env->svstate_cap)
+	u = (ZLuaByValHeader *)h;
+	if ((u->header.flags & ZLUA_F_RELEASED) || u->companion == 0 ||
+	    u->companion >= env->svstate_cap)
 		return 0;
 	u->header.flags |= ZLUA_F_RELEASED;
 	env->svstate[u->companion] = 2;

@@ -45,6 +45,14 @@ int zlua_isinteger(lua_State *L, int idx);
 #define zlua_isinteger(L, i) lua_isinteger((L), (i))
 #endif
 
+/* lua_rawgeti returning the type pushed (Lua 5.4 does; LuaJIT's returns
+ * nothing). */
+#ifdef ZLUA_LUAJIT
+#define zlua_rawgeti_type(L, idx, n) (lua_rawgeti((L), (idx), (n)), lua_type((L), -1))
+#else
+#define zlua_rawgeti_type(L, idx, n) lua_rawgeti((L), (idx), (n))
+#endif
+
 /* lua_absindex for both backends (pseudo-indices are returned unchanged). */
 #define lua_absindex_compat(L, i) \
 	(((i) > 0 || (i) <= LUA_REGISTRYINDEX) ? (i) : lua_gettop(L) + (i) + 1)
@@ -62,6 +70,9 @@ int zlua_isinteger(lua_State *L, int idx);
  * never trusts it alone: the metatable must also carry zlua's marker key
  * mapped to the owning env (see zlua_toown). */
 #define ZLUA_MAGIC 0x5a4c5541u /* "ZLUA" */
+/* First word of a ByVal type's field directory (structs.c), which is not a
+ * zlua userdata: no userdata zlua makes starts with it. */
+#define ZLUA_DIRMAGIC 0x5a444952u /* "ZDIR" */
 
 enum zlua_kind {
 	ZLUA_KIND_FUNC = 1,  /* sentinel upvalue of a Go function closure */
@@ -241,6 +252,7 @@ typedef struct zlua_opargs {
 	const char *mode;       /* "t", "b" or "bt" */
 	int n;                  /* DO_CALL: result count or LUA_MULTRET; DO_RESERVE: slots */
 	int ref;                /* DO_REF: the new ref */
+	int opcode;             /* set by zlua_op */
 } zlua_opargs;
 
 typedef struct zlua_inflight {
@@ -294,6 +306,9 @@ typedef struct zlua_env {
 	int filemt_ref;   /* registry ref of the string "FILE*" (LuaJIT) */
 	int errinfo_set;  /* message handler filled errinfo since last reset */
 	int op_ref;       /* the ref the last DO_REF or DO_PROGREF made */
+	/* the operation zlua_op is calling the dispatcher for; the dispatcher
+	 * serves only that one, once (scripts can reach the dispatcher) */
+	struct zlua_opargs *op_pending;
 
 	/* ids of Go function closures released by __gc, drained by Go */
 	uint32_t *freed;
@@ -346,6 +361,8 @@ typedef struct zlua_env {
 	uint64_t alloc_count;  /* growing allocations so far */
 	uint64_t alloc_fail_at; /* tests: fail growing allocations from this number on (0: never) */
 	int mem_refused;       /* the limit refused an allocation since the last collection */
+	int mem_grace;         /* LuaJIT: growing allocations that may pass the limit (at most
+	                        * limit/2 bytes each) while zlua unsticks the collector */
 
 	/* time limits (hook.c) */
 	int limit_depth;       /* limited calls in progress */
@@ -353,6 +370,12 @@ typedef struct zlua_env {
 	int interrupt;         /* contexts done among them; atomic (any goroutine) */
 	int interrupt_reason;  /* atomic: ZLUA_INT_* of the last context done */
 	uintptr_t cstack_base; /* C stack address of the outermost zlua_op running */
+	int hook_raised;       /* the error being raised left a hook (see zlua_handler_guard) */
+	int limflag_ref;       /* LuaJIT: registry ref of {limited}, read by Lua-side xpcall */
+
+	/* scripts' hooks (debughook.c) */
+	int script_hooks;      /* debug.sethook was called: records may exist */
+	int hooks_ref;         /* registry ref of the record table */
 
 	/* warnings (warn.c, Lua 5.4) */
 	int warn_on;     /* shown: warn("@on"), or a Go sink from the start */
@@ -362,14 +385,13 @@ typedef struct zlua_env {
 	size_t warn_len, warn_cap;
 } zlua_env;
 
-/* The env of a state: the allocator's ud (both backends install
- * zlua_alloc with the env), which no script can change. */
-static inline zlua_env *zlua_env_of(lua_State *L)
-{
-	void *ud;
-	lua_getallocf(L, &ud);
-	return (zlua_env *)ud;
-}
+/* A script's hook as debug.sethook set it (debughook.c). Integers only:
+ * a script can replace a record through the registry. */
+typedef struct zlua_hookrec {
+	int mask;  /* LUA_MASK* */
+	int count; /* as given to sethook */
+	int left;  /* instructions until the script's next count event */
+} zlua_hookrec;
 
 /* Why a limited call was interrupted (the Lua error text names it). */
 enum zlua_interrupt_reason {
@@ -398,6 +420,10 @@ void zlua_env_close_state(zlua_env *env);
 /* [lua] Makes a metatable for zlua userdata: marker, protected __metatable,
  * __name. [-0, +1] */
 void zlua_new_metatable(lua_State *L, zlua_env *env, const char *name);
+/* [lua] Pushes registry[ref], raising unless it is a table: scripts with
+ * debug.getregistry can replace zlua's entries, and lua_setmetatable or a
+ * raw access on another type would corrupt memory. [-0, +1] */
+void zlua_push_regtable(lua_State *L, int ref);
 /* [go-safe] Grows env->prog to at least need bytes; 0 on failure. */
 int zlua_prog_reserve(zlua_env *env, size_t need);
 /* [go-safe] Grows env->armed to hold index n; 0 on failure. */
@@ -407,6 +433,17 @@ int zlua_armed_reserve(zlua_env *env, size_t n);
 int zlua_reserve(zlua_env *env, lua_State *L, int n);
 
 /* ---- allocator (alloc.c) ---- */
+
+/* [go-safe] The env of the state L belongs to: the allocator's ud. C
+ * functions a script can reach find their env here, never in an upvalue,
+ * argument or registry entry, which a script with the debug library can
+ * replace. [-0, +0] */
+static inline zlua_env *zlua_envof(lua_State *L)
+{
+	void *ud;
+	lua_getallocf(L, &ud);
+	return (zlua_env *)ud;
+}
 
 /* [lua] The lua_Alloc of every state: counts bytes, enforces mem_limit and
  * the test-only failure of one allocation. Never calls Go. */
@@ -436,9 +473,74 @@ void zlua_limit_end(zlua_env *env, lua_State *L);
 void zlua_interrupt(zlua_env *env, int reason);
 /* [go-safe] Withdraws one context done whose limited call has ended. */
 void zlua_interrupt_clear(zlua_env *env);
-/* [lua] Opens zlua's coroutine wrappers (Lua 5.4: a coroutine resumed or
- * closed during a limited call gets the hook first). [-0, +0] */
+/* [lua] Opens what limits need in the libraries present: the coroutine
+ * functions (coroutine.c), xpcall (xpcall.c), debug.sethook/gethook
+ * (debughook.c). [-0, +0] */
 void zlua_open_limits(lua_State *L, zlua_env *env);
+/* [lua] The lua_Hook of every state: the limit's count events and the
+ * script's events. */
+void zlua_hook(lua_State *L, lua_Debug *ar);
+/* [go-safe] Installs the hook the thread at index idx of L (0: L itself)
+ * needs: the script's, merged with the limit's count while a limited call
+ * runs; none when neither. force restarts the count even when nothing
+ * changes. Needs 3 free stack slots when scripts set hooks. [-0, +0] */
+void zlua_hook_apply(lua_State *L, zlua_env *env, int idx, int force);
+/* [go-safe] zlua_hook_apply on the thread at idx unless its hook already
+ * checks the limit (coroutines about to run in a limited call). [-0, +0] */
+void zlua_hook_thread(lua_State *L, zlua_env *env, int idx);
+/* [go-safe] Makes L's hook fire at its next instruction. [-0, +0] */
+void zlua_hook_hurry(lua_State *L);
+/* [go-safe] Whether a message handler must not run the script's code now:
+ * inside a limited call, a context is done or the error being handled was
+ * raised from a hook, so the handler runs without hooks and nothing could
+ * stop it. Clears the hook mark. */
+int zlua_handler_guard(zlua_env *env);
+/* [lua] Opens coroutine.create/resume/wrap/close (Lua 5.4). [-0, +0] */
+void zlua_open_coroutines(lua_State *L, zlua_env *env);
+/* [lua] Opens xpcall (and LuaJIT's jit.on) for limits. [-0, +0] */
+void zlua_open_xpcall(lua_State *L, zlua_env *env);
+
+/* ---- scripts' hooks (debughook.c) ---- */
+
+/* [go-safe] The hook record of the thread at idx of L (0: L itself; LuaJIT:
+ * the state's), or NULL; with pushfn, also pushes its function (or nil).
+ * Allocates nothing. [-0, +pushfn] */
+zlua_hookrec *zlua_hookrec_of(lua_State *L, zlua_env *env, int idx, int pushfn);
+/* [lua] Calls the script's hook function of L for event ar, as the stock
+ * library does. [-0, +0] */
+void zlua_script_hook(lua_State *L, zlua_env *env, lua_Debug *ar);
+/* [lua] Gives the new thread at idx the record its creator's hook implies
+ * (Lua 5.4). [-0, +0] */
+void zlua_hook_inherit(lua_State *L, zlua_env *env, int idx);
+/* [lua] Replaces debug.sethook and debug.gethook when debug is open.
+ * [-0, +0] */
+void zlua_open_debughook(lua_State *L, zlua_env *env);
+
+/* ---- interruption (interrupt.c) ---- */
+
+/* [go-safe] Whether a context of a running limited call is done (an atomic
+ * read; Go sets the count from any thread). */
+static inline int zlua_interrupted(zlua_env *env)
+{
+	return env->limit_depth > 0 && __atomic_load_n(&env->interrupt, __ATOMIC_ACQUIRE) > 0;
+}
+/* [go-safe] The interruption message of the last context done:
+ * "interrupted: context deadline exceeded" or "... canceled". */
+const char *zlua_interrupt_text(zlua_env *env);
+/* [lua] Raises "interrupted: context deadline exceeded" (or "... canceled")
+ * prefixed with the position of the function at level (0: the running
+ * function, as in a hook; 1: the caller of a C function). [-0, +1, raises] */
+int zlua_raise_interrupt(lua_State *L, zlua_env *env, int level);
+
+/* ---- pattern matching (pattern.c, pattern_lib.c) ---- */
+
+/* [lua] Replaces string.find, match, gmatch and gsub with zlua's, whose
+ * matcher bounds its work and stops when a limited call's context is done;
+ * the originals stay in the registry under ZLUA_STOCK_PATTERNS (tests).
+ * [-0, +0] */
+void zlua_open_patterns(lua_State *L, zlua_env *env);
+/* Registry key of the table of the backend's original pattern functions. */
+#define ZLUA_STOCK_PATTERNS "zlua.stockpatterns"
 
 /* ---- warnings (warn.c) ---- */
 
@@ -457,13 +559,20 @@ void zlua_open_safe(lua_State *L, zlua_env *env);
 /* ---- protected operations (protect.c) ---- */
 
 /* [go-safe] Runs opcode under lua_pcall with zlua's message handler; the
- * push program in env->prog is copied first. Needs 4 free stack slots.
+ * push program in env->prog is copied first. Needs 3 free stack slots.
  * Stack: [-nargs, +results or +1 error value]. Returns a LUA_* status. */
 int zlua_op(zlua_env *env, lua_State *L, int opcode, int nargs, int nres,
 	    zlua_opargs *a);
 /* [go-safe] Frees large-program copies left behind by raises. Call only
  * when no Lua code of this env is running. */
 void zlua_reclaim(zlua_env *env);
+#ifdef ZLUA_LUAJIT
+/* [go-safe] LuaJIT: a full collection after an operation failed while the
+ * memory limit had refused an allocation (Lua 5.4 collects before it
+ * reports one); unsticks a collector the limit stopped mid-cycle (see
+ * protect.c). [-0, +0] */
+void zlua_collect_after_refusal(zlua_env *env, lua_State *L);
+#endif
 /* [go-safe] Copies errinfo (message, traceback) into out pointers valid
  * while the errinfo table holds them; returns 0 if the handler did not run.
  * [-0, +0] */
@@ -730,10 +839,6 @@ zlua_udheader *zlua_toown_ud(zlua_env *env, lua_State *L, int idx);
  * kind and type id, else looked up (marker key mapped to env) and then
  * cached. Needs 2 free stack slots. [-0, +0] */
 int zlua_ownmt(zlua_env *env, lua_State *L, int idx, const zlua_udheader *h);
-/* [go-safe] The env named by the zlua marker in the metatable of the
- * userdata at idx, or NULL (not a userdata, no metatable, no marker).
- * [-0, +0] */
-zlua_env *zlua_marker_env(lua_State *L, int idx);
 
 /* Address whose lightuserdata is the key of zlua's marker in every zlua
  * metatable; the value is the owning env as a lightuserdata. */
