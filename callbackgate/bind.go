@@ -31,6 +31,7 @@ type binding struct {
 type field struct {
 	index []int
 	typ   reflect.Type
+	ref   bool // lua:",ref": a slice or map read as a view, not a copy
 }
 
 type bindKey struct{ typ, view reflect.Type }
@@ -76,6 +77,9 @@ func (g *Gate) bind(typ, view reflect.Type) (*binding, error) {
 		return nil, handlePushError(typ)
 	}
 	b := &binding{id: uint32(len(g.bindByID)), typ: typ, view: view, name: luaName(typ)}
+	if isContainerPtr(typ) && typ.Elem().Name() == "" {
+		b.name = typ.Elem().String() // a view of a []string reads "[]string"
+	}
 	g.bindByID = append(g.bindByID, b)
 	if view != nil {
 		b.name = luaName(view)
@@ -111,14 +115,20 @@ func structFields(t reflect.Type) map[string]*field {
 		if !f.IsExported() {
 			continue
 		}
-		name := f.Name
+		name, ref := f.Name, false
 		if tag, ok := f.Tag.Lookup("lua"); ok {
 			if tag == "-" {
 				continue
 			}
-			name, _, _ = strings.Cut(tag, ",")
+			tname, opts, _ := strings.Cut(tag, ",")
+			if tname != "" {
+				name = tname
+			}
+			for _, o := range strings.Split(opts, ",") {
+				ref = ref || o == "ref"
+			}
 		}
-		fields[name] = &field{index: f.Index, typ: f.Type}
+		fields[name] = &field{index: f.Index, typ: f.Type, ref: ref}
 	}
 	return fields
 }
@@ -143,10 +153,11 @@ func cFields(t reflect.Type, fields map[string]*field, methods []*method) map[st
 	return out
 }
 
-// elems reports whether b's keys are the elements of a ByRef map or slice.
+// elems reports whether b's keys are the elements of a map or slice: one
+// pushed with ByRef, or reached through a pointer.
 func (b *binding) elems() bool {
 	k := b.typ.Kind()
-	return b.view == nil && (k == reflect.Map || k == reflect.Slice)
+	return b.view == nil && (k == reflect.Map || k == reflect.Slice || isContainerPtr(b.typ))
 }
 
 // buildMetatable creates b's metatable in a protected operation and
@@ -216,13 +227,18 @@ func (g *Gate) buildMetatable(b *binding) (int32, error) {
 	s.PutGoFunc(id)
 	s.PutRawSet()
 	if b.elems() {
-		id, err := g.registerEntry(funcEntry{name: b.name + ".__len", fn: b, call: objLen})
-		if err != nil {
-			return 0, err
+		for _, mm := range [...]struct {
+			key  string
+			call callFunc
+		}{{"__len", objLen}, {"__pairs", objPairs}} {
+			id, err := g.registerEntry(funcEntry{name: b.name + "." + mm.key, fn: b, call: mm.call})
+			if err != nil {
+				return 0, err
+			}
+			s.PutStr(mm.key)
+			s.PutGoFunc(id)
+			s.PutRawSet()
 		}
-		s.PutStr("__len")
-		s.PutGoFunc(id)
-		s.PutRawSet()
 	}
 	s.PutStr("__eq")
 	s.PutRef(g.eqRef) // one shared __eq: LuaJIT compares handlers by identity
