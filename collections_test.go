@@ -1,6 +1,7 @@
 package zlua_test
 
 import (
+	"errors"
 	"slices"
 	"strings"
 	"testing"
@@ -161,6 +162,30 @@ func TestPairsOverByRefInTheSandbox(t *testing.T) {
 	err = e.DoString("local n = 0\nfor i, v in ipairs(bad) do n = n + 1 end")
 	if err == nil || !strings.Contains(err.Error(), "element of []complex64: cannot push") ||
 		(strings.HasPrefix(zlua.Backend, "LuaJIT") && !strings.Contains(err.Error(), "(dostring):2: element")) {
+		t.Errorf("err = %v", err)
+	}
+}
+
+func TestRefTagKeepsTheFieldNameForCopiesAndDecoding(t *testing.T) {
+	e := newEnv(t)
+	must(t, e.SetGlobal("copy", tagged{Tags: []string{"a"}, Inv: map[string]int{"g": 1}}))
+	var got tagged
+	must(t, e.Eval(`{Tags = {"x", "y"}, inv = {g = 2}, items = {3}}`, &got))
+	if !slices.Equal(got.Tags, []string{"x", "y"}) || got.Inv["g"] != 2 || !slices.Equal(got.Items, []int{3}) {
+		t.Errorf("decoded %+v", got)
+	}
+	// A struct pushed by value is a copy: its fields are copies, tag or not.
+	run(t, e, `assert(type(copy.Tags) == "table" and copy.Tags[1] == "a" and copy.inv.g == 1)`)
+}
+
+type badRef struct {
+	N int `lua:"n,ref"`
+}
+
+func TestRefTagOnAFieldThatIsNotASliceOrMap(t *testing.T) {
+	e := newEnv(t)
+	err := e.SetGlobal("o", &badRef{})
+	if !errors.Is(err, zlua.ErrCannotPush) || !strings.Contains(err.Error(), `field n of zlua_test.badRef: lua:",ref" needs a slice or map, got int`) {
 		t.Errorf("err = %v", err)
 	}
 }

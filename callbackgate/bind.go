@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
-	"strings"
 	"unsafe"
 
 	"github.com/zlua-go/zlua/cgo"
@@ -76,6 +75,14 @@ func (g *Gate) bind(typ, view reflect.Type) (*binding, error) {
 	if isHandle(typ) { // never an object with the handle's methods
 		return nil, handlePushError(typ)
 	}
+	if view == nil && typ.Kind() == reflect.Pointer && typ.Elem().Kind() == reflect.Struct {
+		for name, f := range structFields(typ.Elem()) {
+			if k := f.typ.Kind(); f.ref && k != reflect.Slice && k != reflect.Map {
+				return nil, fmt.Errorf("%w: field %s of %v: lua:\",ref\" needs a slice or map, got %v",
+					ErrCannotPush, name, typ.Elem(), f.typ)
+			}
+		}
+	}
 	b := &binding{id: uint32(len(g.bindByID)), typ: typ, view: view, name: luaName(typ)}
 	if isContainerPtr(typ) && typ.Elem().Name() == "" {
 		b.name = typ.Elem().String() // a view of a []string reads "[]string"
@@ -108,26 +115,19 @@ func (g *Gate) bind(typ, view reflect.Type) (*binding, error) {
 }
 
 // structFields lists the exported fields of t, promoted ones included,
-// under their Lua names (tag lua:"name"; lua:"-" hides a field).
+// under their Lua names (tag lua:"name"; lua:"-" hides a field); lua:",ref"
+// (or lua:"name,ref") makes a slice or map field read as a view.
 func structFields(t reflect.Type) map[string]*field {
 	fields := map[string]*field{}
 	for _, f := range reflect.VisibleFields(t) {
 		if !f.IsExported() {
 			continue
 		}
-		name, ref := f.Name, false
-		if tag, ok := f.Tag.Lookup("lua"); ok {
-			if tag == "-" {
-				continue
-			}
-			tname, opts, _ := strings.Cut(tag, ",")
-			if tname != "" {
-				name = tname
-			}
-			for _, o := range strings.Split(opts, ",") {
-				ref = ref || o == "ref"
-			}
+		name, opts, ok := structreg.FieldName(f)
+		if !ok {
+			continue
 		}
+		ref := slices.Contains(opts, "ref")
 		fields[name] = &field{index: f.Index, typ: f.Type, ref: ref}
 	}
 	return fields
