@@ -189,3 +189,15 @@ func TestRefTagOnAFieldThatIsNotASliceOrMap(t *testing.T) {
 		t.Errorf("err = %v", err)
 	}
 }
+func TestTableInsertOnAGrowableView(t *testing.T) {
+	if !strings.HasPrefix(zlua.Backend, "Lua 5.4") {
+		t.Skip("LuaJIT's table functions take tables only")
+	}
+	e := newEnv(t)
+	var xs []string
+	must(t, e.SetGlobal("xs", zlua.ByRef(&xs)))
+	run(t, e, `table.insert(xs, "a"); table.insert(xs, "b"); assert(table.concat({xs[1], xs[2]}) == "ab")`)
+	if len(xs) != 2 {
+		t.Errorf("xs = %q", xs)
+	}
+}
