@@ -103,6 +103,14 @@ func TestRefFieldsAreViewsOfTheObject(t *testing.T) {
 		!slices.Equal(obj.Items, []int{1, 2, 3}) || !slices.Equal(obj.Copy, []string{"c"}) {
 		t.Errorf("obj = %+v", obj)
 	}
+	// A view passed to Go is the slice (or the pointer to it); assigned to
+	// a field, a copy of the slice.
+	must(t, e.SetGlobal("count", func(xs []string) int { return len(xs) }))
+	must(t, e.SetGlobal("countp", func(xs *[]string) int { return len(*xs) }))
+	run(t, e, `assert(count(o.Tags) == 3 and countp(o.Tags) == 3); o.Copy = o.Tags`)
+	if !slices.Equal(obj.Copy, obj.Tags) {
+		t.Errorf("Copy = %q", obj.Copy)
+	}
 	// A view reads the field, whatever Go assigned since.
 	obj.Tags = []string{"new"}
 	run(t, e, `assert(#o.Tags == 1 and o.Tags[1] == "new")`)

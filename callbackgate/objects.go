@@ -109,7 +109,7 @@ func (g *Gate) pushViewed(v reflect.Value, view reflect.Type) error {
 // (identity-cached; a slice that can grow), as a userdata.
 func (g *Gate) pushRef(x any) error {
 	v := reflect.ValueOf(x)
-	if isContainerPtr(v.Type()) && !v.IsNil() && !isHandle(v.Type()) {
+	if isContainerPtr(v.Type()) && !v.IsNil() {
 		return g.pushObj(v, nil)
 	}
 	switch v.Kind() {
