@@ -65,8 +65,14 @@ int zlua_ownmt(zlua_env *env, lua_State *L, int idx, const zlua_udheader *h)
 	lua_rawget(L, -2);
 	ours = lua_touserdata(L, -1) == (void *)env;
 	lua_pop(L, 2);
+	/* The env's own metatables are anchored for its life, so their
+	 * addresses stay theirs. A script can also pass this test with a table
+	 * it built (debug.getmetatable shows the marker key and its value) and
+	 * get that table cached; the entry then admits nothing the lookup
+	 * would not. What proves a zlua userdata is its header, which only
+	 * zlua writes: callers check magic, kind and length besides. */
 	if (ours)
-		*hit = mt; /* anchored for the env's life: the address stays its */
+		*hit = mt;
 	return ours;
 }
 

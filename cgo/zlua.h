@@ -682,7 +682,9 @@ void zlua_obj_push(lua_State *L, zlua_env *env, uint32_t slot, uint32_t gen,
 		   uint32_t type_id, int mtref, int cached);
 /* [go-safe] Pushes the userdata of slot from the weak cache when it is
  * there with generation gen and not released, and returns 1; else pushes
- * nothing and returns 0. Allocates nothing. [-0, +1|0] */
+ * nothing and returns 0. Allocates nothing. The cache and its entries are
+ * checked (type; length, magic, kind): a script can reach them through
+ * debug.getregistry. [-0, +1|0] */
 int zlua_obj_cached(lua_State *L, zlua_env *env, uint32_t slot, uint32_t gen);
 /* [lua] __gc of ByObj userdata: marks it released, drops its cache entry
  * if the entry is still this userdata, and queues the slot when its last
