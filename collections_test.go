@@ -209,3 +209,30 @@ func TestTableInsertOnAGrowableView(t *testing.T) {
 		t.Errorf("xs = %q", xs)
 	}
 }
+
+// The C helper behind LuaJIT's pairs takes anything a script hands it
+// (reached with debug.getupvalue); replaced upvalues break only the
+// script's own loops.
+func TestIteratorHelpersTakeForgedArguments(t *testing.T) {
+	if !strings.HasPrefix(zlua.Backend, "LuaJIT") {
+		t.Skip("Lua 5.4's pairs and ipairs are stock")
+	}
+	e := newEnv(t)
+	must(t, e.SetGlobal("xs", zlua.ByRef([]int{1})))
+	run(t, e, `
+		local metafield, at
+		for i = 1, 10 do
+			local name, v = debug.getupvalue(pairs, i)
+			if name == "metafield" then metafield, at = v, i end
+		end
+		assert(type(metafield) == "function")
+		metafield()
+		metafield(1)
+		metafield(xs)
+		metafield(io.stdout, {})
+		metafield(newproxy(true), nil)
+		assert(type(metafield(xs, "__pairs")) == "function")
+		debug.setupvalue(pairs, at, function() return 42 end)
+		assert(not pcall(pairs, xs))
+	`)
+}
