@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"reflect"
 
+	"github.com/zlua-go/zlua/callbackgate"
 	"github.com/zlua-go/zlua/cgo"
 )
 
@@ -52,7 +53,7 @@ func Metamethods[T any](env *Env, mm map[string]any) error {
 	}
 	var merr error
 	err := env.protect(func(t cgo.Thread) int {
-		merr = env.g.SetMetamethods(t, typ, mm)
+		merr = callbackgate.SetMetamethodsOf[T](env.g, t, mm)
 		return cgo.OK
 	})
 	if err == nil {

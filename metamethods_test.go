@@ -238,3 +238,59 @@ func TestMetamethodErrorsAtTheOperator(t *testing.T) {
 		t.Errorf("a + a: %v", err)
 	}
 }
+
+// The common shapes (func(T, T) T, func(T, T) bool, ... over a blittable
+// struct or a pointer type) are called without reflection: a loop of
+// operators allocates nothing in Go per operation (the reflective plan
+// allocates several values per call).
+func TestMetamethodFastShapesDoNotAllocate(t *testing.T) {
+	e := newEnv(t)
+	must(t, zlua.Metamethods[mVec](e, vecOps()))
+	acct := &mAcct{ID: 1}
+	must(t, zlua.Metamethods[*mAcct](e, map[string]any{
+		"__add": func(a, b *mAcct) *mAcct { return acct },
+		"__lt":  func(a, b *mAcct) bool { return a.Balance < b.Balance },
+	}))
+	must(t, e.SetGlobal("v", mVec{1, 2}))
+	must(t, e.SetGlobal("a", acct))
+	const loop = `local v, a, n = v, a, 0
+		for i = 1, 1000 do
+			local w = v + v
+			w = -(v / 2)
+			if v == w or v < w or v <= w or a < a then n = n + 1 end
+			n = n + #v
+			a = a + a
+		end`
+	run(t, e, loop) // builds the metatables and warms the caches
+	allocs := testing.AllocsPerRun(3, func() {
+		if err := e.DoString(loop); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if allocs > 100 { // 8000 operators
+		t.Errorf("%.0f allocations for 8000 operators", allocs)
+	}
+}
+
+// mTag is not blittable (a string): its copies live in Go companions and
+// take the reflective plan.
+type mTag struct{ Name string }
+
+func TestMetamethodsOnCompanionValues(t *testing.T) {
+	e := newEnv(t)
+	must(t, zlua.Metamethods[mTag](e, map[string]any{
+		"__eq":     func(a, b mTag) bool { return a.Name == b.Name },
+		"__concat": func(a, b mTag) mTag { return mTag{a.Name + b.Name} },
+		"__lt":     func(a, b mTag) bool { return a.Name < b.Name },
+	}))
+	must(t, e.SetGlobal("tag", func(s string) mTag { return mTag{s} }))
+	run(t, e, `
+		local a, b = tag("x"), tag("y")
+		assert(a == tag("x") and a ~= b and a < b)
+		assert((a .. b).Name == "xy")
+		assert(a ~= v, "nil operand")
+	`)
+	if err := e.DoString(`return tag("x") .. "s"`); err == nil || !strings.Contains(err.Error(), "bad argument #2 to 'mTag.__concat' (mTag expected, got string)") {
+		t.Errorf("err = %v", err)
+	}
+}

@@ -25,11 +25,12 @@ var userMetaNames = []string{
 // the closure.
 type metaSet map[string]int32
 
-// SetMetamethods gives the userdata of typ (a struct type: ByVal copies;
+// setMetamethods gives the userdata of typ (a struct type: ByVal copies;
 // a pointer type: ByObj objects, through every view) the metamethods in
-// mm, Go functions converted as RegisterFunc does. A name set before is
+// mm, Go functions converted as RegisterFunc does, served by fast[name]
+// first when there is one (see metafast.go). A name set before is
 // replaced; others stay. Every entry is checked before any is set.
-func (g *Gate) SetMetamethods(t cgo.Thread, typ reflect.Type, mm map[string]any) error {
+func (g *Gate) setMetamethods(t cgo.Thread, typ reflect.Type, mm map[string]any, fast map[string]metaFast) error {
 	switch {
 	case typ.Kind() != reflect.Struct && typ.Kind() != reflect.Pointer:
 		return fmt.Errorf("%v is neither a struct type (values pushed as copies) nor a pointer type (objects)", typ)
@@ -49,7 +50,7 @@ func (g *Gate) SetMetamethods(t cgo.Thread, typ reflect.Type, mm map[string]any)
 	slices.Sort(names) // a stable order for the Lua work
 	tname := luaName(typ)
 	for _, name := range names {
-		ref, err := g.metaClosure(t, typ, tname+"."+name, name, mm[name])
+		ref, err := g.metaClosure(t, typ, tname+"."+name, name, mm[name], fast[name])
 		if err != nil {
 			return fmt.Errorf("metamethod %s: %w", name, err)
 		}
@@ -81,14 +82,24 @@ func (g *Gate) SetMetamethods(t cgo.Thread, typ reflect.Type, mm map[string]any)
 // the same on Lua 5.4 (which calls the first operand's __eq whatever the
 // second is) and LuaJIT (which calls it only for two values with the same
 // handler).
-func (g *Gate) metaClosure(t cgo.Thread, typ reflect.Type, fname, name string, fn any) (int32, error) {
+func (g *Gate) metaClosure(t cgo.Thread, typ reflect.Type, fname, name string, fn any, fast metaFast) (int32, error) {
 	call, err := planFor(reflect.TypeOf(fn))
 	if err != nil {
 		return 0, err
 	}
 	e := funcEntry{name: fname, fn: fn, call: call}
+	if fast != nil { // the plan serves what the fast call does not
+		slow := &funcEntry{name: fname, fn: fn, call: call}
+		e = funcEntry{name: fname, fn: slow, call: func(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
+			if st, ok := fast(g, fr); ok {
+				return st
+			}
+			in := e.fn.(*funcEntry)
+			return in.call(g, in, fr)
+		}}
+	}
 	if name == "__eq" {
-		inner := &funcEntry{name: fname, fn: fn, call: call}
+		inner := &funcEntry{name: e.name, fn: e.fn, call: e.call}
 		e = funcEntry{name: fname, fn: inner, call: func(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
 			if !g.isValueOf(fr, 0, typ) || !g.isValueOf(fr, 1, typ) {
 				fr.ReturnBool(false)
