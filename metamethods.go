@@ -24,8 +24,8 @@ import (
 // The names are __add, __sub, __mul, __div, __mod, __pow, __unm, __eq,
 // __lt, __le, __len, __concat, __call and __tostring; any other name
 // (__index, __gc, __idiv, ...) or a value that is not a function is an
-// error, and nothing is set. A name set again is replaced; the others
-// stay.
+// error, and nothing is set (entries are checked in name order). A name
+// set again is replaced; the others stay.
 //
 // Operands reach the function in Lua's order: v * 2 calls __mul(v, 2) and
 // 2 * v calls __mul(2, v), so a function taking both orders declares

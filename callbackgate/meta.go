@@ -29,7 +29,8 @@ type metaSet map[string]int32
 // a pointer type: ByObj objects, through every view) the metamethods in
 // mm, Go functions converted as RegisterFunc does, served by fast[name]
 // first when there is one (see metafast.go). A name set before is
-// replaced; others stay. Every entry is checked before any is set.
+// replaced; others stay. Every entry is checked before any is set (a
+// Lua error meanwhile, out of memory, may leave the first names set).
 func (g *Gate) setMetamethods(t cgo.Thread, typ reflect.Type, mm map[string]any, fast map[string]metaFast) error {
 	switch {
 	case typ.Kind() != reflect.Struct && typ.Kind() != reflect.Pointer:
@@ -38,16 +39,18 @@ func (g *Gate) setMetamethods(t cgo.Thread, typ reflect.Type, mm map[string]any,
 		return handlePushError(typ)
 	}
 	names := make([]string, 0, len(mm))
-	for name, fn := range mm {
+	for name := range mm {
+		names = append(names, name)
+	}
+	slices.Sort(names) // the same error and order of Lua work every time
+	for _, name := range names {
 		if !slices.Contains(userMetaNames, name) {
 			return fmt.Errorf("unsupported metamethod %q (supported: %v)", name, userMetaNames)
 		}
-		if fv := reflect.ValueOf(fn); fv.Kind() != reflect.Func || fv.IsNil() {
-			return fmt.Errorf("metamethod %s: Go function expected, got %T", name, fn)
+		if fv := reflect.ValueOf(mm[name]); fv.Kind() != reflect.Func || fv.IsNil() {
+			return fmt.Errorf("metamethod %s: Go function expected, got %T", name, mm[name])
 		}
-		names = append(names, name)
 	}
-	slices.Sort(names) // a stable order for the Lua work
 	tname := luaName(typ)
 	for _, name := range names {
 		ref, err := g.metaClosure(t, typ, tname+"."+name, name, mm[name], fast[name])
