@@ -28,6 +28,14 @@ type Options struct {
 	// game loop sets it so that a burst of dropped handles is spread over
 	// several frames.
 	PumpBudget int
+	// Warn receives Lua 5.4 warnings (warn(...), errors in __gc
+	// finalizers), one whole message per call; with a Warn function they
+	// are on from the start, and scripts may still turn them off with
+	// warn("@off"). Nil: as the lua5.4 interpreter, warnings start off,
+	// warn("@on") turns them on, and they are written to stderr as
+	// "Lua warning: msg". Warn runs inside the Lua call that warned: it
+	// must not use the Env. LuaJIT has no warnings.
+	Warn func(msg string)
 }
 
 // Env is one Lua state with everything zlua keeps for it. An Env is used by
@@ -75,6 +83,8 @@ func New(opts Options) (*Env, error) {
 // the prelude's Go-provided fields. New and Reset run it on a fresh state.
 func (e *Env) init() error {
 	e.g.S.SetMemoryLimit(uint64(e.opts.MemoryLimit))
+	e.g.SetWarn(e.opts.Warn)
+	e.g.OpenWarnings()
 	err := e.protect(func(t cgo.Thread) int {
 		g := e.g
 		g.S.ProgReset()

@@ -13,6 +13,9 @@ import (
 // when a closed Env still had live object slots after lua_close ran every
 // __gc.
 func TestMain(m *testing.M) {
+	if name := os.Getenv(helperEnv); name != "" {
+		os.Exit(runHelper(name))
+	}
 	code := m.Run()
 	var leaks []string
 	openEnvs.Range(func(k, _ any) bool {

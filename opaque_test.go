@@ -125,9 +125,10 @@ func TestOpaqueErrors(t *testing.T) {
 	must(t, e.GetFunction("try", &try))
 	p := &Vec3{}
 	for _, c := range []struct{ chunk, want string }{
-		{`local h = ...; return h.X`, "attempt to index an opaque parameter handle"},
-		{`local h = ...; return h:Len()`, "attempt to index an opaque parameter handle"},
-		{`local h = ...; h.X = 1`, "attempt to index an opaque parameter handle"},
+		{`local h = ...; return h.X`, "a userdata value"},
+		{`local h = ...; return h:Len()`, "a userdata value"},
+		{`local h = ...; h.X = 1`, "a userdata value"},
+		{`local h = ...; string.rep(h)`, "bad argument #1 to 'rep'"},
 		{`local h = ...; go.heal(h)`, "bad argument #1 to 'heal' (Player expected, got opaque handle of Vec3)"},
 		{`local h = ...; zlua.set_opaquevalue(h, 5)`, "bad argument #2 to 'set_opaquevalue' (Vec3 expected, got number)"},
 		{`local h = ...; zlua.set_opaquevalue(h, zlua.get_opaquevalue(h), 1); return zlua.get_opaquevalue(5)`,

@@ -25,6 +25,7 @@ func BenchmarkCalls_LuaToGo(b *testing.B) {
 		defer s.Close()
 		b.ReportAllocs()
 		b.ResetTimer()
+		defer startCPU(b).report()
 		if err := s.DoString(loop(b.N)); err != nil {
 			b.Fatal(err)
 		}
@@ -40,6 +41,7 @@ func BenchmarkCalls_LuaToGo(b *testing.B) {
 		}
 		b.ReportAllocs()
 		b.ResetTimer()
+		defer startCPU(b).report()
 		if err := e.DoString(loop(b.N)); err != nil {
 			b.Fatal(err)
 		}
@@ -53,6 +55,7 @@ func BenchmarkCalls_LuaToGo(b *testing.B) {
 		}))
 		b.ReportAllocs()
 		b.ResetTimer()
+		defer startCPU(b).report()
 		if err := L.DoString(loop(b.N)); err != nil {
 			b.Fatal(err)
 		}

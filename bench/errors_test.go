@@ -32,6 +32,7 @@ func BenchmarkErrors_PcallGoError(b *testing.B) {
 		defer s.Close()
 		b.ReportAllocs()
 		b.ResetTimer()
+		defer startCPU(b).report()
 		if err := s.DoString(pcallLoop(b.N)); err != nil {
 			b.Fatal(err)
 		}
@@ -48,6 +49,7 @@ func BenchmarkErrors_PcallGoError(b *testing.B) {
 		}
 		b.ReportAllocs()
 		b.ResetTimer()
+		defer startCPU(b).report()
 		if err := e.DoString(pcallLoop(b.N)); err != nil {
 			b.Fatal(err)
 		}
@@ -61,6 +63,7 @@ func BenchmarkErrors_PcallGoError(b *testing.B) {
 		}))
 		b.ReportAllocs()
 		b.ResetTimer()
+		defer startCPU(b).report()
 		if err := L.DoString(pcallLoop(b.N)); err != nil {
 			b.Fatal(err)
 		}

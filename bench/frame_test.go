@@ -1,30 +1,44 @@
 package bench
 
 import (
+	"fmt"
+	"math"
 	"runtime"
 	"slices"
 	"testing"
 	"time"
-
-	lua "github.com/yuin/gopher-lua"
-	"github.com/zlua-go/zlua"
 )
 
-// The frame workload: a headless game-server loop. N entities (Go structs
-// with methods) run a Lua behaviour each frame: read their position, move,
-// look up a neighbour (an object pushed again: an identity-cache hit) and
-// damage it. Each frame 1% of the entities despawn and as many spawn, and
-// Go delivers those events to Lua handlers through function handles. The
-// frame ends with Pump.
+// The frame workloads: a headless game-server loop. N entities run a Lua
+// behaviour each frame; then 1% of them despawn and as many spawn, and
+// the host delivers those events to Lua handlers (on_despawn, on_spawn)
+// through function handles; zlua's frame ends with Pump. Two behaviours:
+//
+//   - methods (Frame_Entities*): read the position, move, look up a
+//     neighbour (the same entity pushed again: an identity-cache hit for
+//     zlua) and damage it: four method calls and one == per entity.
+//   - fields (Frame_Fields*): e.X = e.X + e.VX*dt, a bounds check on e.X
+//     (bouncing off 0 and 200), a read of e.HP and one e:Hit(1).
+//
+// Each is implemented three ways (frame_impl_test.go): native (entities
+// are C structs in userdata with lua_CFunction methods and C
+// __index/__newindex, bench/native), zlua (Go structs: exported fields and
+// methods) and gopher-lua (LUserData with Go methods and a hand-written
+// __index/__newindex switch). All run the same Lua script.
+//
+// The rows must run a fixed number of frames (make bench uses -benchtime
+// 200x): gopher-lua never drops deleted keys from a table's pairs() order,
+// so the churn makes its frames slower the more frames have run, and a
+// time-based benchtime runs ten times more frames at 1k entities than at
+// 10k.
 
 // Entity is a game object owned by Go.
 type Entity struct {
-	ID     int
-	X, Y   float64
-	HP     int
-	world  *world
-	index  int
-	killed bool
+	ID       int
+	X, Y, VX float64
+	HP       int
+	world    *world
+	index    int
 }
 
 // Position returns the entity's position.
@@ -40,16 +54,23 @@ func (e *Entity) Neighbour() *Entity {
 }
 
 // Damage lowers HP; it reports whether the entity is still alive.
-func (e *Entity) Damage(n int) bool { e.HP -= n; return e.HP > 0 }
+func (e *Entity) Damage(n int) bool { e.HP -= n; e.world.hits++; return e.HP > 0 }
 
+// Hit lowers HP (the field-style behaviour's one method call).
+func (e *Entity) Hit(n int) { e.HP -= n; e.world.hits++ }
+
+// world is the Go entity set of the zlua and gopher-lua rows (the native
+// rows keep the same set in C, with the same initial values).
 type world struct {
 	ents   []*Entity
 	nextID int
+	hits   int // Damage and Hit calls
 }
 
 func (w *world) spawn() *Entity {
 	w.nextID++
-	e := &Entity{ID: w.nextID, HP: 1 << 30, world: w, index: len(w.ents), X: float64(w.nextID % 200)}
+	id := w.nextID
+	e := &Entity{ID: id, HP: 1 << 30, world: w, index: len(w.ents), X: float64(id % 200), VX: float64(10 + id%10)}
 	w.ents = append(w.ents, e)
 	return e
 }
@@ -60,22 +81,156 @@ func (w *world) despawn(i int) *Entity {
 	last := w.ents[len(w.ents)-1]
 	w.ents[i], last.index = last, i
 	w.ents = w.ents[:len(w.ents)-1]
-	e.killed = true
 	return e
 }
 
-const behaviour = `
+// digest sums the world's state for the cross-check of implementations.
+func (w *world) digest() frameDigest {
+	d := frameDigest{Hits: w.hits, Len: len(w.ents)}
+	for _, e := range w.ents {
+		d.SumX += e.X
+		d.SumHP += float64(e.HP)
+	}
+	return d
+}
+
+// The Lua side is the same for both behaviours; only the loop body differs.
+const frameScript = `
 ents, count, events = {}, 0, 0
 function on_spawn(e) ents[e] = true; count = count + 1 end
 function on_despawn(e) ents[e] = nil; count = count - 1; events = events + 1 end
 function frame(dt)
 	for e in pairs(ents) do
+%s
+	end
+end`
+
+const methodsBody = `
 		local x, y = e:Position()
 		if x > 100 then e:Move(-dt, 0) else e:Move(dt, 0) end
 		local other = e:Neighbour()
-		if other ~= e then other:Damage(1) end
-	end
-end`
+		if other ~= e then other:Damage(1) end`
+
+const fieldsBody = `
+		e.X = e.X + e.VX * dt
+		if e.X < 0 or e.X > 200 then e.VX = -e.VX end
+		if e.HP > 0 then e:Hit(1) end`
+
+// frameBehaviour is one of the two behaviours.
+type frameBehaviour struct {
+	fields bool   // field-style (Frame_Fields*) rather than methods
+	script string // the whole Lua script
+}
+
+var (
+	methodsFrame = frameBehaviour{fields: false, script: fmt.Sprintf(frameScript, methodsBody)}
+	fieldsFrame  = frameBehaviour{fields: true, script: fmt.Sprintf(frameScript, fieldsBody)}
+)
+
+// frameDT is the frame's time step.
+const frameDT = 0.016
+
+// churn is the number of entities that despawn (and spawn) per frame.
+func churn(n int) int { return max(n/100, 1) }
+
+// churnIndex is the index of the k-th entity despawned in frame f, in a
+// world of n entities.
+func churnIndex(f, k, n int) int { return (f*7919 + k*104729) % n }
+
+// frameSim is one implementation of a frame workload, set up with its
+// entities and its Lua script loaded.
+type frameSim interface {
+	// frame runs frame number f: the Lua frame(dt), the churn events and
+	// the implementation's end-of-frame work (zlua: Pump).
+	frame(f int) error
+	// digest reads the state the three implementations must agree on.
+	digest() (frameDigest, error)
+	close()
+}
+
+// frameDigest is what the implementations of a workload must agree on
+// after the same frames: damage dealt, entities alive (in the host world
+// and as counted by the Lua handlers) and sums of their state.
+type frameDigest struct {
+	Hits, Len, LuaCount int
+	SumX, SumHP         float64
+}
+
+// agrees reports whether d and o describe the same state (X sums compared
+// to a relative 1e-9: the Lua VMs round alike, the order of sums may not).
+func (d frameDigest) agrees(o frameDigest) bool {
+	return d.Hits == o.Hits && d.Len == o.Len && d.LuaCount == o.LuaCount && d.SumHP == o.SumHP &&
+		math.Abs(d.SumX-o.SumX) <= 1e-9*math.Max(1, math.Abs(d.SumX))
+}
+
+// statsReporter is implemented by sims with extra metrics (zlua's slot and
+// cache figures).
+type statsReporter interface{ reportStats(b *testing.B) }
+
+// frameImpl names a constructor of a frameSim.
+type frameImpl struct {
+	name string
+	open func(bh frameBehaviour, n int) (frameSim, error)
+}
+
+var frameImpls = []frameImpl{
+	{"native", openNativeFrame},
+	{"zlua", openZluaFrame},
+	{"gopherlua", openGopherFrame},
+}
+
+// BenchmarkFrame_Entities1k and BenchmarkFrame_Entities10k run the
+// method-style frame; BenchmarkFrame_Fields1k and BenchmarkFrame_Fields10k
+// the field-style one. ns/op and cpu-ns/op are one frame; run them with a
+// fixed frame count (-benchtime 200x).
+func BenchmarkFrame_Entities1k(b *testing.B)  { benchFrame(b, methodsFrame, 1000) }
+func BenchmarkFrame_Entities10k(b *testing.B) { benchFrame(b, methodsFrame, 10000) }
+func BenchmarkFrame_Fields1k(b *testing.B)    { benchFrame(b, fieldsFrame, 1000) }
+func BenchmarkFrame_Fields10k(b *testing.B)   { benchFrame(b, fieldsFrame, 10000) }
+
+func benchFrame(b *testing.B, bh frameBehaviour, n int) {
+	for _, impl := range frameImpls {
+		b.Run(impl.name, func(b *testing.B) { runFrames(b, impl, bh, n) })
+	}
+}
+
+// runFrames times b.N frames of a fresh sim and checks afterwards that
+// every frame did its work (each entity dealt one hit per frame, the Lua
+// handlers saw every event).
+func runFrames(b *testing.B, impl frameImpl, bh frameBehaviour, n int) {
+	sim, err := impl.open(bh, n)
+	must(b, err)
+	defer sim.close()
+	before, err := sim.digest()
+	must(b, err)
+	frames := make([]time.Duration, 0, b.N)
+	var ms0, ms1 runtime.MemStats
+	runtime.ReadMemStats(&ms0)
+	b.ReportAllocs()
+	b.ResetTimer()
+	cpu := startCPU(b)
+	defer cpu.report()
+	for f := 0; f < b.N; f++ {
+		t0 := time.Now()
+		if err := sim.frame(f); err != nil {
+			b.Fatal(err)
+		}
+		frames = append(frames, time.Since(t0))
+	}
+	cpu.report()
+	b.StopTimer()
+	runtime.ReadMemStats(&ms1)
+	frameStats(b, frames, ms1.Mallocs-ms0.Mallocs)
+	after, err := sim.digest()
+	must(b, err)
+	if hits := after.Hits - before.Hits; hits != b.N*n || after.Len != n || after.LuaCount != n {
+		b.Fatalf("%s: after %d frames: %d hits (want %d), %d entities, Lua counts %d (want %d)",
+			impl.name, b.N, hits, b.N*n, after.Len, after.LuaCount, n)
+	}
+	if r, ok := sim.(statsReporter); ok {
+		r.reportStats(b)
+	}
+}
 
 // frameStats reports the per-frame figures of a run.
 func frameStats(b *testing.B, frames []time.Duration, mallocs uint64) {
@@ -89,138 +244,36 @@ func frameStats(b *testing.B, frames []time.Duration, mallocs uint64) {
 	b.ReportMetric(float64(mallocs)/float64(len(frames)), "go-allocs/frame")
 }
 
-func benchFrameZlua(b *testing.B, n int) {
-	env, err := zlua.New(zlua.Options{PumpBudget: 10000})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer env.Close()
-	if err := env.DoString(behaviour); err != nil {
-		b.Fatal(err)
-	}
-	var frame func(float64) error
-	var onSpawn, onDespawn func(*Entity) error
-	for name, p := range map[string]any{"frame": &frame, "on_spawn": &onSpawn, "on_despawn": &onDespawn} {
-		if err := env.GetFunction(name, p); err != nil {
-			b.Fatal(err)
-		}
-	}
-	w := &world{}
-	for i := 0; i < n; i++ {
-		if err := onSpawn(w.spawn()); err != nil {
-			b.Fatal(err)
-		}
-	}
-	churn := max(n/100, 1)
-	frames := make([]time.Duration, 0, b.N)
-	var ms0, ms1 runtime.MemStats
-	runtime.ReadMemStats(&ms0)
-	b.ReportAllocs()
-	b.ResetTimer()
-	for f := 0; f < b.N; f++ {
-		t0 := time.Now()
-		if err := frame(0.016); err != nil {
-			b.Fatal(err)
-		}
-		for k := 0; k < churn; k++ {
-			if err := onDespawn(w.despawn((f*7919 + k*104729) % len(w.ents))); err != nil {
-				b.Fatal(err)
+// TestFrameImplementationsAgree runs both behaviours for a few frames on
+// the three implementations and compares their state: the rows of a
+// Frame_ benchmark measure the same work.
+func TestFrameImplementationsAgree(t *testing.T) {
+	const n, frames = 300, 7
+	for _, bh := range []frameBehaviour{methodsFrame, fieldsFrame} {
+		var want frameDigest
+		for i, impl := range frameImpls {
+			sim, err := impl.open(bh, n)
+			if err != nil {
+				t.Fatalf("fields=%v %s: %v", bh.fields, impl.name, err)
 			}
-			if err := onSpawn(w.spawn()); err != nil {
-				b.Fatal(err)
+			for f := 0; f < frames; f++ {
+				if err := sim.frame(f); err != nil {
+					t.Fatalf("fields=%v %s: frame %d: %v", bh.fields, impl.name, f, err)
+				}
+			}
+			got, err := sim.digest()
+			sim.close()
+			if err != nil {
+				t.Fatalf("fields=%v %s: %v", bh.fields, impl.name, err)
+			}
+			if got.Hits != n*frames || got.Len != n || got.LuaCount != n {
+				t.Errorf("fields=%v %s: %+v, want %d hits and %d entities", bh.fields, impl.name, got, n*frames, n)
+			}
+			if i == 0 {
+				want = got
+			} else if !got.agrees(want) {
+				t.Errorf("fields=%v %s: %+v, %s had %+v", bh.fields, impl.name, got, frameImpls[0].name, want)
 			}
 		}
-		if err := env.Pump(); err != nil {
-			b.Fatal(err)
-		}
-		frames = append(frames, time.Since(t0))
 	}
-	b.StopTimer()
-	runtime.ReadMemStats(&ms1)
-	frameStats(b, frames, ms1.Mallocs-ms0.Mallocs)
-	st := env.Stats()
-	b.ReportMetric(float64(st.LiveObjects), "live-slots")
-	if st.ObjectPushes > 0 {
-		b.ReportMetric(100*float64(st.CacheHits)/float64(st.ObjectPushes), "cache-hit-%")
-	}
-}
-
-// gopher-lua: entities are userdata whose metatable holds the same methods
-// as LGFunctions; events go through CallByParam.
-func benchFrameGopher(b *testing.B, n int) {
-	L := lua.NewState()
-	defer L.Close()
-	mt := L.NewTypeMetatable("Entity")
-	ud := map[*Entity]*lua.LUserData{}
-	push := func(e *Entity) lua.LValue {
-		u, ok := ud[e]
-		if !ok {
-			u = L.NewUserData()
-			u.Value = e
-			L.SetMetatable(u, mt)
-			ud[e] = u
-		}
-		return u
-	}
-	self := func(L *lua.LState) *Entity { return L.CheckUserData(1).Value.(*Entity) }
-	L.SetField(mt, "__index", L.SetFuncs(L.NewTable(), map[string]lua.LGFunction{
-		"Position": func(L *lua.LState) int {
-			x, y := self(L).Position()
-			L.Push(lua.LNumber(x))
-			L.Push(lua.LNumber(y))
-			return 2
-		},
-		"Move": func(L *lua.LState) int {
-			self(L).Move(float64(L.CheckNumber(2)), float64(L.CheckNumber(3)))
-			return 0
-		},
-		"Neighbour": func(L *lua.LState) int { L.Push(push(self(L).Neighbour())); return 1 },
-		"Damage": func(L *lua.LState) int {
-			L.Push(lua.LBool(self(L).Damage(L.CheckInt(2))))
-			return 1
-		},
-	}))
-	if err := L.DoString(behaviour); err != nil {
-		b.Fatal(err)
-	}
-	call := func(name string, args ...lua.LValue) {
-		if err := L.CallByParam(lua.P{Fn: L.GetGlobal(name), NRet: 0, Protect: true}, args...); err != nil {
-			b.Fatal(err)
-		}
-	}
-	w := &world{}
-	for i := 0; i < n; i++ {
-		call("on_spawn", push(w.spawn()))
-	}
-	churn := max(n/100, 1)
-	frames := make([]time.Duration, 0, b.N)
-	var ms0, ms1 runtime.MemStats
-	runtime.ReadMemStats(&ms0)
-	b.ReportAllocs()
-	b.ResetTimer()
-	for f := 0; f < b.N; f++ {
-		t0 := time.Now()
-		call("frame", lua.LNumber(0.016))
-		for k := 0; k < churn; k++ {
-			e := w.despawn((f*7919 + k*104729) % len(w.ents))
-			call("on_despawn", push(e))
-			delete(ud, e)
-			call("on_spawn", push(w.spawn()))
-		}
-		frames = append(frames, time.Since(t0))
-	}
-	b.StopTimer()
-	runtime.ReadMemStats(&ms1)
-	frameStats(b, frames, ms1.Mallocs-ms0.Mallocs)
-}
-
-// BenchmarkFrame_Entities1k and BenchmarkFrame_Entities10k run the frame
-// workload; ns/op is one frame. There is no native C row: the workload is
-// Go game logic by definition.
-func BenchmarkFrame_Entities1k(b *testing.B)  { benchFrame(b, 1000) }
-func BenchmarkFrame_Entities10k(b *testing.B) { benchFrame(b, 10000) }
-
-func benchFrame(b *testing.B, n int) {
-	b.Run("zlua", func(b *testing.B) { benchFrameZlua(b, n) })
-	b.Run("gopherlua", func(b *testing.B) { benchFrameGopher(b, n) })
 }

@@ -26,6 +26,7 @@ func BenchmarkCalls_GoToLua(b *testing.B) {
 		ref := s.Ref("add")
 		b.ReportAllocs()
 		b.ResetTimer()
+		defer startCPU(b).report()
 		for i := 0; i < b.N; i++ {
 			if v, err := s.Call2(ref, int64(i), 1); err != nil || v != int64(i)+1 {
 				b.Fatal(v, err)
@@ -47,6 +48,7 @@ func BenchmarkCalls_GoToLua(b *testing.B) {
 		}
 		b.ReportAllocs()
 		b.ResetTimer()
+		defer startCPU(b).report()
 		for i := 0; i < b.N; i++ {
 			if v, err := add(i, 1); err != nil || v != i+1 {
 				b.Fatal(v, err)
@@ -62,6 +64,7 @@ func BenchmarkCalls_GoToLua(b *testing.B) {
 		fn := L.GetGlobal("add")
 		b.ReportAllocs()
 		b.ResetTimer()
+		defer startCPU(b).report()
 		for i := 0; i < b.N; i++ {
 			if err := L.CallByParam(lua.P{Fn: fn, NRet: 1, Protect: true}, lua.LNumber(i), lua.LNumber(1)); err != nil {
 				b.Fatal(err)

@@ -32,6 +32,7 @@ func objectRow(b *testing.B, script string) {
 		defer s.Close()
 		b.ReportAllocs()
 		b.ResetTimer()
+		defer startCPU(b).report()
 		if err := s.DoString(fmt.Sprintf(script, b.N)); err != nil {
 			b.Fatal(err)
 		}
@@ -49,6 +50,7 @@ func objectRow(b *testing.B, script string) {
 		must(b, e.SetGlobal("one", func() int { return 1 }))
 		b.ReportAllocs()
 		b.ResetTimer()
+		defer startCPU(b).report()
 		must(b, e.DoString(fmt.Sprintf(script, b.N)))
 		must(b, e.Pump())
 	})
@@ -76,6 +78,7 @@ func objectRow(b *testing.B, script string) {
 		L.SetGlobal("one", L.NewFunction(func(L *lua.LState) int { L.Push(lua.LNumber(1)); return 1 }))
 		b.ReportAllocs()
 		b.ResetTimer()
+		defer startCPU(b).report()
 		if err := L.DoString(fmt.Sprintf(script, b.N)); err != nil {
 			b.Fatal(err)
 		}
@@ -220,6 +223,7 @@ func BenchmarkObjects_SlotVsCgoHandle(b *testing.B) {
 	c := &Counter{}
 	b.Run("native", func(b *testing.B) {
 		b.ReportAllocs()
+		defer startCPU(b).report()
 		for i := 0; i < b.N; i++ {
 			h := cgo.NewHandle(c)
 			if h.Value().(*Counter) != c {
@@ -232,6 +236,7 @@ func BenchmarkObjects_SlotVsCgoHandle(b *testing.B) {
 		counts := &slotCounts{}
 		r := objreg.New(counts)
 		b.ReportAllocs()
+		defer startCPU(b).report()
 		for i := 0; i < b.N; i++ {
 			slot, gen, err := r.Add(0, false, c, 1)
 			if err != nil || r.Get(slot, gen).Val.(*Counter) != c {
@@ -264,6 +269,7 @@ func BenchmarkObjects_FieldGetSet(b *testing.B) {
 		s.OpenFields()
 		b.ReportAllocs()
 		b.ResetTimer()
+		defer startCPU(b).report()
 		must(b, s.DoString(fmt.Sprintf(fieldLoop, b.N)))
 	})
 	b.Run("zlua", func(b *testing.B) {
@@ -275,6 +281,7 @@ func BenchmarkObjects_FieldGetSet(b *testing.B) {
 		must(b, e.SetGlobal("rec", &Counter{}))
 		b.ReportAllocs()
 		b.ResetTimer()
+		defer startCPU(b).report()
 		must(b, e.DoString(fmt.Sprintf(fieldLoop, b.N)))
 	})
 	b.Run("gopherlua", func(b *testing.B) {
@@ -303,6 +310,7 @@ func BenchmarkObjects_FieldGetSet(b *testing.B) {
 		L.SetGlobal("rec", ud)
 		b.ReportAllocs()
 		b.ResetTimer()
+		defer startCPU(b).report()
 		if err := L.DoString(fmt.Sprintf(fieldLoop, b.N)); err != nil {
 			b.Fatal(err)
 		}

@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"runtime"
 	"slices"
 	"testing"
 	"time"
@@ -40,13 +41,17 @@ func BenchmarkPump_DrainRefs1000(b *testing.B) {
 			b.Fatal(err)
 		}
 		b.ReportAllocs()
+		cpu := startCPU(b)
+		defer cpu.report()
 		for i := 0; i < b.N; i++ {
+			cpu.pause()
 			b.StopTimer()
 			refs, err := s.MakeRefs("f", batch)
 			if err != nil {
 				b.Fatal(err)
 			}
 			b.StartTimer()
+			cpu.resume()
 			s.Unref(refs)
 		}
 	})
@@ -60,14 +65,19 @@ func BenchmarkPump_DrainRefs1000(b *testing.B) {
 			b.Fatal(err)
 		}
 		b.ReportAllocs()
+		cpu := startCPU(b)
+		defer cpu.report()
 		for i := 0; i < b.N; i++ {
+			cpu.pause()
 			b.StopTimer()
 			releasedHandles(b, e, batch)
 			b.StartTimer()
+			cpu.resume()
 			if err := e.Pump(); err != nil {
 				b.Fatal(err)
 			}
 		}
+		cpu.report()
 		b.StopTimer()
 		if p := e.Stats().PendingRefs; p != 0 {
 			b.Fatalf("PendingRefs = %d after Pump", p)
@@ -77,12 +87,15 @@ func BenchmarkPump_DrainRefs1000(b *testing.B) {
 
 // BenchmarkScale_PumpDrain1e6 queues 10^6 released refs and drains them
 // with Pump under a budget of 10^4 per call, as a frame loop would: it
-// reports the cost per Pump (p50, p99) and per ref.
+// reports the cost per Pump (p50, p99) and per ref (wall and thread CPU).
 func BenchmarkScale_PumpDrain1e6(b *testing.B) {
 	const n, budget = 1000000, 10000
 	b.Run("zlua", func(b *testing.B) {
 		var perPump []float64
 		var total time.Duration
+		var cpuTotal int64
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
 		for i := 0; i < b.N; i++ {
 			e, err := zlua.New(zlua.Options{PumpBudget: budget})
 			if err != nil {
@@ -93,11 +106,12 @@ func BenchmarkScale_PumpDrain1e6(b *testing.B) {
 			}
 			releasedHandles(b, e, n)
 			for e.Stats().PendingRefs > 0 {
-				t0 := time.Now()
+				c0, t0 := threadCPU(), time.Now()
 				if err := e.Pump(); err != nil {
 					b.Fatal(err)
 				}
 				d := time.Since(t0)
+				cpuTotal += threadCPU() - c0
 				total += d
 				perPump = append(perPump, float64(d.Nanoseconds()))
 			}
@@ -107,6 +121,7 @@ func BenchmarkScale_PumpDrain1e6(b *testing.B) {
 		b.ReportMetric(perPump[len(perPump)/2], "p50-ns/pump")
 		b.ReportMetric(perPump[len(perPump)*99/100], "p99-ns/pump")
 		b.ReportMetric(float64(total.Nanoseconds())/float64(b.N*n), "ns/ref")
+		b.ReportMetric(float64(cpuTotal)/float64(b.N*n), "cpu-ns/ref")
 		b.ReportMetric(0, "ns/op")
 	})
 }

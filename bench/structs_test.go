@@ -67,6 +67,7 @@ func structRow(b *testing.B, script string) {
 		s.OpenStructs()
 		b.ReportAllocs()
 		b.ResetTimer()
+		defer startCPU(b).report()
 		must(b, s.DoString(fmt.Sprintf(script, b.N)))
 	})
 	b.Run("zlua", func(b *testing.B) {
@@ -77,6 +78,7 @@ func structRow(b *testing.B, script string) {
 		must(b, e.SetGlobal("r", Rec{Name: "ann"}))
 		b.ReportAllocs()
 		b.ResetTimer()
+		defer startCPU(b).report()
 		must(b, e.DoString(fmt.Sprintf(script, b.N)))
 	})
 	b.Run("gopherlua", func(b *testing.B) {
@@ -103,6 +105,7 @@ func structRow(b *testing.B, script string) {
 		L.SetGlobal("r", ud)
 		b.ReportAllocs()
 		b.ResetTimer()
+		defer startCPU(b).report()
 		if err := L.DoString(fmt.Sprintf(script, b.N)); err != nil {
 			b.Fatal(err)
 		}
@@ -143,6 +146,7 @@ func BenchmarkStructs_Push(b *testing.B) {
 		s.OpenStructs()
 		b.ReportAllocs()
 		b.ResetTimer()
+		defer startCPU(b).report()
 		for i := 0; i < b.N; i++ {
 			s.SetVec(1, 2, 3)
 		}
@@ -154,6 +158,7 @@ func BenchmarkStructs_Push(b *testing.B) {
 		var v any = Vec3{1, 2, 3}
 		b.ReportAllocs()
 		b.ResetTimer()
+		defer startCPU(b).report()
 		for i := 0; i < b.N; i++ {
 			if err := e.SetGlobal("v", v); err != nil {
 				b.Fatal(err)
@@ -166,6 +171,7 @@ func BenchmarkStructs_Push(b *testing.B) {
 		mt := L.NewTypeMetatable("Vec3")
 		b.ReportAllocs()
 		b.ResetTimer()
+		defer startCPU(b).report()
 		for i := 0; i < b.N; i++ {
 			ud := L.NewUserData()
 			ud.Value = Vec3{1, 2, 3}
@@ -194,6 +200,7 @@ func BenchmarkStructs_Opaque(b *testing.B) {
 		defer p.Free()
 		b.ReportAllocs()
 		b.ResetTimer()
+		defer startCPU(b).report()
 		for i := 0; i < b.N; i++ {
 			if x, err := s.CallOpaque(ref, p); err != nil || x != 1 {
 				b.Fatal(x, err)
@@ -210,6 +217,7 @@ func BenchmarkStructs_Opaque(b *testing.B) {
 		p := &Vec3{X: 1}
 		b.ReportAllocs()
 		b.ResetTimer()
+		defer startCPU(b).report()
 		for i := 0; i < b.N; i++ {
 			if res, err := f.Call(zlua.Opaque(p)); err != nil || res[0] != 1.0 && res[0] != int64(1) {
 				b.Fatal(res, err)
@@ -230,6 +238,7 @@ func BenchmarkStructs_Opaque(b *testing.B) {
 		p := &Vec3{X: 1}
 		b.ReportAllocs()
 		b.ResetTimer()
+		defer startCPU(b).report()
 		for i := 0; i < b.N; i++ {
 			ud := L.NewUserData()
 			ud.Value = p

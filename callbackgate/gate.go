@@ -54,6 +54,8 @@ type Gate struct {
 	leaked   int
 
 	sv structState // StructRegistry and opaque handles (structs.go)
+
+	warn func(string) // Lua 5.4 warnings sink (warn.go); nil: stderr
 }
 
 // Stats are the gate's counters.

@@ -13,17 +13,20 @@ type Opaque struct{ P any }
 
 var opaqueType = reflect.TypeFor[Opaque]()
 
-// errOpaque is the error of every use of a handle whose call has returned
-// (or of a light userdata that never was a handle).
+// errOpaque is the error of every use of a handle whose call has returned.
 var errOpaque = errors.New("invalid opaque parameter handle")
 
-// Opaque handles encode an index into the gate's handle stack (16 bits,
-// plus one so 0 is never a handle) and a generation (23 bits): 39 bits, so
-// that LuaJIT keeps every handle in its first light userdata segment.
+// Opaque handles are odd numbers: a tag bit (1), an index into the gate's
+// handle stack (16 bits, plus one so 0 is never an index) and a generation
+// (22 bits). Light userdata made by Lua and its libraries are aligned
+// pointers, so the tag tells a handle (live or not) from them. 39 bits
+// keep every handle in LuaJIT's first light userdata segment.
 const (
 	opaqueIdxBits = 16
-	opaqueGenMask = 1<<23 - 1
+	opaqueGenBits = 22
+	opaqueGenMask = 1<<opaqueGenBits - 1
 	maxOpaque     = 1<<opaqueIdxBits - 1
+	opaqueGenPos  = 1 + opaqueIdxBits
 )
 
 // opaqueEntry is one live handle: the pointer, its generation, and the
@@ -53,7 +56,7 @@ func (g *Gate) pushOpaque(x Opaque) error {
 		g.sv.opqGen = 1
 	}
 	g.sv.opq = append(g.sv.opq, opaqueEntry{p: v, gen: g.sv.opqGen, depth: g.deep})
-	g.S.PutLight(uint64(g.sv.opqGen)<<opaqueIdxBits | uint64(len(g.sv.opq)))
+	g.S.PutLight(uint64(g.sv.opqGen)<<opaqueGenPos | uint64(len(g.sv.opq))<<1 | 1)
 	return nil
 }
 
@@ -68,10 +71,17 @@ func (g *Gate) closeOpaque() {
 	g.sv.opq = g.sv.opq[:n]
 }
 
+// looksLikeHandle reports whether h carries the handle tag: one whose call
+// has returned is refused as an invalid handle, any other light userdata
+// by its type.
+func looksLikeHandle(h uint64) bool {
+	return h&1 == 1 && h>>(opaqueGenPos+opaqueGenBits) == 0
+}
+
 // opaqueAt returns the pointer of the handle h while its call runs.
 func (g *Gate) opaqueAt(h uint64) (reflect.Value, bool) {
-	i := int(h&maxOpaque) - 1
-	if i < 0 || i >= len(g.sv.opq) || h>>opaqueIdxBits != uint64(g.sv.opq[i].gen) {
+	i := int(h>>1&maxOpaque) - 1
+	if !looksLikeHandle(h) || i < 0 || i >= len(g.sv.opq) || h>>opaqueGenPos != uint64(g.sv.opq[i].gen) {
 		return reflect.Value{}, false
 	}
 	return g.sv.opq[i].p, true
@@ -81,10 +91,13 @@ func (g *Gate) opaqueAt(h uint64) (reflect.Value, bool) {
 // handle's type, or an interface it implements).
 func (g *Gate) popOpaque(a *cgo.Arg, v reflect.Value) error {
 	p, ok := g.opaqueAt(a.Light())
-	if !ok {
-		return errOpaque
-	}
 	typ := v.Type()
+	if !ok {
+		if looksLikeHandle(a.Light()) {
+			return errOpaque
+		}
+		return typeError(luaName(typ), "light userdata")
+	}
 	if !p.Type().AssignableTo(typ) {
 		return typeError(luaName(typ), "opaque handle of "+luaName(p.Type()))
 	}
@@ -100,6 +113,9 @@ func (g *Gate) opaqueArg(fr cgo.Frame, name string) (reflect.Value, int32) {
 	}
 	p, ok := g.opaqueAt(a.Light())
 	if !ok {
+		if !looksLikeHandle(a.Light()) {
+			return p, g.raiseArg(1, name, typeError("opaque handle", "light userdata"))
+		}
 		return p, g.raiseText(errOpaque.Error(), nil)
 	}
 	return p, 0

@@ -45,6 +45,11 @@ func (g *Gate) typeName(t cgo.Thread, idx int, a *cgo.Arg) string {
 		return "number"
 	case int32(cgo.TString):
 		return "string"
+	case int32(cgo.TLightUserdata):
+		if _, ok := g.opaqueAt(a.Light()); ok {
+			return "opaque handle"
+		}
+		return "light userdata"
 	}
 	return g.S.TypeName(t, idx)
 }

@@ -12,3 +12,11 @@ import "C"
 func zluaGateCall(goid C.uintptr_t, fnid C.uint32_t, fr *C.zlua_frame) C.int {
 	return C.int(gateHandler(uintptr(goid), uint32(fnid), Frame{fr}))
 }
+
+// zluaWarn is the Go side of Lua 5.4 warnings when the Env has a sink
+// (zlua_open_warnings): one whole message. The handler recovers panics.
+//
+//export zluaWarn
+func zluaWarn(goid C.uintptr_t, msg *C.char, n C.size_t) {
+	warnHandler(uintptr(goid), C.GoStringN(msg, C.int(n)))
+}

@@ -105,9 +105,16 @@ zlua_env *zlua_env_new(uintptr_t goid)
 
 void zlua_env_close_state(zlua_env *env)
 {
-	if (env->L != NULL)
-		lua_close(env->L); /* runs every __gc; they may still use env */
+	if (env->L == NULL)
+		return;
+	lua_close(env->L); /* runs every __gc; they may still use env */
 	env->L = NULL;
+	/* The standard streams are not closed with the state (io never closes
+	 * them), so output a script wrote with io.write or print could sit in
+	 * stdio's buffers until a process exit that does not flush them (Go's
+	 * os.Exit): flush them now, as the lua interpreter's exit does. */
+	fflush(stdout);
+	fflush(stderr);
 }
 
 void zlua_env_close(zlua_env *env)
@@ -123,6 +130,7 @@ void zlua_env_close(zlua_env *env)
 	free(env->objfreed);
 	free(env->svstate);
 	free(env->svfreed);
+	free(env->warnbuf);
 	free(env);
 }
 

@@ -376,12 +376,6 @@ int zlua_sv_gc(lua_State *L)
 	return 0;
 }
 
-/* [lua] Indexing an opaque handle is an error whatever the key. */
-static int opaque_index(lua_State *L)
-{
-	return luaL_error(L, "attempt to index an opaque parameter handle");
-}
-
 int zlua_sv_init(lua_State *L, zlua_env *env, zlua_opargs *a)
 {
 	int top = lua_gettop(L);
@@ -395,19 +389,6 @@ int zlua_sv_init(lua_State *L, zlua_env *env, zlua_opargs *a)
 		lua_pushvalue(L, top + 2);
 		lua_setfield(L, -2, "set_opaquevalue");
 	}
-	lua_settop(L, top);
-	/* Light userdata share one metatable: it names opaque handles in
-	 * errors and makes `.` and `:` on them the same error on both
-	 * backends. */
-	lua_pushlightuserdata(L, NULL);
-	lua_createtable(L, 0, 3);
-	lua_pushliteral(L, "opaque handle");
-	lua_setfield(L, -2, "__name");
-	lua_pushcfunction(L, opaque_index);
-	lua_setfield(L, -2, "__index");
-	lua_pushcfunction(L, opaque_index);
-	lua_setfield(L, -2, "__newindex");
-	lua_setmetatable(L, -2);
 	lua_settop(L, top);
 	return 0;
 }

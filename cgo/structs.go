@@ -21,8 +21,7 @@ import (
 )
 
 // OpStructInit sets zlua.get_opaquevalue and zlua.set_opaquevalue to the
-// two functions the committed program pushes, and gives light userdata
-// (opaque handles) their metatable.
+// two functions the committed program pushes.
 const OpStructInit = int(C.ZLUA_DO_SVINIT)
 
 // Field kinds of a ByVal field table (zlua_svkind).

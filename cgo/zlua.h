@@ -15,6 +15,7 @@
 #define ZLUA_H
 
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <string.h>
 #include <stdlib.h>
@@ -289,6 +290,13 @@ typedef struct zlua_env {
 	int interrupt;         /* contexts done among them; atomic (any goroutine) */
 	int interrupt_reason;  /* atomic: ZLUA_INT_* of the last context done */
 	uintptr_t cstack_base; /* C stack address of the outermost zlua_op running */
+
+	/* warnings (warn.c, Lua 5.4) */
+	int warn_on;     /* shown: warn("@on"), or a Go sink from the start */
+	int warn_cont;   /* the message being built continues */
+	int warn_go;     /* deliver to Go (zluaWarn) instead of stderr */
+	char *warnbuf;   /* the message being built, NUL-terminated */
+	size_t warn_len, warn_cap;
 } zlua_env;
 
 /* Why a limited call was interrupted (the Lua error text names it). */
@@ -352,6 +360,14 @@ void zlua_interrupt_clear(zlua_env *env);
 /* [lua] Opens zlua's coroutine wrappers (Lua 5.4: a coroutine resumed or
  * closed during a limited call gets the hook first). [-0, +0] */
 void zlua_open_limits(lua_State *L, zlua_env *env);
+
+/* ---- warnings (warn.c) ---- */
+
+/* [go-safe] Installs zlua's warning function (Lua 5.4; a no-op on LuaJIT,
+ * which has no warnings). to_go != 0 sends whole messages to Go and turns
+ * warnings on; otherwise they start off and go to stderr as lua5.4 prints
+ * them. Never allocates Lua memory. [-0, +0] */
+void zlua_open_warnings(lua_State *L, zlua_env *env, int to_go);
 
 /* ---- sandbox (sandbox.c) ---- */
 
@@ -518,7 +534,8 @@ int zlua_sv_newindex(lua_State *L);
 /* [lua] __gc of companion ByVal userdata: queues the slot. Pure C. */
 int zlua_sv_gc(lua_State *L);
 /* [lua] ZLUA_DO_SVINIT: zlua.get_opaquevalue/set_opaquevalue from the
- * program, and the light userdata metatable of opaque handles. */
+ * program. Light userdata keep Lua's own behaviour (no metatable): opaque
+ * handles are recognised by Go from their value. [-0, +0] */
 int zlua_sv_init(lua_State *L, zlua_env *env, zlua_opargs *a);
 /* [go-safe] Grows env->svstate to hold index n; 0 on failure. */
 int zlua_svstate_reserve(zlua_env *env, size_t n);
@@ -548,5 +565,7 @@ extern const char zlua_marker;
 
 /* Go side of the gate, exported from gate_export.go. */
 extern int zluaGateCall(uintptr_t goid, uint32_t fnid, zlua_frame *fr);
+/* Go side of warnings (Options.Warn), exported from gate_export.go. */
+extern void zluaWarn(uintptr_t goid, char *msg, size_t len);
 
 #endif

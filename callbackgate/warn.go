@@ -1,0 +1,32 @@
+package callbackgate
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/zlua-go/zlua/cgo"
+)
+
+func init() { cgo.SetWarnHandler(deliverWarning) }
+
+// SetWarn sets the function receiving the state's warnings (nil: stderr).
+// Call OpenWarnings on each new state.
+func (g *Gate) SetWarn(f func(string)) { g.warn = f }
+
+// OpenWarnings installs the warning function on the current state.
+func (g *Gate) OpenWarnings() { g.S.OpenWarnings(g.warn != nil) }
+
+// deliverWarning calls the Env's sink. A panic in it must not unwind
+// through the Lua call that warned: it is reported on stderr instead.
+func deliverWarning(goid uintptr, msg string) {
+	g := (*gates.Load())[goid]
+	if g == nil || g.warn == nil {
+		return
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			fmt.Fprintf(os.Stderr, "zlua: warning function panicked: %v (warning: %s)\n", r, msg)
+		}
+	}()
+	g.warn(msg)
+}
