@@ -50,10 +50,12 @@ FUZZTIME ?= 20000x
 fuzz-smoke: deps
 	$(GO) test -run '^$$' -fuzz '^FuzzPopValues$$' -fuzztime $(FUZZTIME) .
 	$(GO) test -run '^$$' -fuzz '^FuzzBridgePrograms$$' -fuzztime $(FUZZTIME) .
+	$(GO) test -run '^$$' -fuzz '^FuzzPatterns$$' -fuzztime $(FUZZTIME) .
 
 fuzz-smoke-luajit: deps
 	$(GO) test -tags luajit -run '^$$' -fuzz '^FuzzPopValues$$' -fuzztime $(FUZZTIME) .
 	$(GO) test -tags luajit -run '^$$' -fuzz '^FuzzBridgePrograms$$' -fuzztime $(FUZZTIME) .
+	$(GO) test -tags luajit -run '^$$' -fuzz '^FuzzPatterns$$' -fuzztime $(FUZZTIME) .
 
 # bench-smoke runs every benchmark once, and the bench package's tests (the
 # three frame implementations agree, cmd/ratios), on both backends, so

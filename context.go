@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/zlua-go/zlua/callbackgate"
 	"github.com/zlua-go/zlua/cgo"
 )
 
@@ -14,14 +15,20 @@ import (
 // goroutine watching ctx sets, and raises the Lua error "interrupted:
 // context deadline exceeded" (or "... canceled"). Once raised, the error
 // is raised again at every instruction, so a script's pcall cannot keep it
-// from reaching the caller. The returned error satisfies
-// errors.Is(err, ctx.Err()) and errors.As with *LuaError.
+// from reaching the caller, and a message handler (xpcall) is not run for
+// it. Once ctx is done the call ends with its error even if the script
+// caught every interruption and returned. The returned error satisfies
+// errors.Is(err, ctx.Err()) and errors.As with *LuaError. Pattern matching
+// runs no Lua instructions, so zlua's string.find, match, gmatch and gsub
+// check the same flag while they work and raise the same error.
 //
 // Lua code run by nested calls (a Go function that calls DoString, a
-// coroutine resumed by the chunk) is limited too. Go code is not: a Go
-// function called from the chunk runs to completion and should watch ctx
-// itself. Finalizers (__gc) run with hooks disabled on both backends;
-// Options.Libs = LibsSafe keeps scripts from defining them. On LuaJIT,
+// coroutine resumed by the chunk) is limited too. A hook the script sets
+// with debug.sethook (LibsAll) coexists with the limit. Go code is not
+// limited: a Go function called from the chunk runs to completion and
+// should watch ctx itself. Finalizers (__gc) and a script's hook function
+// run with hooks disabled on both backends; Options.Libs = LibsSafe keeps
+// scripts from defining either. On LuaJIT,
 // compiled code never runs hooks, so the JIT compiler is off and compiled
 // traces are flushed while a limited call runs; it is switched back on when
 // the outermost one returns. A context that is never done (ctx.Done() ==
@@ -33,11 +40,25 @@ func (e *Env) DoStringContext(ctx context.Context, chunk string) error {
 	if ctx.Done() == nil {
 		return e.DoString(chunk)
 	}
+	var fired bool
 	err := e.protect(func(t cgo.Thread) int {
-		return e.limited(ctx, t, func() int {
-			return e.g.S.DoString(t, chunk, chunk, e.opts.Libs.chunkMode())
+		st, f := e.limited(ctx, t, func() int {
+			return e.g.S.DoString(t, chunk, doStringName, e.opts.Libs.chunkMode())
 		})
+		fired = f
+		return st
 	})
+	return ctxResult(ctx, err, fired)
+}
+
+// ctxResult is the error of a limited call that returned err. Once the
+// context was done during the call (fired), the call ends with the
+// context's error even if the script caught every interruption (pcall,
+// xpcall, a coroutine) and returned normally.
+func ctxResult(ctx context.Context, err error, fired bool) error {
+	if err == nil && fired {
+		err = callbackgate.NewLuaError("interrupted: " + ctx.Err().Error())
+	}
 	if err != nil && ctx.Err() != nil {
 		return &ctxError{ctx: ctx.Err(), err: err}
 	}
@@ -45,28 +66,30 @@ func (e *Env) DoStringContext(ctx context.Context, chunk string) error {
 }
 
 // limited runs f (a protected operation on t) with the count hook
-// installed and a watcher that interrupts it when ctx is done. The watcher
-// has finished when limited returns, so it never touches a closed state.
-func (e *Env) limited(ctx context.Context, t cgo.Thread, f func() int) int {
+// installed and a watcher that interrupts it when ctx is done, and reports
+// whether the watcher fired before f returned. The watcher has finished
+// when limited returns, so it never touches a closed state.
+func (e *Env) limited(ctx context.Context, t cgo.Thread, f func() int) (st int, fired bool) {
 	s := e.g.S
 	s.LimitBegin(t)
 	interrupt, clear := s.Interrupter()
-	fired := make(chan struct{})
+	done := make(chan struct{})
 	stop := context.AfterFunc(ctx, func() {
 		reason := cgo.InterruptCanceled
 		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 			reason = cgo.InterruptDeadline
 		}
 		interrupt(reason)
-		close(fired)
+		close(done)
 	})
-	st := f()
+	st = f()
 	if !stop() {
-		<-fired
+		<-done
 		clear()
+		fired = true
 	}
 	s.LimitEnd(t)
-	return st
+	return st, fired
 }
 
 // ctxError is a limited call stopped because its context was done: it

@@ -39,7 +39,7 @@ func TestSetGlobalGlobalRoundTrip(t *testing.T) {
 		{"m", map[string]int{"hp": 10, "mp": 5}, new(map[string]int), map[string]int{"hp": 10, "mp": 5}},
 		{"nested", map[string][]float64{"pos": {1, 2.5}}, new(map[string][]float64), map[string][]float64{"pos": {1, 2.5}}},
 		{"anyseq", []any{int64(1), "two", 3.5, true}, new(any), []any{int64(1), "two", 3.5, true}},
-		{"anymap", map[string]any{"k": "v", "n": int64(2)}, new(any), map[any]any{"k": "v", "n": int64(2)}},
+		{"anymap", map[string]any{"k": "v", "n": int64(2)}, new(any), map[string]any{"k": "v", "n": int64(2)}},
 		{"intkeys", map[int]string{10: "ten", 20: "twenty"}, new(map[int]string), map[int]string{10: "ten", 20: "twenty"}},
 	}
 	for _, c := range cases {
@@ -76,7 +76,7 @@ func TestGlobalConversionErrors(t *testing.T) {
 		{"big", new(int8), `zlua: global "big": number out of range for int8`},
 		{"neg", new(uint), `zlua: global "neg": number out of range for uint`},
 		{"s", new(bool), `zlua: global "s": boolean expected, got string`},
-		{"t", new([]int), `zlua: global "t": element [2]: number expected, got string`},
+		{"t", new([]int), `zlua: global "t": t[2]: number expected, got string`},
 		{"s", new(map[string]int), `zlua: global "s": table expected, got string`},
 		{"deep", new(any), `value nesting too deep`},
 		{"missing", new(int), `zlua: global "missing": number expected, got nil`},
@@ -147,7 +147,7 @@ func TestArgumentErrorsUseLuaWording(t *testing.T) {
 			t.Errorf("%s: err = %v\nwant suffix %q", c.chunk, err, c.want)
 		}
 		// The position of the Lua caller is prefixed, as luaL_argerror does.
-		if err != nil && !strings.HasPrefix(err.Error(), `[string "`) {
+		if err != nil && !strings.HasPrefix(err.Error(), `(dostring):1: `) {
 			t.Errorf("%s: no position prefix in %q", c.chunk, err)
 		}
 	}

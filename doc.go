@@ -9,6 +9,35 @@
 //	env.SetGlobal("add", func(a, b int) int { return a + b })
 //	err = env.DoString(`print(add(1, 2))`)
 //
+// # Chunks and modules
+//
+// [Env.DoString] runs a chunk, [Env.Eval] runs one and returns its values
+// (Eval("a + b", &sum)), [Env.LoadString] compiles a named chunk into a
+// [Function], [Env.DoFile] runs a file the way the lua interpreter loads it.
+// Errors and tracebacks name the chunk: "(dostring):3:", "(eval):1:", the
+// LoadString name, or the file's path.
+//
+// [Options].Modules is where require finds modules: require("game.items")
+// loads game/items.lua (or game/items/init.lua) from an fs.FS such as an
+// embed.FS, also in the sandbox, where it is the only source of modules.
+// [Env.Preload] offers a Go value as a module: a map of Go functions
+// becomes the module table.
+//
+// # Lua values in Go
+//
+// A [Table] is a handle on a Lua table: [Table.Get] and [Table.Set] index
+// it as Lua does (metamethods run), [Table.Len] is Lua 5.4's #,
+// [Table.ForEach] walks it, [Table.Method] binds t:name(...) to a typed Go
+// func. [Env.NewTable] makes one, [Env.Globals] is the global table, and a
+// Lua table read into a *Table (Env.Global, Table.Get, a Go function
+// parameter) becomes one. A [Function] is the same for functions
+// ([Env.GetFunction], or any func-typed or *Function parameter). Both keep
+// their Lua value alive until Release or until Go drops them (the next
+// Pump releases it), fail with [ErrStale] after Reset or Close, and are
+// refused by other Envs; pushed back into their own Env they are the Lua
+// value itself. Global, SetGlobal and GetFunction take dotted paths
+// ("Shop.items.sword").
+//
 // # Go functions in Lua
 //
 // [Env.SetGlobal] accepts Go functions of any signature. Arguments are
@@ -32,7 +61,7 @@
 // interface's methods; a Go function whose declared result is an
 // interface does the same. Maps and slices are copied into tables unless
 // wrapped in [ByRef]. [Env.Register] places constructors and constants
-// under the root table go.
+// under the root table ([Options].Root, default go).
 //
 // Type errors read like Lua's: "bad argument #1 to 'Heal' (Player
 // expected, got FILE*)"; a userdata whose object was released (one a
@@ -52,12 +81,30 @@
 // the duration of one call, as a handle read with zlua.get_opaquevalue and
 // written with zlua.set_opaquevalue.
 //
+// # Tables and structs
+//
+// A Lua table passed where Go expects a struct or a pointer to one (a
+// parameter, [Env.Global], a typed func's result, an element or field of
+// those) is decoded into it: place({x = 1, y = 2}) calls func
+// place(v Vec2). String keys match the field names Lua sees (the Go name
+// or the lua:"name" tag) exactly or without regard to case; nested
+// tables fill nested structs, slices, arrays, maps and pointers
+// (allocated); unknown keys are ignored and missing ones leave zero
+// values. Errors name the path to the bad value: "zlua: global "cfg":
+// cfg.weapons[2].damage: number expected, got string". [AsTable] goes the
+// other way: a struct pushed as a plain table copy instead of a userdata.
+// Tables reaching any become []any (sequences), map[string]any (string
+// keys) or map[any]any.
+//
 // # Errors
 //
 // Errors raised in Lua come back as [*LuaError] with a Message and a
 // Traceback. Errors that started in Go stay reachable through errors.Is and
-// errors.As. Error objects (tables raised with error) keep their identity
-// through any number of Go frames.
+// errors.As as long as the value that reaches Go is the one raised (let
+// through, re-raised unchanged with error(e, 0), or returned by a Go
+// function); a script's own error with similar text is not the Go error.
+// Error objects (tables raised with error) keep their identity through any
+// number of Go frames.
 //
 // # Lifetimes
 //
@@ -73,13 +120,17 @@
 // reaching its own userdata — is never collected; break it explicitly.
 // [Env.Stats] reports LiveObjects, PeakObjects, ObjectPushes, CacheHits
 // and SlotCapacity.
+//
 // # Limits and untrusted scripts
 //
 // [Options].MemoryLimit caps the Lua heap: a script that allocates past it
 // gets Lua's "not enough memory" error (pcall can catch it; uncaught, the
 // Go caller's error matches [ErrMemory]) and the Env stays usable;
 // [Env.Stats] reports the heap. [Env.DoStringContext] stops a script when
-// its context is done, infinite loops included. [LibsSafe] opens the
+// its context is done, infinite loops included, and ends with the
+// context's error even if the script caught the interruption; only
+// finalizers, Go code the script calls and (with LibsAll) a script's hook
+// function run on unstopped. [LibsSafe] opens the
 // libraries without file, process, debug, native code or bytecode access.
 // Deep Lua→Go→Lua recursion ends with a "stack overflow" error. See
 // docs/SANDBOX.md and docs/RELIABILITY.md.
@@ -87,7 +138,13 @@
 // # Threads
 //
 // An Env is used by one goroutine at a time; different Envs are
-// independent and may run at the same time on different goroutines.
+// independent and may run at the same time on different goroutines. A
+// second goroutine calling an Env in use gets [ErrConcurrentUse] and the
+// Env is not touched; [Env.Close] from another goroutine makes later calls
+// return [ErrClosed] (function handles [ErrStale]), never touching a freed
+// state. Other goroutines hand work to the owner with [Env.Post]; every
+// function Post accepted runs, in a Pump or in Close. [Env.Stats] may be
+// called from any goroutine.
 //
 // See docs/ARCHITECTURE.md in the repository for the design.
 package zlua

@@ -1,7 +1,9 @@
 package zlua
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -28,6 +30,19 @@ type Options struct {
 	// game loop sets it so that a burst of dropped handles is spread over
 	// several frames.
 	PumpBudget int
+	// Modules is where require finds Lua modules: require("a.b") loads
+	// a/b.lua, or else a/b/init.lua, from it (an embed.FS, os.DirFS,
+	// fstest.MapFS...), names the chunk "@a/b.lua" and caches the module in
+	// package.loaded, as Lua's own file searcher does. It is searched right
+	// after package.preload (see Env.Preload), before the file and C
+	// searchers of LibsAll; under LibsSafe it is the only source of
+	// modules besides preload. A module not found reads as Lua's own
+	// error, listing the paths tried. Files are loaded as DoFile loads
+	// them. Reset starts with an empty package.loaded.
+	Modules fs.FS
+	// Root is the global table under which Register places values
+	// (default "go"); "_G" registers globals.
+	Root string
 	// Warn receives Lua 5.4 warnings (warn(...), errors in __gc
 	// finalizers), one whole message per call; with a Warn function they
 	// are on from the start, and scripts may still turn them off with
@@ -115,30 +130,58 @@ func (e *Env) init() error {
 	if err != nil {
 		return fmt.Errorf("zlua: object registry: %w", err)
 	}
-	if err := e.DoString(RootTable + " = {}"); err != nil {
-		return fmt.Errorf("zlua: root table: %w", err)
+	if root := e.opts.root(); root != "_G" {
+		if err := e.DoStringArgs(`rawset(_G, ..., {})`, root); err != nil {
+			return fmt.Errorf("zlua: root table: %w", err)
+		}
+	}
+	if err := e.installModules(); err != nil {
+		return fmt.Errorf("zlua: modules: %w", err)
 	}
 	return nil
 }
 
 // Close closes the Lua state, running every pending __gc, and releases all
 // Go values Lua held; function handles of this Env then fail with a clear
-// error. It is idempotent. It returns ErrBusy when called while Lua code of
-// this Env is running (from a Go function Lua called): close after the
-// outermost call returns, or Reset.
+// error. Once Close has begun, Post refuses new functions (ErrClosed); the
+// ones posted before and not yet run by a Pump run first, in order, on
+// Close's goroutine, while the Env is still open, and the panics among
+// them are returned joined (the Env is closed all the same). A function
+// run that way that calls Close or Pump gets ErrBusy.
+//
+// Close is idempotent and safe against calls starting on other goroutines:
+// they get ErrClosed (ErrStale for function handles) or ErrConcurrentUse,
+// never a freed state. It returns ErrBusy, and does nothing, when called
+// while Lua code of this Env is running (from a Go function Lua called):
+// close after the outermost call returns, or Reset. It returns
+// ErrConcurrentUse, and does nothing, while another goroutine is running
+// a call of the Env.
 func (e *Env) Close() error {
-	if e.g.Closed() {
-		return nil
-	}
-	if err := e.g.Claim(); err != nil {
+	if err := e.g.Hold(); err != nil {
+		if err == ErrClosed {
+			return nil
+		}
 		return err
 	}
-	defer e.g.Unclaim()
-	e.posted.Close()
-	e.g.Close()
+	// Close has begun: Post refuses from here on. The functions accepted
+	// before run inside the hold, so no other goroutine can close or use
+	// the Env under them.
+	var errs []error
+	for _, fn := range e.posted.CloseTake() {
+		if err := runPosted(fn); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	e.g.CloseClaimed()
+	e.g.Release()
+	e.forget()
+	return errors.Join(errs...)
+}
+
+// forget drops a closed Env from the leak accounting of the tests.
+func (e *Env) forget() {
 	leakedSlots.Add(int64(e.g.LeakedSlots()))
 	openEnvs.Delete(e)
-	return nil
 }
 
 // leakedSlots counts object slots still live after Close ran every __gc,
@@ -159,7 +202,7 @@ type Stats struct {
 	// GoCalls counts Lua→Go calls; Panics the Go panics recovered.
 	GoCalls, Panics uint64
 	// LiveRefs is the number of Lua values Go holds references to
-	// (function handles, error objects), including PendingRefs.
+	// (Function and Table handles, error objects), including PendingRefs.
 	LiveRefs int
 	// PendingRefs is the number of those references Go has dropped and
 	// the next Pump will release.
@@ -170,8 +213,10 @@ type Stats struct {
 	// since New (what Options.MemoryLimit caps).
 	LuaBytes, LuaPeakBytes uint64
 
-	// LiveObjects is the number of Go objects Lua holds by reference (one
-	// slot each, whatever the number of views); PeakObjects the most ever.
+	// LiveObjects is the number of slots holding Go objects Lua holds by
+	// reference: one per object and view (an object pushed plainly and
+	// through AsView is two userdata and two slots); PeakObjects the most
+	// ever.
 	LiveObjects, PeakObjects int
 	// ObjectPushes counts Go objects pushed by reference; CacheHits the
 	// pushes that found the object's slot alive (same object, same view).
@@ -184,19 +229,17 @@ type Stats struct {
 	LiveStructs int
 }
 
-// Stats returns the Env's counters. It is safe to call from the owner
-// goroutine only (LiveRefs and PendingRefs are also right from others).
+// Stats returns the Env's counters. It is safe to call from any goroutine,
+// also while the owner runs Lua code or the Env is reset or closed (a
+// metrics goroutine): the counters are atomics, read one by one, so while
+// the owner runs they need not agree with each other exactly.
 func (e *Env) Stats() Stats {
 	s := e.g.Stats()
-	o := e.g.ObjectStats()
-	st := Stats{LiveFuncs: s.LiveFuncs, GoCalls: s.Calls, Panics: s.Panics,
-		LiveRefs: e.g.LiveRefs(), PendingRefs: e.g.PendingRefs(),
+	o := s.Objects
+	return Stats{LiveFuncs: s.LiveFuncs, GoCalls: s.Calls, Panics: s.Panics,
+		LiveRefs: s.LiveRefs, PendingRefs: s.PendingRefs,
 		PendingPosts: e.posted.Len(),
-		LiveObjects:  o.Live, PeakObjects: o.Peak, ObjectPushes: o.Pushes,
-		CacheHits: o.Hits, SlotCapacity: o.Capacity}
-	st.LiveStructs = e.g.LiveStructs()
-	if !e.g.Closed() {
-		st.LuaBytes, st.LuaPeakBytes = e.g.S.MemUsed()
-	}
-	return st
+		LuaBytes:     s.LuaBytes, LuaPeakBytes: s.LuaPeakBytes,
+		LiveObjects: o.Live, PeakObjects: o.Peak, ObjectPushes: o.Pushes,
+		CacheHits: o.Hits, SlotCapacity: o.Capacity, LiveStructs: s.LiveStructs}
 }

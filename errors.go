@@ -1,7 +1,7 @@
 package zlua
 
 import (
-	"errors"
+	"unsafe"
 
 	"github.com/zlua-go/zlua/callbackgate"
 )
@@ -14,18 +14,55 @@ import (
 // Returned unchanged from a Go function called by Lua, a LuaError re-raises
 // the original Lua value: a table raised with error{...} stays the same
 // table (rawequal) across any number of Go frames.
-type LuaError = callbackgate.LuaError
+type LuaError struct {
+	// Message is the error value as text: a string or number as is, a
+	// value with __tostring through it, else "(error object is a T value)".
+	Message string
+	// Traceback is Lua's stack traceback where the error was raised (empty
+	// for memory errors, which skip the message handler).
+	Traceback string
+	st        callbackgate.LuaErrorState
+}
+
+// Error returns the Message.
+func (e *LuaError) Error() string { return e.Message }
+
+// Unwrap returns the Go error or *PanicError that a Go function raised, if
+// this Lua error started as one.
+func (e *LuaError) Unwrap() error { return e.st.Cause() }
 
 // PanicError is a Go panic recovered at the gate. Lua sees it as an error
 // whose message names the function and the panic value; pcall catches it.
 // If no pcall does, the Go caller's error satisfies errors.As(err, &pe).
-type PanicError = callbackgate.PanicError
+type PanicError struct {
+	// Func is the name the panicking function was registered under.
+	Func string
+	// Value is the value passed to panic.
+	Value any
+	pcs   []uintptr
+}
+
+func (e *PanicError) gate() *callbackgate.PanicError {
+	return (*callbackgate.PanicError)(unsafe.Pointer(e))
+}
+
+// Error returns "go function 'name' panicked: value".
+func (e *PanicError) Error() string { return e.gate().Error() }
+
+// Unwrap returns the panic value if it is an error.
+func (e *PanicError) Unwrap() error { return e.gate().Unwrap() }
+
+// Stack returns the Go stack of the panic, one "function\n\tfile:line" per
+// frame, innermost first.
+func (e *PanicError) Stack() string { return e.gate().Stack() }
 
 // ErrMemory reports that Lua could not allocate memory.
 var ErrMemory = callbackgate.ErrMemory
 
-// ErrClosed is returned by methods of an Env after Close.
-var ErrClosed = errors.New("zlua: env is closed")
+// ErrClosed is returned by methods of an Env after Close (also when Close
+// ran on another goroutine while the call was starting), and by Post once
+// Close has begun.
+var ErrClosed = callbackgate.ErrClosed
 
 // ErrBusy is returned by Close and Pump while Lua code of the Env is
 // running (from inside a Go function that Lua called).

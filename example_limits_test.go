@@ -40,7 +40,7 @@ func ExampleEnv_DoStringContext() {
 	fmt.Println(err)
 	// Output:
 	// true
-	// [string "while true do end"]:1: interrupted: context deadline exceeded
+	// (dostring):1: interrupted: context deadline exceeded
 }
 
 // The safe library set has no file, process or debug access.

@@ -60,5 +60,5 @@ func ExampleOpaque() {
 	fmt.Println(err)
 	// Output:
 	// <nil> {10 0 200}
-	// [string "zlua.get_opaquevalue(saved)"]:1: invalid opaque parameter handle
+	// (dostring):1: invalid opaque parameter handle
 }

@@ -1,6 +1,7 @@
 package zlua
 
 import (
+	"errors"
 	"fmt"
 	"reflect"
 
@@ -12,37 +13,69 @@ import (
 // until Release, or until Go drops the handle (then a cleanup queues it and
 // the next Pump releases it). Call converts arguments like SetGlobal and
 // results to their natural Go form. Calls of a handle whose Env was reset
-// or closed return an error.
+// or closed return ErrStale, after Release ErrReleased.
 //
 // A Lua function passed to a Go parameter of type *Function or of a func
 // type, or read with Global into one, becomes a handle (wrapped in a typed
-// func for func types). Pushed back to Lua, a *Function is the original
-// Lua function.
-type Function = callbackgate.Function
+// func for func types); so does one reaching an any parameter. Pushed back
+// into its own Env — as an argument, a result, an element, a field — a
+// *Function is the original Lua function; another Env refuses it.
+type Function struct{ h callbackgate.Function }
 
-// ErrReleased is returned by calls of a Function after Release.
+// ErrReleased is returned by uses of a Function or Table after Release.
 var ErrReleased = callbackgate.ErrReleased
 
-// ErrStale is returned by calls of a Function whose Env was reset or
-// closed.
+// ErrStale is returned by uses of a Function or Table whose Env was reset
+// or closed.
 var ErrStale = callbackgate.ErrStale
 
-// GetFunction binds the Lua global function name to *fnPtr, which must be
-// a pointer to a func variable (e.g. *func(int, int) (int, error)) or to a
+var errNilHandle = errors.New("zlua: nil handle")
+
+// Call calls the function with args (converted like SetGlobal values) and
+// returns all its results in their natural Go form (see Env.Global with an
+// any). A Lua error comes back as *LuaError.
+func (f *Function) Call(args ...any) ([]any, error) {
+	if f == nil {
+		return nil, errNilHandle
+	}
+	return f.h.Call(args...)
+}
+
+// Name returns the name the handle was made under: the global or path
+// given to GetFunction, the chunk name given to LoadString, ":name" for a
+// method bound with Table.Method, "function" for a value converted from
+// Lua.
+func (f *Function) Name() string {
+	if f == nil {
+		return ""
+	}
+	return f.h.Name()
+}
+
+// Release releases the Lua function now; the reference is freed at the
+// next Pump. Later calls fail with ErrReleased. Idempotent.
+func (f *Function) Release() {
+	if f != nil {
+		f.h.Release()
+	}
+}
+
+// GetFunction binds the Lua function at name — a global, or a dotted path
+// such as "Shop.buy" (see Env.Global) — to *fnPtr, which must be a pointer
+// to a func variable (e.g. *func(int, int) (int, error)) or to a
 // *Function. Calling the func enters Lua once. If the func type's last
 // result is error, Lua errors come back there as *LuaError; otherwise the
 // func panics with it. Arguments and results convert as in SetGlobal and
 // Global; common signatures call without reflection and allocation.
 func (e *Env) GetFunction(name string, fnPtr any) error {
-	rv := reflect.ValueOf(fnPtr)
-	if rv.Kind() != reflect.Pointer || rv.IsNil() ||
-		(rv.Elem().Kind() != reflect.Func && rv.Elem().Type() != reflect.TypeFor[*Function]()) {
-		return fmt.Errorf("zlua: get function %q: want a pointer to a func variable or *Function, got %T", name, fnPtr)
+	rv, err := funcTarget(fnPtr)
+	if err != nil {
+		return fmt.Errorf("zlua: get function %q: %w", name, err)
 	}
 	var ferr error
-	err := e.protect(func(t cgo.Thread) int {
+	err = e.protect(func(t cgo.Thread) int {
 		s := e.g.S
-		st, err := e.pushGlobal(t, name)
+		st, err := e.pushPath(t, name)
 		if err != nil || st != cgo.OK {
 			ferr = err
 			return st
@@ -56,11 +89,7 @@ func (e *Env) GetFunction(name string, fnPtr any) error {
 			ferr = err
 			return cgo.OK
 		}
-		if elem := rv.Elem(); elem.Kind() == reflect.Func {
-			elem.Set(e.g.MakeDelegate(f, elem.Type()))
-		} else {
-			elem.Set(reflect.ValueOf(f))
-		}
+		bindFunc(e.g, f, rv)
 		return cgo.OK
 	})
 	if err == nil {
@@ -70,4 +99,25 @@ func (e *Env) GetFunction(name string, fnPtr any) error {
 		return fmt.Errorf("zlua: get function %q: %w", name, err)
 	}
 	return nil
+}
+
+// funcTarget checks fnPtr (a pointer to a func variable or to a
+// *Function) and returns the variable.
+func funcTarget(fnPtr any) (reflect.Value, error) {
+	rv := reflect.ValueOf(fnPtr)
+	if rv.Kind() != reflect.Pointer || rv.IsNil() ||
+		(rv.Elem().Kind() != reflect.Func && rv.Elem().Type() != reflect.TypeFor[*Function]()) {
+		return rv, fmt.Errorf("want a pointer to a func variable or *Function, got %T", fnPtr)
+	}
+	return rv.Elem(), nil
+}
+
+// bindFunc stores f into the variable v: a typed func calling it, or the
+// handle itself.
+func bindFunc(g *callbackgate.Gate, f *callbackgate.Function, v reflect.Value) {
+	if v.Kind() == reflect.Func {
+		v.Set(g.MakeDelegate(f, v.Type()))
+	} else {
+		v.Set(reflect.ValueOf(pubFunction(f)))
+	}
 }

@@ -82,14 +82,28 @@ type fuzzObj struct{ N int }
 
 func (o *fuzzObj) Get() int { return o.N }
 
+// fuzzShape receives tables decoded into structs: one-letter fields the
+// generator's string keys can hit, and Self, fuzzself's key (a cycle).
+type fuzzShape struct {
+	A    int
+	B    []string
+	C    map[string]float64
+	D    *fuzzShape
+	E    any
+	Self *fuzzShape
+	F    [2]fuzzObj
+}
+
 // fuzzTargets are the Go types values are popped into.
 var fuzzTargets = []reflect.Type{
 	reflect.TypeFor[int](), reflect.TypeFor[int8](), reflect.TypeFor[uint16](), reflect.TypeFor[uint64](),
 	reflect.TypeFor[float32](), reflect.TypeFor[float64](), reflect.TypeFor[string](), reflect.TypeFor[bool](),
 	reflect.TypeFor[[]byte](), reflect.TypeFor[[]int](), reflect.TypeFor[[2]string](), reflect.TypeFor[[]any](),
 	reflect.TypeFor[map[string]int](), reflect.TypeFor[map[int]any](), reflect.TypeFor[map[any]any](),
-	reflect.TypeFor[any](), reflect.TypeFor[*Function](), reflect.TypeFor[func(int) int](),
+	reflect.TypeFor[any](), reflect.TypeFor[*Function](), reflect.TypeFor[*Table](), reflect.TypeFor[func(int) int](),
 	reflect.TypeFor[*fuzzObj](), reflect.TypeFor[chan int](), reflect.TypeFor[error](),
+	reflect.TypeFor[fuzzShape](), reflect.TypeFor[*fuzzShape](), reflect.TypeFor[[]fuzzShape](),
+	reflect.TypeFor[map[string]fuzzShape](),
 }
 
 // FuzzPopValues pops arbitrary Lua values into every supported Go type,

@@ -23,7 +23,7 @@ func TestPcallCatchesGoErrorsAndPanics(t *testing.T) {
 		assert(err:find("go function 'boom' panicked: boom 7", 1, true), err)
 		-- called from Lua code, the message carries the caller's position
 		ok, err = pcall(function() fail() end)
-		assert(err:match("^%[string .-%]:%d+: entity not found$"), err)
+		assert(err:match("^%(dostring%):%d+: entity not found$"), err)
 	`)
 }
 

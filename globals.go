@@ -1,8 +1,10 @@
 package zlua
 
 import (
+	"errors"
 	"fmt"
 	"reflect"
+	"strings"
 
 	"github.com/zlua-go/zlua/callbackgate"
 	"github.com/zlua-go/zlua/cgo"
@@ -11,20 +13,41 @@ import (
 // SetGlobal sets the Lua global name to v: nil, booleans, every Go integer
 // and float kind, strings and []byte become Lua values; maps, slices and
 // arrays are copied into new tables; functions of any signature become Lua
-// functions (see the package documentation for argument and result rules).
+// functions (see the package documentation for argument and result rules);
+// a *Function or *Table of this Env is its Lua value.
+//
+// A dotted name sets a field: SetGlobal("Shop.discount", 0.1) does
+// Shop.discount = 0.1, with __newindex running as in Lua. The tables on the
+// way must exist (see Env.Global); none is created.
 func (e *Env) SetGlobal(name string, v any) error {
+	parent, key, dotted := cutLastDot(name)
+	if dotted && (parent == "" || key == "" || strings.Contains(parent, "..")) {
+		return fmt.Errorf("zlua: set global %q: %w", name, errEmptySegment)
+	}
 	var perr error
 	err := e.protect(func(t cgo.Thread) int {
 		s := e.g.S
+		op, nargs := cgo.OpSetGlobal, 0
+		if dotted {
+			st, err := e.pushPath(t, parent)
+			if err == nil && st == cgo.OK {
+				err = e.checkIndexable(t, parent)
+			}
+			if err != nil || st != cgo.OK {
+				perr = err
+				return st
+			}
+			op, nargs = cgo.OpNewIndex, 1
+		}
 		s.ProgReset()
-		s.PutStr(name)
-		if perr = e.g.Push(v, name); perr != nil {
+		s.PutStr(key)
+		if perr = e.g.Push(v, key); perr != nil {
 			return cgo.OK
 		}
 		if perr = s.Commit(); perr != nil {
 			return cgo.OK
 		}
-		st, _ := s.Run(t, cgo.OpSetGlobal, 0, 0, 0)
+		st, _ := s.Run(t, op, nargs, 0, 0)
 		return st
 	})
 	if perr != nil {
@@ -41,41 +64,16 @@ func (e *Env) setField(tbl, key string, v any) error {
 	return e.DoStringArgs("local t, k, v = ...; _G[t][k] = v", tbl, key, v)
 }
 
-// DoStringArgs runs chunk with args available to it as `...`.
-func (e *Env) DoStringArgs(chunk string, args ...any) error {
-	return e.callChunk(chunk, "", args)
-}
-
-// callChunk runs chunk with args; Go functions among them are named name
-// in error messages.
-func (e *Env) callChunk(chunk, name string, args []any) error {
-	var perr error
-	err := e.protect(func(t cgo.Thread) int {
-		s := e.g.S
-		if st := s.Load(t, chunk, chunk, e.opts.Libs.chunkMode()); st != cgo.OK {
-			return st
-		}
-		s.ProgReset()
-		for _, a := range args {
-			if perr = e.g.Push(a, name); perr != nil {
-				return cgo.OK
-			}
-		}
-		if perr = s.Commit(); perr != nil {
-			return cgo.OK
-		}
-		st, _ := s.Run(t, cgo.OpCall, 1, 0, 0)
-		return st
-	})
-	if perr != nil {
-		return fmt.Errorf("zlua: arguments: %w", perr)
-	}
-	return err
-}
-
 // Global reads the Lua global name into *out, converting it to out's
-// element type with the same rules as Go function arguments. A missing
-// global reads as nil.
+// element type with the same rules as Go function arguments (a *Table or
+// *Function out gets a handle). A missing global reads as nil.
+//
+// A dotted name reads a field path: Global("Shop.items.sword", &v) reads
+// Shop.items.sword, indexing as Lua does (__index runs, under protection).
+// A missing last field reads as nil; a nil on the way, or a value that is
+// neither a table nor a userdata, is an error naming the path so far:
+// "attempt to index a nil value (Shop.items)". For a global whose name
+// contains a dot, use Env.Globals.
 func (e *Env) Global(name string, out any) error {
 	rv := reflect.ValueOf(out)
 	if rv.Kind() != reflect.Pointer || rv.IsNil() {
@@ -84,7 +82,7 @@ func (e *Env) Global(name string, out any) error {
 	var rerr error
 	err := e.protect(func(t cgo.Thread) int {
 		s := e.g.S
-		st, err := e.pushGlobal(t, name)
+		st, err := e.pushPath(t, name)
 		if err != nil || st != cgo.OK {
 			rerr = err
 			return st
@@ -93,7 +91,7 @@ func (e *Env) Global(name string, out any) error {
 			rerr = ErrMemory
 			return cgo.OK
 		}
-		rerr = e.g.ReadInto(t, t.Top(), rv.Elem())
+		rerr = e.g.ReadGlobal(t, t.Top(), rv.Elem(), name)
 		return cgo.OK
 	})
 	if err == nil {
@@ -118,4 +116,60 @@ func (e *Env) pushGlobal(t cgo.Thread, name string) (status int, err error) {
 	}
 	st, _ := s.Run(t, cgo.OpGetGlobal, 0, 1, 0)
 	return st, nil
+}
+
+// pushPath pushes the value at name: a global, or for a dotted name the
+// global indexed field by field (metamethods run, under protection). It
+// returns like pushGlobal; err also reports a path that cannot be
+// followed.
+func (e *Env) pushPath(t cgo.Thread, name string) (status int, err error) {
+	if !strings.Contains(name, ".") {
+		return e.pushGlobal(t, name)
+	}
+	segs := strings.Split(name, ".")
+	for _, seg := range segs {
+		if seg == "" {
+			return cgo.OK, errEmptySegment
+		}
+	}
+	if st, err := e.pushGlobal(t, segs[0]); err != nil || st != cgo.OK {
+		return st, err
+	}
+	s := e.g.S
+	for i := 1; i < len(segs); i++ {
+		if err := e.checkIndexable(t, strings.Join(segs[:i], ".")); err != nil {
+			return cgo.OK, err
+		}
+		s.ProgReset()
+		s.PutStr(segs[i])
+		if err := s.Commit(); err != nil {
+			return cgo.OK, err
+		}
+		if st, _ := s.Run(t, cgo.OpIndex, 1, 1, 0); st != cgo.OK {
+			return st, nil
+		}
+	}
+	return cgo.OK, nil
+}
+
+var errEmptySegment = errors.New("empty name segment")
+
+// checkIndexable refuses to index the value on top, reached by path,
+// unless it is a table or a userdata (whose metatable decides), in the
+// words Lua uses.
+func (e *Env) checkIndexable(t cgo.Thread, path string) error {
+	switch t.Type(-1) {
+	case cgo.TTable, cgo.TUserdata:
+		return nil
+	}
+	return fmt.Errorf("attempt to index a %s value (%s)", e.g.S.TypeName(t, -1), path)
+}
+
+// cutLastDot splits "a.b.c" into "a.b" and "c".
+func cutLastDot(name string) (parent, key string, dotted bool) {
+	i := strings.LastIndexByte(name, '.')
+	if i < 0 {
+		return "", name, false
+	}
+	return name[:i], name[i+1:], true
 }

@@ -159,3 +159,59 @@ func TestFailingEachAllocation(t *testing.T) {
 	}
 	t.Fatal("scenario never ran untouched")
 }
+
+// TestEnvCollectsBackAfterEveryMemoryBomb: after any memory error, once the
+// script's values are unreachable, the Env serves calls and collects back
+// to its baseline. On LuaJIT the two bombs of issue 11 (string-keyed
+// table, then nested tables) left every later call, collectgarbage()
+// included, failing with "not enough memory" and LuaBytes stuck at the
+// limit: the collector could not finish the sweep that shrinks its string
+// table (see zlua_collect_after_refusal).
+func TestEnvCollectsBackAfterEveryMemoryBomb(t *testing.T) {
+	const (
+		keys    = `local t = {} local i = 0 while true do i = i + 1 t["k" .. i] = i end`
+		nested  = `local t = {} while true do t = {t, t, t} end`
+		strs    = `local t = {} for i = 1, 1e9 do t[i] = ("x"):rep(40) .. i end`
+		doubles = `local s = "x" while true do s = s .. s end`
+		funcs   = `local t = {} for i = 1, 1e9 do t[i] = function() return i end end`
+		threads = `local t = {} for i = 1, 1e9 do t[i] = coroutine.create(print) end`
+		boxed   = `local t = {} local i = 0 while true do i = i + 1 t["k" .. i] = {i} end`
+	)
+	// Bombs back to back, each sequence as one script would run them: the
+	// first is the issue's probe.
+	sequences := [][]string{
+		{keys, nested}, {strs, nested}, {boxed, nested}, {keys, doubles, nested},
+		{nested, keys}, {funcs, threads, keys}, {keys}, {nested},
+	}
+	for _, libs := range []zlua.Libs{zlua.LibsSafe, zlua.LibsAll} {
+		e, err := zlua.New(zlua.Options{Libs: libs, MemoryLimit: 8 * mib})
+		must(t, err)
+		run(t, e, `collectgarbage() collectgarbage()`)
+		base := e.Stats().LuaBytes
+		for i, seq := range sequences {
+			for _, bomb := range seq {
+				if err := e.DoString(bomb); !errors.Is(err, zlua.ErrMemory) {
+					t.Fatalf("sequence %d, %s: err = %v, want ErrMemory", i, bomb, err)
+				}
+			}
+			// the first calls after the errors must work, the collector too
+			run(t, e, `collectgarbage() x = 40 + 2`)
+			if global[int](t, e, "x") != 42 {
+				t.Fatalf("sequence %d: Env unusable", i)
+			}
+			// and the heap comes back (LuaJIT halves its string table at
+			// each cycle, so it may take a few)
+			var now uint64
+			for range 10 {
+				run(t, e, `collectgarbage()`)
+				if now = e.Stats().LuaBytes; now <= base+64*1024 {
+					break
+				}
+			}
+			if now > base+64*1024 {
+				t.Errorf("sequence %d: LuaBytes %d after collecting, baseline %d", i, now, base)
+			}
+		}
+		must(t, e.Close())
+	}
+}

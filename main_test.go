@@ -6,6 +6,9 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/zlua-go/zlua/callbackgate"
 )
 
 // TestMain fails the run when a test leaves an Env open (its Lua state, Go
@@ -32,6 +35,9 @@ func TestMain(m *testing.M) {
 		leaks = append(leaks, "Env created at"+b.String())
 		return true
 	})
+	if n := heldRefsAfterGC(); n != 0 {
+		leaks = append(leaks, fmt.Sprintf("%d Lua reference(s) held by Function/Table handles or error values were never released nor collected", n))
+	}
 	if n := leakedSlots.Load(); n > 0 {
 		leaks = append(leaks, fmt.Sprintf("%d object slot(s) or struct companion(s) still live after Close ran every __gc", n))
 	}
@@ -40,6 +46,20 @@ func TestMain(m *testing.M) {
 		code = 1
 	}
 	os.Exit(code)
+}
+
+// heldRefsAfterGC returns the references still owned by Go handles once
+// every test is over and the collector ran their cleanups: nonzero means a
+// reference was lost (created without an owner that would give it back)
+// or a handle is kept alive by zlua itself. Cleanups run on their own
+// goroutine, so it waits for them.
+func heldRefsAfterGC() int64 {
+	n := callbackgate.HeldRefs()
+	for deadline := time.Now().Add(5 * time.Second); n != 0 && time.Now().Before(deadline); n = callbackgate.HeldRefs() {
+		runtime.GC()
+		time.Sleep(time.Millisecond)
+	}
+	return n
 }
 
 // stackTop returns the top of the stack Env methods would use now.

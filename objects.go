@@ -8,8 +8,9 @@ import (
 	"github.com/zlua-go/zlua/callbackgate"
 )
 
-// RootTable is the global table under which [Env.Register] places values:
-// Register("game.NewPlayer", f) makes go.game.NewPlayer.
+// RootTable is the default root table under which [Env.Register] places
+// values (see Options.Root): Register("game.NewPlayer", f) makes
+// go.game.NewPlayer.
 const RootTable = "go"
 
 // AsView returns v marked to be pushed with the view I, an interface type:
@@ -30,10 +31,12 @@ func AsView[I any](v I) any {
 // map pushed twice is the same userdata); a slice does not.
 func ByRef(v any) any { return callbackgate.Ref{V: v} }
 
-// Register places v under the root table at a dotted path, creating the
-// intermediate tables: Register("game.NewPlayer", f) makes
-// go.game.NewPlayer. Use it for constructors, static functions and
-// constants scripts should reach without polluting the globals.
+// Register places v under the root table (Options.Root, default go) at a
+// dotted path, creating the intermediate tables: Register("game.NewPlayer",
+// f) makes go.game.NewPlayer, or the global game.NewPlayer with Root "_G".
+// Use it for constructors, static functions and constants scripts should
+// reach without polluting the globals. Tables are read and written raw;
+// a non-table on the way is an error.
 func (e *Env) Register(path string, v any) error {
 	parts := strings.Split(path, ".")
 	for _, p := range parts {
@@ -41,13 +44,21 @@ func (e *Env) Register(path string, v any) error {
 			return fmt.Errorf("zlua: register %q: empty name segment", path)
 		}
 	}
-	args := []any{parts[len(parts)-1], v}
+	globals, err := e.Globals() // the table itself, whatever a script calls _G
+	if err != nil {
+		return fmt.Errorf("zlua: register %q: %w", path, err)
+	}
+	defer globals.Release()
+	args := []any{globals, e.opts.root(), parts[len(parts)-1], v}
 	for _, p := range parts[:len(parts)-1] {
 		args = append(args, p)
 	}
-	err := e.callChunk(`local name, v = ...
-		local t = `+RootTable+`
-		for i = 3, select("#", ...) do
+	err = e.callChunk(`local t, root, name, v = ...
+		if root ~= "_G" then
+			t = rawget(t, root)
+			if type(t) ~= "table" then error("root '" .. root .. "' is not a table", 0) end
+		end
+		for i = 5, select("#", ...) do
 			local k = select(i, ...)
 			local sub = rawget(t, k)
 			if sub == nil then sub = {}; rawset(t, k, sub) end

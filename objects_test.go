@@ -57,8 +57,8 @@ func TestMissingAndHiddenFields(t *testing.T) {
 	e := newEnv(t)
 	must(t, e.SetGlobal("p", &Player{}))
 	for _, c := range []struct{ chunk, want string }{
-		{`return p.Fly`, `[string "return p.Fly"]:1: Player has no field or method 'Fly'`},
-		{`p.Fly = 1`, `[string "p.Fly = 1"]:1: Player has no field 'Fly'`},
+		{`return p.Fly`, `(dostring):1: Player has no field or method 'Fly'`},
+		{`p.Fly = 1`, `(dostring):1: Player has no field 'Fly'`},
 		{`return p.Secret`, "Player has no field or method 'Secret'"},
 		{`return p.hidden`, "Player has no field or method 'hidden'"},
 		{`return p.Level`, "Player has no field or method 'Level'"},

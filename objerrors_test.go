@@ -23,7 +23,7 @@ func TestObjectArgumentErrors(t *testing.T) {
 		{`p:MoveTo(1)`, "bad argument #2 to 'Player:MoveTo' (number expected, got no value)"},
 		{`Heal(io.stdout, 1)`, "bad argument #1 to 'Heal' (Player expected, got FILE*)"},
 		{`Heal(m, 1)`, "bad argument #1 to 'Heal' (Player expected, got Monster)"},
-		{`Heal({}, 1)`, "bad argument #1 to 'Heal' (Player expected, got table)"},
+		{`Heal(true, 1)`, "bad argument #1 to 'Heal' (Player expected, got boolean)"},
 		{`Heal(Heal, 1)`, "bad argument #1 to 'Heal' (Player expected, got function)"},
 		{`mover(m)`, "bad argument #1 to 'mover' (Mover expected, got Monster)"},
 		{`p.MoveTo(m, 1, 2)`, "calling 'Player:MoveTo' on bad self (Player expected, got Monster)"},
@@ -89,10 +89,10 @@ func TestGlobalReadsObjects(t *testing.T) {
 	if err := e.Global("p", &m); err == nil || !strings.Contains(err.Error(), "Monster expected, got Player") {
 		t.Errorf("Global(*Monster) err = %v", err)
 	}
-	if err := e.Global("io", &m); err == nil || !strings.Contains(err.Error(), "Monster expected, got table") {
-		t.Errorf("Global(io) err = %v", err)
+	run(t, e, `f = io.stdout; s = "text"`)
+	if err := e.Global("s", &m); err == nil || !strings.Contains(err.Error(), "Monster expected, got string") {
+		t.Errorf("Global(string) err = %v", err)
 	}
-	run(t, e, `f = io.stdout`)
 	if err := e.Global("f", &m); err == nil || !strings.Contains(err.Error(), "Monster expected, got FILE*") {
 		t.Errorf("Global(FILE*) err = %v", err)
 	}

@@ -9,11 +9,10 @@ import (
 // since the last Pump (at most Options.PumpBudget), runs the functions
 // posted with Post (those queued when it starts, in order, each with its
 // panics recovered), and applies a pending Reset. Call it from the owner
-// goroutine, outside Lua (ErrBusy from a Go function Lua called).
+// goroutine, outside Lua (ErrBusy from a Go function Lua called). A Reset
+// that cannot be applied because another goroutine is using the Env stays
+// pending for the next Pump, which the returned ErrConcurrentUse says.
 func (e *Env) Pump() error {
-	if e.g.Closed() {
-		return ErrClosed
-	}
 	if err := e.g.Claim(); err != nil {
 		return err
 	}
@@ -27,8 +26,13 @@ func (e *Env) Pump() error {
 			errs = append(errs, err)
 		}
 	}
-	if r := e.reset.Swap(nil); r != nil && !e.g.Closed() {
-		if err := e.applyReset(r.loader); err != nil {
+	if r := e.reset.Swap(nil); r != nil {
+		applied, err := e.applyReset(r.loader)
+		if !applied {
+			// Still pending, unless a newer Reset replaced it meanwhile.
+			e.reset.CompareAndSwap(nil, r)
+		}
+		if err != nil {
 			errs = append(errs, err)
 		}
 	}
@@ -47,7 +51,8 @@ func runPosted(fn func()) (err error) {
 
 // Post queues fn to run on the owner goroutine during the next Pump. It is
 // the supported way for other goroutines to use the Env; it is safe for
-// concurrent use. After Close it returns ErrClosed and fn never runs.
+// concurrent use. Once Close has begun it returns ErrClosed and fn never
+// runs; every function it accepted runs, in the next Pump or in Close.
 func (e *Env) Post(fn func(*Env)) error {
 	if !e.posted.Post(func() { fn(e) }) {
 		return ErrClosed
@@ -67,32 +72,43 @@ func (e *Env) Reset(loader func(*Env) error) {
 	e.reset.Store(&resetRequest{loader: loader})
 }
 
-// applyReset tears the state down in the spec's order and rebuilds it.
-func (e *Env) applyReset(loader func(*Env) error) error {
-	if err := e.g.Claim(); err != nil {
-		return err
+// applyReset tears the state down in the spec's order and rebuilds it,
+// holding the Env so that no other goroutine sees the state half built.
+// applied is false when the Env was in use (the error says by whom) or
+// closed (no error: there is nothing left to reset).
+func (e *Env) applyReset(loader func(*Env) error) (applied bool, err error) {
+	if err := e.g.Hold(); err != nil {
+		if err == ErrClosed {
+			return false, nil
+		}
+		return false, fmt.Errorf("zlua: reset (still pending): %w", err)
 	}
 	e.g.Teardown()
-	err := e.g.Reopen()
+	err = e.g.Reopen()
 	if err == nil && e.testFailAt != 0 {
 		e.g.S.FailAllocAt(e.testFailAt)
 	}
-	e.g.Unclaim()
 	if err == nil {
 		err = e.init()
 	}
 	if err != nil {
 		// The old state is gone and the new one could not be built: the
 		// Env closes rather than run scripts on a half-initialised state.
-		e.posted.Close()
-		e.g.Close()
-		openEnvs.Delete(e)
-		return fmt.Errorf("zlua: reset: %w (the Env is closed)", err)
+		// Posted functions cannot run on it any more: they are counted.
+		dropped := len(e.posted.CloseTake())
+		e.g.CloseClaimed()
+		e.g.Release()
+		e.forget()
+		if dropped > 0 {
+			return true, fmt.Errorf("zlua: reset: %w (the Env is closed; %d posted functions dropped)", err, dropped)
+		}
+		return true, fmt.Errorf("zlua: reset: %w (the Env is closed)", err)
 	}
+	e.g.Release()
 	if loader != nil {
 		if err := loader(e); err != nil {
-			return fmt.Errorf("zlua: reset loader: %w", err)
+			return true, fmt.Errorf("zlua: reset loader: %w", err)
 		}
 	}
-	return nil
+	return true, nil
 }

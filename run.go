@@ -3,18 +3,27 @@ package zlua
 import (
 	"fmt"
 	"os"
+	"reflect"
 	"strings"
 
+	"github.com/zlua-go/zlua/callbackgate"
 	"github.com/zlua-go/zlua/cgo"
+)
+
+// Chunk names. Lua prints a name starting with '=' as is and one starting
+// with '@' as a file name: errors read "(dostring):3: ..." and
+// "scripts/main.lua:3: ...".
+const (
+	doStringName = "=(dostring)"
+	evalName     = "=(eval)"
 )
 
 // protect runs f as one API call: it tracks nesting, keeps the stack
 // balanced, and turns a failed Lua status into a *LuaError.
 func (e *Env) protect(f func(t cgo.Thread) int) error {
 	g := e.g
-	if g.Closed() {
-		return ErrClosed
-	}
+	// No closed check before Enter: Close may run between the two. Enter
+	// reports ErrClosed from the owner word it claims.
 	if err := g.Enter(); err != nil {
 		return err
 	}
@@ -29,29 +38,181 @@ func (e *Env) protect(f func(t cgo.Thread) int) error {
 }
 
 // DoString runs chunk. Errors raised in Lua, including Go errors and
-// panics raised by Go functions it calls, come back as *LuaError.
+// panics raised by Go functions it calls, come back as *LuaError. The
+// chunk is named "(dostring)" in errors and tracebacks
+// ("(dostring):3: attempt to call a nil value"); LoadString names one.
 func (e *Env) DoString(chunk string) error {
 	return e.protect(func(t cgo.Thread) int {
-		return e.g.S.DoString(t, chunk, chunk, e.opts.Libs.chunkMode())
+		return e.g.S.DoString(t, chunk, doStringName, e.opts.Libs.chunkMode())
 	})
 }
 
-// DoFile runs the Lua file at path (a first line starting with # is
-// skipped, as lua does).
+// DoStringArgs runs chunk with args available to it as `...`.
+func (e *Env) DoStringArgs(chunk string, args ...any) error {
+	return e.callChunk(chunk, "", args)
+}
+
+// callChunk runs chunk with args; Go functions among them are named name
+// in error messages.
+func (e *Env) callChunk(chunk, name string, args []any) error {
+	var perr error
+	err := e.protect(func(t cgo.Thread) int {
+		s := e.g.S
+		if st := s.Load(t, chunk, doStringName, e.opts.Libs.chunkMode()); st != cgo.OK {
+			return st
+		}
+		s.ProgReset()
+		for _, a := range args {
+			if perr = e.g.Push(a, name); perr != nil {
+				return cgo.OK
+			}
+		}
+		if perr = s.Commit(); perr != nil {
+			return cgo.OK
+		}
+		st, _ := s.Run(t, cgo.OpCall, 1, 0, 0)
+		return st
+	})
+	if perr != nil {
+		return fmt.Errorf("zlua: arguments: %w", perr)
+	}
+	return err
+}
+
+// Eval runs chunk and stores its results in the out pointers, converted as
+// Env.Global converts (extra results are dropped, missing ones read as
+// nil). Like the lua interpreter's prompt, Eval first tries chunk as an
+// expression list ("return " + chunk), so Eval("a + b", &sum) works; if
+// that does not compile, chunk runs as statements and its return
+// statement gives the results. The chunk is named "(eval)".
+func (e *Env) Eval(chunk string, out ...any) error {
+	for i, o := range out {
+		if rv := reflect.ValueOf(o); rv.Kind() != reflect.Pointer || rv.IsNil() {
+			return fmt.Errorf("zlua: eval: out #%d must be a non-nil pointer, got %T", i+1, o)
+		}
+	}
+	var rerr error
+	err := e.protect(func(t cgo.Thread) int {
+		s := e.g.S
+		mode := e.opts.Libs.chunkMode()
+		top := t.Top()
+		if st := s.Load(t, "return "+chunk, evalName, mode); st != cgo.OK {
+			t.SetTop(top) // not an expression list: run it as statements
+			if st := s.Load(t, chunk, evalName, mode); st != cgo.OK {
+				return st
+			}
+		}
+		s.ProgReset()
+		if rerr = s.Commit(); rerr != nil {
+			return cgo.OK
+		}
+		if st, _ := s.Run(t, cgo.OpCall, 1, cgo.MultRet, cgo.MultRet); st != cgo.OK {
+			return st
+		}
+		if !s.Reserve(t, callbackgate.ReadStack+len(out)) {
+			rerr = ErrMemory
+			return cgo.OK
+		}
+		for t.Top() < top+len(out) {
+			t.PushNil()
+		}
+		for i, o := range out {
+			if err := e.g.ReadInto(t, top+1+i, reflect.ValueOf(o).Elem()); err != nil {
+				rerr = fmt.Errorf("result #%d: %w", i+1, err)
+				return cgo.OK
+			}
+		}
+		return cgo.OK
+	})
+	if err == nil {
+		err = rerr
+	}
+	if err != nil {
+		return fmt.Errorf("zlua: eval: %w", err)
+	}
+	return nil
+}
+
+// LoadString compiles chunk without running it and returns it as a
+// function; calling it runs the chunk (its arguments are the chunk's ...).
+// name names the chunk in errors and tracebacks: "main" reads
+// "main:3: ...". A name starting with '@' is a file name to Lua (long ones
+// are shortened from the left, and debuggers look the file up) and one
+// starting with '=' is used as is; any other name gets '=' prepended. An
+// empty name is "=(load)", as Lua's load names chunks. Syntax errors come
+// back as *LuaError.
+func (e *Env) LoadString(name, chunk string) (*Function, error) {
+	var f *callbackgate.Function
+	var ferr error
+	err := e.protect(func(t cgo.Thread) int {
+		if st := e.g.S.Load(t, chunk, chunkName(name), e.opts.Libs.chunkMode()); st != cgo.OK {
+			return st
+		}
+		if !e.g.S.Reserve(t, 2) { // NewFunction pushes a copy
+			ferr = ErrMemory
+			return cgo.OK
+		}
+		f, ferr = e.g.NewFunction(t, t.Top(), name)
+		return cgo.OK
+	})
+	if err == nil {
+		err = ferr
+	}
+	if err != nil {
+		return nil, fmt.Errorf("zlua: load %q: %w", name, err)
+	}
+	return pubFunction(f), nil
+}
+
+// chunkName maps a user's chunk name to Lua's convention (see
+// LoadString).
+func chunkName(name string) string {
+	switch {
+	case name == "":
+		return "=(load)"
+	case strings.HasPrefix(name, "@"), strings.HasPrefix(name, "="):
+		return name
+	}
+	return "=" + name
+}
+
+// DoFile runs the Lua file at path, named "@path" (errors read
+// "path:line: ..."). It loads the file as lua's luaL_loadfilex does: a
+// UTF-8 byte order mark is skipped, and so is a first line starting with
+// # (a Unix "#!" line), also before a precompiled chunk where the
+// Options.Libs mode allows those. (Stock LuaJIT refuses a # line before
+// bytecode; zlua accepts it on both backends: the load mode, not the
+// first byte, decides what is allowed.)
 func (e *Env) DoFile(path string) error {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return fmt.Errorf("zlua: dofile: %w", err)
 	}
-	src := string(b)
-	if strings.HasPrefix(src, "#") {
-		if i := strings.IndexByte(src, '\n'); i >= 0 {
-			src = src[i:] // keep the newline so line numbers stay right
-		} else {
-			src = ""
-		}
-	}
+	src := fileChunk(b)
 	return e.protect(func(t cgo.Thread) int {
 		return e.g.S.DoString(t, src, "@"+path, e.opts.Libs.chunkMode())
 	})
 }
+
+// fileChunk returns the chunk in a file's contents as luaL_loadfilex
+// reads it: without a UTF-8 BOM, and with a first line starting with #
+// replaced by its newline (line numbers stay right), or dropped entirely
+// before a binary chunk.
+func fileChunk(b []byte) string {
+	src := strings.TrimPrefix(string(b), "\xEF\xBB\xBF")
+	if strings.HasPrefix(src, "#") {
+		if i := strings.IndexByte(src, '\n'); i >= 0 {
+			src = src[i:]
+		} else {
+			src = ""
+		}
+		if len(src) > 1 && src[1] == luaSignature {
+			src = src[1:]
+		}
+	}
+	return src
+}
+
+// luaSignature is the first byte of every precompiled chunk (Lua 5.4 and
+// LuaJIT alike: "\x1bLua", "\x1bLJ").
+const luaSignature = '\x1b'

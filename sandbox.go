@@ -23,9 +23,10 @@ const (
 	//   - string (without string.dump), table, math, coroutine, utf8 (Lua
 	//     5.4), bit (LuaJIT).
 	//   - os: only os.time, os.clock, os.date and os.difftime.
-	//   - package and require: only modules in package.preload (no file
-	//     or C searchers, no package.loadlib, package.searchpath,
-	//     package.path or package.cpath).
+	//   - package and require: only modules in package.preload
+	//     (Env.Preload) and in Options.Modules (no file or C searchers,
+	//     no package.loadlib, package.searchpath, package.path or
+	//     package.cpath).
 	//   - no io, debug, jit or ffi.
 	//
 	// Env.DoString, DoStringArgs and DoFile accept text chunks only, so a

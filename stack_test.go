@@ -68,6 +68,32 @@ func TestEveryMethodKeepsTheStackBalanced(t *testing.T) {
 		guard("Function.Call", func() { _, _ = lfh.Call("a", []int{1}) })
 		guard("Function.Call error", func() { _, _ = lfh.Call(-1, -1) })
 		guard("Stats", func() { _ = e.Stats() })
+		guard("Eval", func() { _ = e.Eval(`1, 2, {}`, &n, &sink) })
+		guard("Eval statements", func() { _ = e.Eval(`local a = 1 return a`, &n) })
+		guard("Eval error", func() { _ = e.Eval(`error("x")`, &n) })
+		guard("Eval conversion error", func() { _ = e.Eval(`"s"`, &n) })
+		guard("LoadString", func() { _, _ = e.LoadString("c", `return 1`) })
+		guard("LoadString error", func() { _, _ = e.LoadString("c", `x = = 1`) })
+		guard("Global path", func() { _ = e.Global("tp.a.b", &sink) })
+		guard("Global path error", func() { _ = e.Global("tp.nope.b", &sink) })
+		guard("SetGlobal path", func() { _ = e.SetGlobal("tp.a.c", 1) })
+		guard("SetGlobal path error", func() { _ = e.SetGlobal("tp.nope.c", 1) })
+		guard("GetFunction path", func() { _ = e.GetFunction("tp.f", &lf) })
+		guard("Preload", func() { _ = e.Preload("m", map[string]any{"f": func() {}}) })
+		var tb *Table
+		guard("NewTable", func() { tb, _ = e.NewTable() })
+		guard("Globals", func() { _, _ = e.Globals() })
+		guard("Table.Set", func() { _ = tb.Set("k", []int{1}) })
+		guard("Table.Set error", func() { _ = tb.Set(nil, 1) })
+		guard("Table.Get", func() { _ = tb.Get("k", &sink) })
+		guard("Table.Get error", func() { _ = tb.Get("k", &n) })
+		guard("Table.Len", func() { _, _ = tb.Len() })
+		guard("Table.ForEach", func() { _ = tb.ForEach(func(k, v any) error { return nil }) })
+		guard("Table.Method error", func() { _ = tb.Method("k", &lf) })
+		guard("Table.Method", func() { _ = tb.Set("m", func() {}); _ = tb.Method("m", &lf) })
+	}
+	if err := e.DoString(`tp = {a = {b = 1}, f = function() end}`); err != nil {
+		t.Fatal(err)
 	}
 	calls()
 	if err := e.SetGlobal("nested", func() { calls() }); err != nil {

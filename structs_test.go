@@ -98,7 +98,7 @@ func TestByValFieldErrors(t *testing.T) {
 	must(t, e.SetGlobal("s", Sample{}))
 	must(t, e.SetGlobal("v", Vec3{}))
 	for _, c := range []struct{ chunk, want string }{
-		{`v.X = "a"`, `[string "v.X = "a""]:1: bad value for field 'X' of Vec3 (number expected, got string)`},
+		{`v.X = "a"`, `(dostring):1: bad value for field 'X' of Vec3 (number expected, got string)`},
 		{`v.X = v`, `bad value for field 'X' of Vec3 (number expected, got Vec3)`},
 		{`s.On = 1`, `bad value for field 'On' of Sample (boolean expected, got number)`},
 		{`s.I8 = 128`, `bad value for field 'I8' of Sample (number out of range for int8)`},
@@ -107,10 +107,10 @@ func TestByValFieldErrors(t *testing.T) {
 		{`s.I32 = 1.5`, `bad value for field 'I32' of Sample (number has no integer representation)`},
 		{`s.U64 = -1`, `bad value for field 'U64' of Sample (number out of range for uint64)`},
 		{`s.I = {}`, `bad value for field 'I' of Sample (number expected, got table)`},
-		{`s.Arr = 5`, `[string "s.Arr = 5"]:1: bad value for field 'Arr' of Sample (table expected, got number)`},
+		{`s.Arr = 5`, `(dostring):1: bad value for field 'Arr' of Sample (table expected, got number)`},
 		{`s.Pos = 5`, `bad value for field 'Pos' of Sample (Vec3 expected, got number)`},
-		{`v.W = 1`, `[string "v.W = 1"]:1: Vec3 has no field 'W'`},
-		{`local _ = v.W`, `[string "local _ = v.W"]:1: Vec3 has no field or method 'W'`},
+		{`v.W = 1`, `(dostring):1: Vec3 has no field 'W'`},
+		{`local _ = v.W`, `(dostring):1: Vec3 has no field or method 'W'`},
 		{`local _ = s.Skip`, `Sample has no field or method 'Skip'`},
 		{`v:Grow()`, `Vec3 has no field or method 'Grow'`},
 		{`local f = v.Len; f(5)`, `calling 'Vec3:Len' on bad self (Vec3 expected, got number)`},

@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"testing/fstest"
 	"time"
 )
 
@@ -30,6 +31,17 @@ type sweepRecord struct {
 }
 
 func (h *sweepHero) Heal(n int) int { h.HP += n; return h.HP }
+
+// sweepConfig decodes from tables and pushes with AsTable.
+type sweepConfig struct {
+	Name    string
+	Spawn   sweepVec
+	Boss    *sweepRecord
+	Waves   []sweepVec
+	ByName  map[string]sweepVec
+	Extra   map[string]any
+	Handler func(int) int
+}
 
 var errSweep = errors.New("sweep error")
 
@@ -132,6 +144,36 @@ var sweepScenarios = []sweepScenario{
 		nudge.Release()
 		return err
 	}},
+	{"decode tables and AsTable", false, func(e *Env) error {
+		if err := e.SetGlobal("configure", func(c sweepConfig) int { return len(c.Waves) + c.Handler(1) }); err != nil {
+			return err
+		}
+		return e.DoString(`function make(n) return {name = "w" .. n, waves = {{x = n}}, boss = {tags = {"b"}}} end`)
+	}, func(e *Env) error {
+		if err := e.DoString(`cfg = {name = "arena", spawn = {x = 1, y = 2}, boss = {name = "orc", tags = {"big"}},
+				waves = {{x = 1}, {y = 2}}, byName = {a = {x = 3}}, extra = {deep = {list = {1, {k = "v"}}}},
+				handler = function(n) return n + 1 end}
+			assert(configure(cfg) == 4)
+			assert(not pcall(configure, {waves = {{x = "bad"}}}))`); err != nil {
+			return err
+		}
+		var c sweepConfig
+		if err := e.Global("cfg", &c); err != nil {
+			return err
+		}
+		if err := e.SetGlobal("copy", AsTable(&c)); err != nil {
+			return err
+		}
+		if err := e.DoString(`assert(copy.Boss.Tags[1] == "big" and copy.ByName.a.X == 3 and copy.Handler(2) == 3); copy = nil; cfg = nil`); err != nil {
+			return err
+		}
+		var mk func(int) (*sweepConfig, error)
+		if err := e.GetFunction("make", &mk); err != nil {
+			return err
+		}
+		_, err := mk(2)
+		return err
+	}},
 	{"Close", true, func(e *Env) error {
 		if err := e.SetGlobal("hero", &sweepHero{}); err != nil {
 			return err
@@ -149,6 +191,86 @@ var sweepScenarios = []sweepScenario{
 		e.Reset(func(e *Env) error { return e.DoString(`y = 2`) })
 		return e.Pump()
 	}},
+	{"tables", false, func(e *Env) error {
+		return e.DoString(`Shop = setmetatable({items = {sword = 10}}, {__index = {buy = function(self, k) return self.items[k] end}})`)
+	}, func(e *Env) error {
+		tb, err := e.NewTable()
+		if err != nil {
+			return err
+		}
+		defer tb.Release()
+		for i := 1; i <= 8; i++ {
+			if err := tb.Set(i, map[string]any{"n": i, "name": "item"}); err != nil {
+				return err
+			}
+		}
+		if err := tb.Set("shout", strings.ToUpper); err != nil {
+			return err
+		}
+		if n, err := tb.Len(); err != nil || n != 8 {
+			return fmt.Errorf("len %d: %w", n, err)
+		}
+		var sub *Table
+		if err := tb.Get(3, &sub); err != nil {
+			return err
+		}
+		sub.Release()
+		if err := tb.ForEach(func(k, v any) error {
+			if t, ok := v.(*Table); ok {
+				t.Release()
+			}
+			return nil
+		}); err != nil {
+			return err
+		}
+		var price int
+		if err := e.Global("Shop.items.sword", &price); err != nil {
+			return err
+		}
+		if err := e.SetGlobal("Shop.items.axe", 7); err != nil {
+			return err
+		}
+		var shop *Table
+		if err := e.Global("Shop", &shop); err != nil {
+			return err
+		}
+		defer shop.Release()
+		var buy func(string) (int, error)
+		if err := shop.Method("buy", &buy); err != nil {
+			return err
+		}
+		if _, err := buy("axe"); err != nil {
+			return err
+		}
+		return e.Eval(`#Shop.items`, &price)
+	}},
+	{"require", false, func(e *Env) error {
+		return e.Preload("util", map[string]any{"add": func(a, b int) int { return a + b }})
+	}, func(e *Env) error {
+		if err := e.DoString(`local m = require("game.items"); assert(m.price("sword") == 10)
+			assert(require("util").add(1, 2) == 3)
+			assert(not pcall(require, "missing.module"))`); err != nil {
+			return err
+		}
+		f, err := e.LoadString("chunk", "return ...")
+		if err != nil {
+			return err
+		}
+		defer f.Release()
+		_, err = f.Call(1, "two")
+		return err
+	}},
+}
+
+// sweepOptions are the Options of the scenarios that need some.
+var sweepOptions = map[string]Options{
+	"require": {Modules: sweepModules},
+}
+
+// sweepModules is the module tree the require scenario loads.
+var sweepModules = fstest.MapFS{
+	"game/init.lua":  {Data: []byte(`return {greet = function(s) return "hi " .. s end}`)},
+	"game/items.lua": {Data: []byte(`local g = require("game"); return {price = function(k) return #g.greet(k) + 2 end}`)},
 }
 
 func TestAllocationFailureSweep(t *testing.T) {
@@ -182,7 +304,7 @@ func TestAllocationFailureSweep(t *testing.T) {
 // ref, the stats of a run without failure.
 func sweepOnce(t *testing.T, sc sweepScenario, k uint64, ref Stats) (left Stats, done, failed bool) {
 	t.Helper()
-	e, err := New(Options{})
+	e, err := New(sweepOptions[sc.name])
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -233,7 +355,7 @@ func sweepOnce(t *testing.T, sc sweepScenario, k uint64, ref Stats) (left Stats,
 	}
 	// Usable again, and nothing leaked once everything is dropped.
 	runtime.GC()
-	if err := e.DoString(`hero, heroes, s, v, rec = nil; collectgarbage(); collectgarbage()`); err != nil {
+	if err := e.DoString(`hero, heroes, s, v, rec, cfg, copy = nil; collectgarbage(); collectgarbage()`); err != nil {
 		t.Fatalf("k=%d: Env unusable after the failure: %v", k, err)
 	}
 	if err := e.Pump(); err != nil && !e.g.Closed() {

@@ -66,6 +66,9 @@ func (g *Gate) bind(typ, view reflect.Type) (*binding, error) {
 	if view != nil && !typ.Implements(view) {
 		return nil, fmt.Errorf("%w: %v does not implement %v", ErrCannotPush, typ, view)
 	}
+	if isHandle(typ) { // never an object with the handle's methods
+		return nil, handlePushError(typ)
+	}
 	b := &binding{id: uint32(len(g.bindByID)), typ: typ, view: view, name: luaName(typ)}
 	g.bindByID = append(g.bindByID, b)
 	if view != nil {

@@ -12,7 +12,9 @@ import (
 // ErrMemory reports that Lua could not allocate memory.
 var ErrMemory = errors.New("not enough memory")
 
-// LuaError is an error raised in Lua and caught by zlua.
+// LuaError is an error raised in Lua and caught by zlua. The zlua package
+// declares its own LuaError with the same layout (see RegisterPublic);
+// errors reach users as that type.
 type LuaError struct {
 	// Message is the error value as text: a string or number as is, a
 	// value with __tostring through it, else "(error object is a T value)".
@@ -20,12 +22,21 @@ type LuaError struct {
 	// Traceback is Lua's stack traceback where the error was raised (empty
 	// for memory errors, which skip the message handler).
 	Traceback string
+	LuaErrorState
+}
 
+// LuaErrorState is what zlua keeps of a Lua error besides its text: the
+// Go cause and the original error value.
+type LuaErrorState struct {
 	cause error  // Go error or panic raised by a Go function, if any
 	gate  *Gate  // gate whose registry holds ref
 	gen   uint64 // gate generation of ref
 	ref   int    // registry ref of a non-string error value, else noRef
 }
+
+// Cause returns the Go error or *PanicError that a Go function raised, if
+// the Lua error started as one.
+func (s *LuaErrorState) Cause() error { return s.cause }
 
 const noRef = -2 // LUA_NOREF
 
@@ -35,7 +46,8 @@ func (e *LuaError) Error() string { return e.Message }
 // this Lua error started as one.
 func (e *LuaError) Unwrap() error { return e.cause }
 
-// PanicError is a Go panic recovered at the gate.
+// PanicError is a Go panic recovered at the gate. The zlua package
+// declares its own PanicError with the same layout (see RegisterPublic).
 type PanicError struct {
 	// Func is the name the panicking function was registered under.
 	Func string
@@ -80,36 +92,70 @@ func (*yieldRequest) Error() string {
 // coroutine resumes, the values passed to resume become the call's results.
 func Yield(values ...any) error { return &yieldRequest{values: values} }
 
-// argError is a conversion failure of one argument or nested value.
-type argError struct{ detail string }
+// argError is a conversion failure of one argument or value; a nested
+// one travels inside a pathError that locates it. cause is an error other
+// than a conversion failure (a memory error) met on the way.
+type argError struct {
+	detail string
+	cause  error
+}
 
 func (e *argError) Error() string { return e.detail }
+
+func (e *argError) Unwrap() error { return e.cause }
 
 func typeError(expected, got string) *argError {
 	return &argError{detail: expected + " expected, got " + got}
 }
 
-// recentErr links the text a Go error became in Lua to the Go error.
+// recentErr links a Go error to the exact Lua string it was raised as:
+// text, preceded by the caller's position when seq is not 0 (the
+// trampoline adds that prefix and keeps a copy under seq, see
+// cgo.State.Raised).
 type recentErr struct {
 	text  string
 	cause error
+	seq   uint32
 }
 
 // remember keeps the last few Go errors raised into Lua so an uncaught one
 // can be unwrapped again at the outermost call. Bounded: a script that
-// catches 10^5 errors keeps 8.
-func (g *Gate) remember(text string, cause error) {
-	g.recent[g.recentN%len(g.recent)] = recentErr{text, cause}
+// catches 10^5 errors keeps 8. positioned says the trampoline will prefix
+// the caller's position; slot and seq are what it needs to keep it.
+func (g *Gate) remember(text string, cause error, positioned bool) (slot int, seq uint32) {
+	slot = g.recentN % len(g.recent)
+	if positioned {
+		if g.raiseSeq++; g.raiseSeq == 0 {
+			g.raiseSeq = 1 // 0 means none
+		}
+		seq = g.raiseSeq
+	}
+	g.recent[slot] = recentErr{text, cause, seq}
 	g.recentN++
+	return slot, seq
 }
 
-// cause finds the Go error behind a Lua error message, newest first. The
-// message may carry a position prefix added in Lua.
+// cause finds the Go error behind an error value that reached Go as the
+// string msg, newest first. Only the same value matches: msg must be
+// exactly the string the gate raised (position prefix included), as when
+// a script lets the error through, catches and re-raises it unchanged
+// (error(e, 0)), or a Go function returns it. A script's own error whose
+// text merely ends like a Go error's is not that error.
 func (g *Gate) cause(msg string) error {
 	n := min(g.recentN, len(g.recent))
 	for i := 1; i <= n; i++ {
-		r := g.recent[(g.recentN-i)%len(g.recent)]
-		if strings.HasSuffix(msg, r.text) {
+		slot := (g.recentN - i) % len(g.recent)
+		r := &g.recent[slot]
+		if r.seq == 0 {
+			if msg == r.text {
+				return r.cause
+			}
+			continue
+		}
+		if len(msg) < len(r.text) || msg[len(msg)-len(r.text):] != r.text {
+			continue
+		}
+		if where, ok := g.S.Raised(slot, r.seq); ok && string(where) == msg[:len(msg)-len(r.text)] {
 			return r.cause
 		}
 	}
@@ -119,12 +165,13 @@ func (g *Gate) cause(msg string) error {
 // ErrorFromTop turns the error value on top of t's stack (left by a failed
 // protected operation with status) into a *LuaError and pops it.
 func (g *Gate) ErrorFromTop(t cgo.Thread, status int) error {
-	le := &LuaError{ref: noRef}
+	le := &LuaError{}
+	le.ref = noRef
 	if status == cgo.ErrMem {
 		le.Message = ErrMemory.Error()
 		le.cause = ErrMemory
 		t.Pop(1)
-		return le
+		return pubLuaError(le)
 	}
 	msg, tb, ok := g.S.ErrInfo(t)
 	le.Traceback = tb
@@ -139,21 +186,36 @@ func (g *Gate) ErrorFromTop(t cgo.Thread, status int) error {
 		}
 		if ref, err := g.refTop(t); err == nil {
 			le.ref, le.gate, le.gen = ref, g, g.gen
-			g.liveRefs.Add(1)
-			runtime.AddCleanup(le, g.unrefs.Push, int32(ref))
+			track(g, le, int32(ref)) // the error value lives while le does
 		}
 	}
-	le.cause = g.cause(le.Message)
-	if le.cause == nil && isMemoryMessage(le.Message) {
-		le.cause = ErrMemory // caught by a pcall and raised again
+	if le.ref == noRef { // a string: Go errors are raised as strings
+		le.cause = g.cause(le.Message)
+		if le.cause == nil && isMemoryMessage(le.Message) {
+			le.cause = ErrMemory // caught by a pcall and raised again
+		}
 	}
-	return le
+	return pubLuaError(le)
 }
 
 // isMemoryMessage reports whether msg is Lua's memory error text, as is or
-// with the position error() prefixes when a script raises it again.
+// with the positions error() prefixes ("chunk:12: ") when scripts raise it
+// again. A script's own message that ends in those words without such a
+// prefix ("disk: not enough memory") is not a memory error.
 func isMemoryMessage(msg string) bool {
-	return msg == ErrMemory.Error() || strings.HasSuffix(msg, ": "+ErrMemory.Error())
+	const mem = "not enough memory"
+	if msg == mem {
+		return true
+	}
+	prefix, ok := strings.CutSuffix(msg, ": "+mem)
+	if !ok {
+		return false
+	}
+	i := len(prefix)
+	for i > 0 && prefix[i-1] >= '0' && prefix[i-1] <= '9' {
+		i--
+	}
+	return i < len(prefix) && i > 1 && prefix[i-1] == ':'
 }
 
 // refTop pops the value on top of t's stack into a registry ref.
@@ -164,4 +226,11 @@ func (g *Gate) refTop(t cgo.Thread) (int, error) {
 		return noRef, ErrMemory
 	}
 	return ref, nil
+}
+
+// NewLuaError returns a LuaError (the public type) with message msg and
+// no Lua value behind it (an error zlua reports for Lua, such as an
+// interruption a script caught).
+func NewLuaError(msg string) error {
+	return pubLuaError(&LuaError{Message: msg, LuaErrorState: LuaErrorState{ref: noRef}})
 }

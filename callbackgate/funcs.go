@@ -45,7 +45,7 @@ func (g *Gate) registerEntry(e funcEntry) (uint32, error) {
 	}
 	g.funcs[id] = e
 	g.unarmed = append(g.unarmed, id)
-	g.stats.LiveFuncs++
+	g.liveFuncs.Add(1)
 	return id, nil
 }
 

@@ -19,6 +19,21 @@ var ErrConcurrentUse = errors.New("zlua: Env used by two goroutines at once (han
 // called while Lua code of it runs, e.g. from a Go function Lua called.
 var ErrBusy = errors.New("zlua: env is running Lua code")
 
+// ErrClosed reports a call of a closed gate (an Env after Close).
+var ErrClosed = errors.New("zlua: env is closed")
+
+// The owner word (Gate.busy). An outermost API call moves it from
+// gateIdle to gateClaimed and back; Close moves it from gateClaimed to
+// gateClosed, which is final. A caller that wins the claim therefore knows
+// the state is open and stays open until it lets go (only a claim holder
+// closes it), and one that loses learns from the same word whether the
+// state is closed: no field Close writes is read before the claim is won.
+const (
+	gateIdle    int32 = 0
+	gateClaimed int32 = 1
+	gateClosed  int32 = 2
+)
+
 // Gate is the Go side of one Lua state: its Go function table, the thread
 // that is running, the nesting depth of Go↔Lua calls, and the deferred
 // release queue. A Gate is used by one goroutine at a time.
@@ -29,21 +44,33 @@ type Gate struct {
 	cur  cgo.Thread
 	deep int // Go frames inside Lua calls (gate calls and API calls)
 
-	busy  atomic.Int32   // 1 while an outermost API call runs
-	cbTID atomic.Uintptr // OS thread running the owner's Lua code, once it called Go
+	busy atomic.Int32 // gateIdle, gateClaimed or gateClosed
+	// cbTID is the OS thread of the owner, recorded at its first Lua→Go
+	// call (or by Hold) and cleared by the outermost Exit. While it is set
+	// the owner's goroutine is locked to that thread (LockOSThread), so no
+	// other goroutine runs there: a goroutine that finds its own thread in
+	// cbTID (cgo.OnThread) is the owner, calling from inside Lua.
+	cbTID atomic.Uintptr
 
 	funcs   []funcEntry
 	free    []uint32 // released function ids
 	unarmed []uint32 // ids handed to programs whose closure may not exist
 
-	recent  [8]recentErr
-	recentN int
+	recent   [cgo.Recent]recentErr
+	recentN  int    // errors remembered since the last Settle
+	raiseSeq uint32 // numbers the raises whose position C keeps
 
-	gone     bool        // unregistered from the gate table
 	unrefs   *pump.Queue // refs dropped by Go, for this state generation
 	liveRefs atomic.Int64
 	callRes  []*cgo.CallResult // one per nesting depth, reused
-	stats    Stats
+
+	// Counters for Stats, written by the owner, read from any goroutine.
+	calls, panics atomic.Uint64
+	liveFuncs     atomic.Int64
+	// lifeMu orders the owner's replacing (Reopen) and freeing (Teardown)
+	// of S, objs, sv.reg and unrefs with Stats, their one reader outside
+	// the claim. The owner reads them without it.
+	lifeMu sync.Mutex
 
 	// ObjectRegistry and the metatable cache: one binding per (type, view).
 	objs     *objreg.Registry
@@ -55,14 +82,19 @@ type Gate struct {
 
 	sv structState // StructRegistry and opaque handles (structs.go)
 
+	lastPlan *tablePlan // the struct type last decoded from or pushed as a table (decode.go)
+
 	warn func(string) // Lua 5.4 warnings sink (warn.go); nil: stderr
 }
 
-// Stats are the gate's counters.
+// Stats are the gate's counters (see zlua.Stats for their meaning).
 type Stats struct {
-	LiveFuncs int // Go functions reachable from Lua
-	Calls     uint64
-	Panics    uint64
+	LiveFuncs              int // Go functions reachable from Lua
+	Calls, Panics          uint64
+	LiveRefs, PendingRefs  int
+	LuaBytes, LuaPeakBytes uint64
+	Objects                objreg.Stats
+	LiveStructs            int
 }
 
 type funcEntry struct {
@@ -119,21 +151,23 @@ func (g *Gate) Reopen() error {
 	if err != nil {
 		return err
 	}
+	g.lifeMu.Lock()
 	g.S = s
+	g.unrefs = new(pump.Queue)
+	g.objs = objreg.New(s)
+	g.sv = newStructState(s)
+	g.lifeMu.Unlock()
 	g.gen = gateGen.Add(1)
 	g.cur = s.Main()
 	g.funcs = make([]funcEntry, 1, 64) // id 0 is never used
 	g.free, g.unarmed = nil, nil
 	g.recentN = 0
-	g.unrefs = new(pump.Queue)
 	g.callRes = nil
 	g.liveRefs.Store(0)
-	g.stats.LiveFuncs = 0
-	g.objs = objreg.New(s)
+	g.liveFuncs.Store(0)
 	g.binds = map[bindKey]*binding{}
 	g.bindByID = []*binding{nil} // binding id 0 is never used
 	g.lastBind = nil
-	g.sv = newStructState(s)
 	return nil
 }
 
@@ -159,41 +193,106 @@ func (g *Gate) Teardown() {
 	g.unrefs.Close()
 	g.S.CloseLua() // every __gc runs and queues its slot
 	g.leaked = g.objs.Close() + g.closeStructs()
+	g.lifeMu.Lock()
 	g.S.Close()
+	g.lifeMu.Unlock()
 	g.binds, g.bindByID, g.lastBind = nil, nil, nil
 	g.funcs, g.free, g.unarmed = nil, nil, nil
 	g.callRes = nil // freed with the state
-	g.stats.LiveFuncs = 0
+	g.liveFuncs.Store(0)
 	g.liveRefs.Store(0)
 }
 
-// Close tears the state down and unregisters the gate. Idempotent.
-func (g *Gate) Close() {
-	g.Teardown()
-	if !g.gone {
-		g.gone = true
-		g.unregister()
+// Close claims the gate, tears the state down, unregisters the gate and
+// marks it closed for good. It returns ErrClosed if the gate was closed
+// already, and the Claim error (nothing done) if the state is in use.
+func (g *Gate) Close() error {
+	if err := g.Claim(); err != nil {
+		return err
 	}
+	g.CloseClaimed()
+	return nil
+}
+
+// CloseClaimed is Close for the holder of a Claim (or of Hold); the claim
+// ends with it.
+func (g *Gate) CloseClaimed() {
+	g.Teardown()
+	g.unregister()
+	g.dropThread()
+	g.deep = 0
+	// Everything above happens before the store: a caller that then fails
+	// its CAS and reads gateClosed touches nothing of the freed state.
+	g.busy.Store(gateClosed)
 }
 
 // Claim takes the gate for an operation that must not run while Lua code
 // of this state runs (Close, Reset, Pump): ErrBusy from inside a Go
-// function that Lua called, ErrConcurrentUse from another goroutine.
-// Unclaim releases it.
+// function that Lua called, ErrConcurrentUse from another goroutine,
+// ErrClosed once the gate is closed. Unclaim releases it.
 func (g *Gate) Claim() error {
-	if g.busy.CompareAndSwap(0, 1) {
+	if g.busy.CompareAndSwap(gateIdle, gateClaimed) {
 		return nil
 	}
-	if tid := g.cbTID.Load(); tid != 0 && tid == cgo.ThreadID() {
-		return ErrBusy
+	return g.claimFailed(ErrBusy)
+}
+
+// claimFailed says why a CAS on the owner word failed: the gate is closed,
+// the caller runs inside a Go function Lua called (nested is returned,
+// nil for Enter), or another goroutine owns it. Only atomics are read.
+func (g *Gate) claimFailed(nested error) error {
+	if cgo.OnThread(&g.cbTID) {
+		return nested
+	}
+	if g.busy.Load() == gateClosed {
+		return ErrClosed
 	}
 	return ErrConcurrentUse
 }
 
 // Unclaim releases a Claim.
-func (g *Gate) Unclaim() { g.busy.Store(0) }
+func (g *Gate) Unclaim() {
+	g.dropThread()
+	g.busy.Store(gateIdle)
+}
 
-// Closed reports whether the state is closed.
+// Hold claims the gate for a Go-side session (Close running posted
+// functions, Reset rebuilding the state): until Release, the calling
+// goroutine is locked to its OS thread and recorded as the owner's thread,
+// so its own API calls nest (Enter succeeds) while every other goroutine
+// gets ErrConcurrentUse, and Close or Pump from inside return ErrBusy.
+func (g *Gate) Hold() error {
+	if err := g.Claim(); err != nil {
+		return err
+	}
+	runtime.LockOSThread() // before ThreadID: the goroutine may not move after it
+	g.cbTID.Store(cgo.ThreadID())
+	g.deep++
+	return nil
+}
+
+// Release ends Hold. Unless the gate was closed meanwhile (CloseClaimed),
+// it settles and lets go of the claim like the outermost Exit.
+func (g *Gate) Release() {
+	if g.busy.Load() != gateClosed {
+		g.Exit()
+	}
+}
+
+// dropThread ends what Hold or the first Lua→Go call of an outermost call
+// started: the owner's thread is forgotten and its goroutine unlocked. The
+// store comes before the unlock: once another goroutine can run on the
+// thread, cbTID no longer names it.
+func (g *Gate) dropThread() {
+	if g.cbTID.Load() != 0 {
+		g.cbTID.Store(0)
+		runtime.UnlockOSThread()
+	}
+}
+
+// Closed reports whether the state is closed. Only the holder of the claim
+// (inside Enter/Exit, Claim/Unclaim or Hold/Release) may call it: other
+// goroutines learn it from Enter or Claim (ErrClosed).
 func (g *Gate) Closed() bool { return g.S == nil || g.S.Closed() }
 
 // Current returns the thread Go code should use now: the coroutine running
@@ -203,11 +302,30 @@ func (g *Gate) Current() cgo.Thread { return g.cur }
 // Depth returns how many API or gate calls are in progress.
 func (g *Gate) Depth() int { return g.deep }
 
-// Stats returns the gate's counters.
-func (g *Gate) Stats() Stats { return g.stats }
-
-// ObjectStats returns the ObjectRegistry's counters.
-func (g *Gate) ObjectStats() objreg.Stats { return g.objs.Stats() }
+// Stats returns the gate's counters. It is safe from any goroutine, while
+// the owner runs Lua code, resets or closes the state: every counter is an
+// atomic, and lifeMu keeps the registries and the C env it reads through
+// from being replaced or freed meanwhile. The counters are read one by
+// one, so they need not agree with each other while the owner runs.
+func (g *Gate) Stats() Stats {
+	st := Stats{LiveFuncs: int(g.liveFuncs.Load()), Calls: g.calls.Load(),
+		Panics: g.panics.Load(), LiveRefs: int(g.liveRefs.Load())}
+	g.lifeMu.Lock()
+	defer g.lifeMu.Unlock()
+	if g.objs != nil {
+		st.Objects = g.objs.Stats()
+	}
+	if g.sv.reg != nil {
+		st.LiveStructs = g.sv.reg.Live()
+	}
+	if g.unrefs != nil {
+		st.PendingRefs = g.unrefs.Len()
+	}
+	if g.S != nil && !g.S.Closed() {
+		st.LuaBytes, st.LuaPeakBytes = g.S.MemUsed()
+	}
+	return st
+}
 
 // LeakedSlots returns how many object slots and struct companions were
 // still live after Close ran every __gc: each one a value Lua could never
@@ -222,22 +340,15 @@ func (g *Gate) DrainObjects() {
 	}
 }
 
-// LiveRefs returns the registry refs Go holds (function handles, error
-// values), counting those queued for release.
-func (g *Gate) LiveRefs() int { return int(g.liveRefs.Load()) }
-
-// PendingRefs returns the refs queued for release by DrainRefs.
-func (g *Gate) PendingRefs() int { return g.unrefs.Len() }
-
 // Enter starts an API call that may run Lua. The outermost call claims the
 // gate; a nested one must come from the goroutine running Lua (inside a Go
-// function Lua called). Anything else is ErrConcurrentUse, detected without
-// touching the state.
+// function Lua called). Anything else is ErrConcurrentUse, or ErrClosed
+// after Close, detected without touching the state: the caller checks
+// nothing before Enter, since Close may run in between.
 func (g *Gate) Enter() error {
-	if !g.busy.CompareAndSwap(0, 1) {
-		tid := g.cbTID.Load()
-		if tid == 0 || tid != cgo.ThreadID() {
-			return ErrConcurrentUse
+	if !g.busy.CompareAndSwap(gateIdle, gateClaimed) {
+		if err := g.claimFailed(nil); err != nil {
+			return err
 		}
 	}
 	g.deep++
@@ -253,10 +364,8 @@ func (g *Gate) Exit() {
 	g.deep--
 	if g.deep == 0 {
 		g.Settle()
-		if g.cbTID.Load() != 0 {
-			g.cbTID.Store(0)
-		}
-		g.busy.Store(0)
+		g.dropThread()
+		g.busy.Store(gateIdle)
 	}
 }
 
@@ -307,7 +416,7 @@ func (g *Gate) drainFreed() {
 func (g *Gate) release(id uint32) {
 	g.funcs[id] = funcEntry{}
 	g.free = append(g.free, id)
-	g.stats.LiveFuncs--
+	g.liveFuncs.Add(-1)
 }
 
 // callResult returns the result buffer for the current depth.
@@ -347,15 +456,18 @@ func dispatch(goid uintptr, fnid uint32, fr cgo.Frame) (status int32) {
 		return g.raiseText(errCallsTooDeep, nil)
 	}
 	prev := g.cur
-	// The owner's goroutine stays on one OS thread for the whole cgo call
-	// chain of an outermost call, so the thread is recorded once per
-	// outermost call (Exit clears it) and only loaded here after that.
+	// The first Lua→Go call of an outermost call records the thread and
+	// locks the owner's goroutine to it until the outermost Exit (a
+	// callback runs locked anyway; the lock keeps other goroutines off the
+	// thread between the owner's later cgo calls, so a thread match in
+	// claimFailed can only be the owner). Later calls only load it.
 	if tid := fr.TID(); g.cbTID.Load() != tid {
+		runtime.LockOSThread() // the callback runs on tid: it stays there
 		g.cbTID.Store(tid)
 	}
 	g.cur = fr.Thread()
 	g.deep++
-	g.stats.Calls++
+	g.calls.Add(1)
 	defer func() {
 		g.cur = prev
 		g.deep--
@@ -378,23 +490,25 @@ func dispatch(goid uintptr, fnid uint32, fr cgo.Frame) (status int32) {
 // raisePanic turns a recovered panic into a Lua error carrying the
 // function name and the panic value.
 func (g *Gate) raisePanic(name string, r any) int32 {
-	g.stats.Panics++
+	g.panics.Add(1)
 	pe := &PanicError{Func: name, Value: r, pcs: make([]uintptr, 32)}
 	pe.pcs = pe.pcs[:runtime.Callers(3, pe.pcs)]
-	return g.raiseText(pe.Error(), pe)
+	return g.raiseText(pe.Error(), pubPanicError(pe))
 }
 
 // raiseText raises text (with the caller's position) as a Lua error and
 // remembers cause for the outermost caller.
 func (g *Gate) raiseText(text string, cause error) int32 {
+	slot, seq := 0, uint32(0)
 	if cause != nil {
-		g.remember(text, cause)
+		slot, seq = g.remember(text, cause, true)
 	}
 	g.S.ProgReset()
 	g.S.PutStr(text)
 	if g.S.Commit() != nil {
 		return g.raiseNoMemory()
 	}
+	g.S.MarkRaise(slot, seq) // the trampoline keeps the position it adds
 	return cgo.StatusErrPos
 }
 
@@ -413,9 +527,9 @@ func (g *Gate) raiseNoMemory() int32 {
 // of this state returned as is re-raises its original value (identity of
 // tables and other error objects is kept).
 func (g *Gate) raiseError(err error) int32 {
-	le, direct := err.(*LuaError)
-	if !direct && wraps(err) && !errors.As(err, &le) {
-		le = nil
+	le, direct := asLuaError(err)
+	if !direct && wraps(err) {
+		le = findLuaError(err)
 	}
 	if le != nil && (direct || le.ref != noRef) {
 		g.S.ProgReset()
@@ -425,7 +539,7 @@ func (g *Gate) raiseError(err error) int32 {
 			g.S.PutStr(le.Message)
 		}
 		if le.cause != nil {
-			g.remember(le.Message, le.cause)
+			g.remember(le.Message, le.cause, false)
 		}
 		if g.S.Commit() != nil {
 			return g.raiseNoMemory()

@@ -1,46 +1,31 @@
 package callbackgate
 
 import (
-	"errors"
 	"fmt"
-	"runtime"
 
 	"github.com/zlua-go/zlua/cgo"
-	"github.com/zlua-go/zlua/pump"
-)
-
-var (
-	// ErrReleased reports a call of a Function after Release.
-	ErrReleased = errors.New("zlua: function handle released")
-	// ErrStale reports a handle of a state that was reset or closed.
-	ErrStale = errors.New("zlua: function belongs to a reset or closed Env")
 )
 
 // Function is a Lua function held by Go through a registry ref: while the
 // handle is reachable, Lua keeps the function alive. Dropping the handle
 // queues the ref for release on the Env's goroutine (Pump); Release does
-// it at once. A Function is used on the Env's goroutine.
+// it at once. A Function is used on the Env's goroutine. A method bound
+// with Table.Method also holds its receiver, passed as the first argument.
 type Function struct {
-	g        *Gate
-	gen      uint64
-	ref      int32
-	q        *pump.Queue
-	name     string
-	released bool
-	cleanup  runtime.Cleanup
+	luaRef
+	name string
+	self luaRef // the receiver of a bound method, or zero
 }
 
 // NewFunction refs the function at absolute index idx of t. name is used in
 // error messages.
 func (g *Gate) NewFunction(t cgo.Thread, idx int, name string) (*Function, error) {
-	t.PushValue(idx)
-	ref, err := g.refTop(t)
+	ref, err := g.refValue(t, idx)
 	if err != nil {
 		return nil, err
 	}
-	f := &Function{g: g, gen: g.gen, ref: int32(ref), q: g.unrefs, name: name}
-	g.liveRefs.Add(1)
-	f.cleanup = runtime.AddCleanup(f, f.q.Push, f.ref)
+	f := &Function{name: name}
+	f.luaRef = own(g, f, ref)
 	return f, nil
 }
 
@@ -50,36 +35,45 @@ func (f *Function) Name() string { return f.name }
 // Release releases the Lua function now (the ref is freed at the next
 // Pump). Later calls fail with ErrReleased. Idempotent.
 func (f *Function) Release() {
-	if f.released {
-		return
-	}
-	f.released = true
-	f.cleanup.Stop()
-	f.q.Push(f.ref)
+	f.luaRef.release()
+	f.self.release()
 }
 
-func (f *Function) check() error {
-	switch {
-	case f.released:
-		return ErrReleased
-	case f.g.Closed() || f.gen != f.g.gen:
-		return ErrStale
+// nself is the number of arguments start pushes before the caller's: 1
+// for a bound method (its receiver).
+func (f *Function) nself() int {
+	if f.self.g != nil {
+		return 1
 	}
-	return nil
+	return 0
 }
 
-// start begins a call: checks the handle, claims the gate and starts the
-// program with the function.
+// start begins a call: claims the gate, checks the handle and starts the
+// program with the function. The handle is checked only once the claim is
+// won, since Close or Reset may run until then.
 func (f *Function) start() (*Gate, error) {
-	if err := f.check(); err != nil {
-		return nil, err
+	if f.g == nil {
+		return nil, errZeroHandle
+	}
+	if f.released {
+		return nil, ErrReleased
 	}
 	g := f.g
 	if err := g.Enter(); err != nil {
+		if err == ErrClosed {
+			return nil, ErrStale
+		}
+		return nil, err
+	}
+	if err := f.check(); err != nil {
+		g.Exit()
 		return nil, err
 	}
 	g.S.ProgReset()
 	g.S.PutRef(f.ref)
+	if f.self.g != nil {
+		g.S.PutRef(f.self.ref)
+	}
 	return g, nil
 }
 
@@ -95,6 +89,7 @@ func (f *Function) finish(g *Gate, nres, nargs int) (r *cgo.CallResult, top int,
 	if err != nil {
 		return &noResults, 0, err
 	}
+	nargs += f.nself()
 	st := g.S.CallRef(t, nres, g.S.ProgSimple(nargs+1), r)
 	top = int(r.Base)
 	if st != cgo.OK {
@@ -169,14 +164,6 @@ func (f *Function) Call(args ...any) ([]any, error) {
 	return out, err
 }
 
-// push appends a *Function as its Lua function.
-func (f *Function) push(g *Gate) error {
-	if f.g != g {
-		return errors.New("zlua: function handle of another Env")
-	}
-	if err := f.check(); err != nil {
-		return err
-	}
-	g.S.PutRef(f.ref)
-	return nil
-}
+// push appends a *Function as its Lua function (for a bound method, the
+// method's function, without its receiver).
+func (f *Function) push(g *Gate) error { return f.put(g, "function") }

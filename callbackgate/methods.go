@@ -82,7 +82,7 @@ func kindLetter(t reflect.Type, result bool) byte {
 	case reflect.Bool:
 		return 'b'
 	case reflect.Pointer:
-		if result {
+		if result && !isHandle(t) { // handles are pushed as their Lua values
 			return 'p'
 		}
 	case reflect.Interface:

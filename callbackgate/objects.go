@@ -93,6 +93,9 @@ func (g *Gate) pushViewed(v reflect.Value, view reflect.Type) error {
 	}
 	switch v.Kind() {
 	case reflect.Pointer, reflect.Map, reflect.Chan:
+		if ok, err := g.pushHandle(v); ok {
+			return err // a handle is its Lua value, whatever the view
+		}
 		if v.IsNil() {
 			g.S.PutNil()
 			return nil
@@ -166,6 +169,11 @@ func (g *Gate) popObj(t cgo.Thread, idx int, a *cgo.Arg, v reflect.Value) error 
 		return err
 	}
 	if !ok {
+		if typ.Kind() == reflect.Interface && typ.NumMethod() == 0 {
+			// any takes every value that has a Go form; this one has none
+			// (another library's userdata, a file): say so as natural does.
+			return cannotConvert(g.typeName(t, idx, a))
+		}
 		return typeError(luaName(typ), g.typeName(t, idx, a))
 	}
 	ov := reflect.ValueOf(s.Val)

@@ -41,7 +41,7 @@ type opaqueEntry struct {
 // returns (Exit closes it).
 func (g *Gate) pushOpaque(x Opaque) error {
 	v := reflect.ValueOf(x.P)
-	if v.Kind() != reflect.Pointer || v.Type().Elem().Kind() != reflect.Struct {
+	if v.Kind() != reflect.Pointer || v.Type().Elem().Kind() != reflect.Struct || isHandle(v.Type()) {
 		return &pushError{reflect.TypeOf(x.P)}
 	}
 	if v.IsNil() {

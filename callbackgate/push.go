@@ -42,6 +42,12 @@ func (g *Gate) push(v any, name string, depth int) error {
 			return nil
 		}
 		return x.push(g)
+	case *Table:
+		if x == nil {
+			s.PutNil()
+			return nil
+		}
+		return x.put(g, "table")
 	case []any:
 		if depth >= MaxDepth {
 			return errTooDeep
@@ -64,6 +70,8 @@ func (g *Gate) push(v any, name string, depth int) error {
 		return g.pushRef(x.V)
 	case Opaque:
 		return g.pushOpaque(x)
+	case Plain:
+		return g.pushPlain(reflect.ValueOf(x.V), name, depth)
 	case map[string]any:
 		if depth >= MaxDepth {
 			return errTooDeep
@@ -106,6 +114,9 @@ func (g *Gate) pushValue(v reflect.Value, name string, depth int) error {
 	case reflect.String:
 		s.PutStr(v.String())
 	case reflect.Chan, reflect.Pointer:
+		if ok, err := g.pushHandle(v); ok {
+			return err
+		}
 		if v.IsNil() {
 			s.PutNil()
 			return nil
@@ -119,11 +130,8 @@ func (g *Gate) pushValue(v reflect.Value, name string, depth int) error {
 		return g.pushValue(v.Elem(), name, depth)
 	case reflect.Struct:
 		switch v.Type() {
-		case viewedType, refType, opaqueType:
+		case viewedType, refType, opaqueType, plainType:
 			return g.push(v.Interface(), name, depth)
-		}
-		if f, ok := v.Interface().(*Function); ok {
-			return f.push(g)
 		}
 		return g.pushStruct(v, nil)
 	case reflect.Slice:

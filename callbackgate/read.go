@@ -1,6 +1,7 @@
 package callbackgate
 
 import (
+	"errors"
 	"math"
 	"reflect"
 	"strconv"
@@ -75,6 +76,43 @@ func (g *Gate) readInt(t cgo.Thread, idx int, a *cgo.Arg) (int64, error) {
 		}
 	}
 	return 0, typeError("number", g.typeName(t, idx, a))
+}
+
+// readUint converts a number (or numeric string) with an integral value
+// to an unsigned kind k. Besides Lua integers, floats from 2^63 up to
+// 2^64 are taken: an uint64 above MaxInt64 is pushed to Lua as the
+// nearest float, and must come back.
+func (g *Gate) readUint(t cgo.Thread, idx int, a *cgo.Arg, k reflect.Kind) (uint64, error) {
+	var f float64
+	switch a.Type {
+	case int32(cgo.TNumber):
+		if a.IsInt() {
+			if i := a.Int(); i >= 0 {
+				return uint64(i), nil
+			}
+			return 0, outOfRange(k)
+		}
+		f = a.Num()
+	case int32(cgo.TString):
+		var ok bool
+		if f, ok = t.ToNumberConv(idx); !ok {
+			return 0, typeError("number", g.typeName(t, idx, a))
+		}
+	default:
+		return 0, typeError("number", g.typeName(t, idx, a))
+	}
+	return floatToUint(f, k)
+}
+
+// floatToUint converts an integral float to an unsigned kind k.
+func floatToUint(f float64, k reflect.Kind) (uint64, error) {
+	switch {
+	case f != math.Trunc(f) || math.IsInf(f, 0):
+		return 0, &argError{detail: "number has no integer representation"}
+	case f < 0 || f >= 1<<64:
+		return 0, outOfRange(k)
+	}
+	return uint64(f), nil
 }
 
 // readFloat converts a number or numeric string.
@@ -154,17 +192,22 @@ func (g *Gate) setScalar(t cgo.Thread, idx int, a *cgo.Arg, v reflect.Value) (ha
 		}
 		return true, err
 	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
-		i, err := g.readInt(t, idx, a)
-		if err == nil && (i < 0 || v.OverflowUint(uint64(i))) {
+		u, err := g.readUint(t, idx, a, k)
+		if err == nil && v.OverflowUint(u) {
 			err = outOfRange(k)
 		}
 		if err == nil {
-			v.SetUint(uint64(i))
+			v.SetUint(u)
 		}
 		return true, err
 	case reflect.Float32, reflect.Float64:
 		f, err := g.readFloat(t, idx, a)
-		v.SetFloat(f)
+		if err == nil && v.OverflowFloat(f) { // a finite number beyond float32; ±inf and nan convert
+			err = outOfRange(k)
+		}
+		if err == nil {
+			v.SetFloat(f)
+		}
 		return true, err
 	case reflect.String:
 		s, err := g.readString(t, idx, a)
@@ -244,6 +287,9 @@ func (g *Gate) read(t cgo.Thread, idx int, a *cgo.Arg, v reflect.Value, depth in
 		if a.Type != int32(cgo.TTable) {
 			return typeError("table", g.typeName(t, idx, a))
 		}
+		if typ == anyMapType { // declared map[any]any: nested tables keep any keys too
+			return g.readAnyMap(t, idx, v, depth)
+		}
 		return g.readMap(t, idx, v, depth)
 	case reflect.Func:
 		if a.Type == int32(cgo.TNil) || a.Type == int32(cgo.TNone) {
@@ -264,21 +310,18 @@ func (g *Gate) read(t cgo.Thread, idx int, a *cgo.Arg, v reflect.Value, depth in
 			v.SetZero()
 			return nil
 		}
-		if typ == functionType {
-			if a.Type != int32(cgo.TFunction) {
-				return typeError("function", g.typeName(t, idx, a))
-			}
-			f, err := g.NewFunction(t, idx, "function")
-			if err != nil {
-				return err
-			}
-			v.Set(reflect.ValueOf(f))
-			return nil
+		if ok, err := g.readHandle(t, idx, a, v); ok {
+			return err
 		}
 	case reflect.Chan:
 		if a.Type == int32(cgo.TNil) || a.Type == int32(cgo.TNone) {
 			v.SetZero()
 			return nil
+		}
+	}
+	if a.Type == int32(cgo.TTable) { // a struct or *struct decodes from a plain table
+		if ok, err := g.readTable(t, idx, v, depth); ok {
+			return err
 		}
 	}
 	return typeError(luaName(typ), g.typeName(t, idx, a))
@@ -293,7 +336,7 @@ func (g *Gate) readSeq(t cgo.Thread, idx int, v reflect.Value, n, depth int) err
 		err := g.read(t, top, &a, v.Index(i), depth+1)
 		t.Pop(1)
 		if err != nil {
-			return elemError("[", strconv.Itoa(i+1), err)
+			return elemError("["+strconv.Itoa(i+1)+"]", err)
 		}
 	}
 	return nil
@@ -311,17 +354,19 @@ func (g *Gate) readMap(t cgo.Thread, idx int, v reflect.Value, depth int) error 
 		k.SetZero()
 		e.SetZero()
 		if err := g.read(t, top-1, &ka, k, depth+1); err != nil {
+			err = keyError(g.elemKey(t, top-1, &ka), err)
 			t.Pop(2)
-			return elemError("key ", "", err)
+			return err
 		}
 		if err := g.read(t, top, &ea, e, depth+1); err != nil {
+			err = elemError(g.elemKey(t, top-1, &ka), err)
 			t.Pop(2)
-			return elemError("[", keyText(&ka, k), err)
+			return err
 		}
 		if !k.Comparable() {
 			err := &argError{detail: "a " + g.typeName(t, top-1, &ka) + " key cannot be a Go map key"}
 			t.Pop(2)
-			return elemError("key ", "", err)
+			return err
 		}
 		m.SetMapIndex(k, e)
 		t.Pop(1)
@@ -330,28 +375,52 @@ func (g *Gate) readMap(t cgo.Thread, idx int, v reflect.Value, depth int) error 
 	return nil
 }
 
-func keyText(a *cgo.Arg, k reflect.Value) string {
-	if a.Type == int32(cgo.TString) {
-		return strconv.Quote(k.String())
+// elemKey spells the key at idx as Lua code indexes a table with it:
+// ["name"], [2], [1.5], [true]; other keys by their type, [table].
+func (g *Gate) elemKey(t cgo.Thread, idx int, a *cgo.Arg) string {
+	switch a.Type {
+	case int32(cgo.TString):
+		return "[" + strconv.Quote(a.String()) + "]"
+	case int32(cgo.TNumber):
+		if a.IsInt() {
+			return "[" + strconv.FormatInt(a.Int(), 10) + "]"
+		}
+		return "[" + formatFloat(a.Num()) + "]"
+	case int32(cgo.TBoolean):
+		return "[" + strconv.FormatBool(a.Bool()) + "]"
 	}
-	return "?"
+	return "[" + g.typeName(t, idx, a) + "]"
 }
 
-func elemError(open, key string, err error) error {
+// elemError places err, a failure converting the table element at key,
+// under that key: element [1]["k"]: number expected, got string.
+func elemError(key string, err error) error {
 	if err == errTooDeep {
 		return err
 	}
-	closeB := "]"
-	if open != "[" {
-		closeB = ""
+	return inPath(key, err)
+}
+
+// keyError is err, a failure converting the table key key itself:
+// key ["x"]: number expected, got string.
+func keyError(key string, err error) error {
+	if err == errTooDeep {
+		return err
 	}
-	return &argError{detail: "element " + open + key + closeB + ": " + err.Error()}
+	return &argError{detail: "key " + key + ": " + err.Error(), cause: errors.Unwrap(err)}
 }
 
 // natural converts a Lua value to its natural Go form: nil, bool, int64
 // (integers, and on LuaJIT integral numbers below 2^53), float64, string,
-// []any for sequences, map[any]any for other tables.
+// []any for sequences, map[string]any for tables whose keys are all
+// strings, map[any]any for other tables.
 func (g *Gate) natural(t cgo.Thread, idx int, a *cgo.Arg, depth int) (any, error) {
+	return g.naturalAs(t, idx, a, depth, false)
+}
+
+// naturalAs is natural; anyKeys makes every non-sequence table a
+// map[any]any (below a declared map[any]any).
+func (g *Gate) naturalAs(t cgo.Thread, idx int, a *cgo.Arg, depth int, anyKeys bool) (any, error) {
 	if depth > MaxDepth {
 		return nil, errTooDeep
 	}
@@ -372,7 +441,7 @@ func (g *Gate) natural(t cgo.Thread, idx int, a *cgo.Arg, depth int) (any, error
 	case int32(cgo.TString):
 		return a.String(), nil
 	case int32(cgo.TTable):
-		return g.naturalTable(t, idx, depth)
+		return g.naturalTable(t, idx, depth, anyKeys)
 	case int32(cgo.TUserdata):
 		if x, ok, err := g.naturalStruct(t, idx, a); ok {
 			return x, err
@@ -385,12 +454,22 @@ func (g *Gate) natural(t cgo.Thread, idx int, a *cgo.Arg, depth int) (any, error
 			return s.Val, nil
 		}
 	case int32(cgo.TFunction):
-		return g.NewFunction(t, idx, "function")
+		f, err := g.NewFunction(t, idx, "function")
+		if err != nil {
+			return nil, err
+		}
+		return pubFunction(f), nil
 	}
-	return nil, &argError{detail: "cannot convert a " + g.typeName(t, idx, a) + " to a Go value"}
+	return nil, cannotConvert(g.typeName(t, idx, a))
 }
 
-func (g *Gate) naturalTable(t cgo.Thread, idx int, depth int) (any, error) {
+// cannotConvert is the failure of a value without a Go form (a thread,
+// another library's userdata) reaching any.
+func cannotConvert(typeName string) error {
+	return &argError{detail: "cannot convert a " + typeName + " to a Go value"}
+}
+
+func (g *Gate) naturalTable(t cgo.Thread, idx int, depth int, anyKeys bool) (any, error) {
 	n := t.RawLen(idx)
 	count := 0
 	t.PushNil()
@@ -404,37 +483,71 @@ func (g *Gate) naturalTable(t cgo.Thread, idx int, depth int) (any, error) {
 			t.RawGetI(idx, int64(i+1))
 			top := t.Top()
 			a := t.Arg(top)
-			x, err := g.natural(t, top, &a, depth+1)
+			x, err := g.naturalAs(t, top, &a, depth+1, anyKeys)
 			t.Pop(1)
 			if err != nil {
-				return nil, elemError("[", strconv.Itoa(i+1), err)
+				return nil, elemError("["+strconv.Itoa(i+1)+"]", err)
 			}
 			s[i] = x
 		}
 		return s, nil
 	}
-	m := make(map[any]any, count)
+	return g.naturalMap(t, idx, count, depth, anyKeys)
+}
+
+// naturalMap reads a table of count pairs into a map[string]any while
+// every key is a string (moving to a map[any]any at the first other key),
+// or into a map[any]any from the start when anyKeys is set.
+func (g *Gate) naturalMap(t cgo.Thread, idx int, count, depth int, anyKeys bool) (any, error) {
+	var sm map[string]any
+	var m map[any]any
+	if anyKeys {
+		m = make(map[any]any, count)
+	} else {
+		sm = make(map[string]any, count)
+	}
 	t.PushNil()
 	for t.Next(idx) {
 		top := t.Top()
 		ka, ea := t.Arg(top-1), t.Arg(top)
-		var k any
+		if sm != nil && ka.Type == int32(cgo.TString) {
+			e, err := g.naturalAs(t, top, &ea, depth+1, false)
+			if err != nil {
+				err = elemError(g.elemKey(t, top-1, &ka), err)
+				t.Pop(2)
+				return nil, err
+			}
+			sm[ka.String()] = e
+			t.Pop(1)
+			continue
+		}
+		if m == nil { // a key that is not a string: the table is keyed by any
+			m = make(map[any]any, count)
+			for k, e := range sm {
+				m[k] = e
+			}
+			sm = nil
+		}
+		var k, e any
 		var err error
 		if ka.Type == int32(cgo.TTable) {
 			err = &argError{detail: "a table key cannot be a Go map key"}
-		} else {
-			k, err = g.natural(t, top-1, &ka, depth+1)
-		}
-		if err == nil {
-			var e any
-			e, err = g.natural(t, top, &ea, depth+1)
-			m[k] = e
+		} else if k, err = g.naturalAs(t, top-1, &ka, depth+1, anyKeys); err != nil {
+			err = keyError(g.elemKey(t, top-1, &ka), err)
+		} else if !reflect.ValueOf(k).Comparable() {
+			err = &argError{detail: "a " + g.typeName(t, top-1, &ka) + " key cannot be a Go map key"}
+		} else if e, err = g.naturalAs(t, top, &ea, depth+1, anyKeys); err != nil {
+			err = elemError(g.elemKey(t, top-1, &ka), err)
 		}
 		if err != nil {
 			t.Pop(2)
-			return nil, elemError("[", "?", err)
+			return nil, err
 		}
+		m[k] = e
 		t.Pop(1)
+	}
+	if sm != nil {
+		return sm, nil
 	}
 	return m, nil
 }

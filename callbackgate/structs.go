@@ -46,19 +46,13 @@ func newStructState(s *cgo.State) structState {
 	return structState{reg: structreg.New(s), types: map[reflect.Type]*valType{}, byID: []*valType{nil}}
 }
 
-// LiveStructs returns the number of non-blittable struct copies Lua holds.
-func (g *Gate) LiveStructs() int {
-	if g.sv.reg == nil {
-		return 0
-	}
-	return g.sv.reg.Live()
-}
-
 // closeStructs releases the companions after lua_close and returns how
 // many were still live (leaks).
 func (g *Gate) closeStructs() int {
 	n := g.sv.reg.Close()
+	g.lifeMu.Lock()
 	g.sv = structState{}
+	g.lifeMu.Unlock()
 	return n
 }
 
@@ -70,6 +64,9 @@ func (g *Gate) valTypeFor(t reflect.Type) (*valType, error) {
 	}
 	vt, ok := g.sv.types[t]
 	if !ok {
+		if isHandle(t) { // a copy of a handle would share its ref
+			return nil, handlePushError(t)
+		}
 		lay := structreg.LayoutOf(t)
 		vt = &valType{id: uint32(len(g.sv.byID)), typ: t, lay: lay, name: lay.Name}
 		for i := 0; i < t.NumMethod(); i++ {

@@ -18,8 +18,11 @@ void *zlua_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
 			return NULL; /* every later one too: Lua 5.4 retries once after a collection */
 		if (env->mem_limit != 0 &&
 		    (nsize - old > env->mem_limit || env->mem_used > env->mem_limit - (nsize - old))) {
-			env->mem_refused = 1;
-			return NULL;
+			if (env->mem_grace == 0 || nsize - old > env->mem_limit / 2) {
+				env->mem_refused = 1;
+				return NULL;
+			}
+			env->mem_grace--; /* LuaJIT's stuck collector, see protect.c */
 		}
 	}
 	if (env->base_alloc != NULL) {
@@ -30,14 +33,27 @@ void *zlua_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
 	} else {
 		p = realloc(ptr, nsize);
 	}
+	/* One writer: plain reads, atomic stores (plain moves on x86-64) so
+	 * that zlua_mem_stats may read them from another thread. A new peak
+	 * is stored before the bytes that reach it, and the bytes with
+	 * release order: a reader that sees them sees that peak too. */
 	if (nsize == 0) {
-		env->mem_used -= old;
+		__atomic_store_n(&env->mem_used, env->mem_used - old, __ATOMIC_RELEASE);
 	} else if (p != NULL) {
-		env->mem_used = env->mem_used - old + nsize;
-		if (env->mem_used > env->mem_peak)
-			env->mem_peak = env->mem_used;
+		size_t used = env->mem_used - old + nsize;
+		if (used > env->mem_peak)
+			__atomic_store_n(&env->mem_peak, used, __ATOMIC_RELAXED);
+		__atomic_store_n(&env->mem_used, used, __ATOMIC_RELEASE);
 	}
 	return p;
+}
+
+zlua_memstats zlua_mem_stats(const zlua_env *env)
+{
+	zlua_memstats m;
+	m.used = __atomic_load_n(&env->mem_used, __ATOMIC_ACQUIRE);
+	m.peak = __atomic_load_n(&env->mem_peak, __ATOMIC_RELAXED); /* >= used */
+	return m;
 }
 
 #ifndef ZLUA_LUAJIT

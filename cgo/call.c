@@ -8,6 +8,11 @@ uintptr_t zlua_tid(void)
 	return (uintptr_t)&here;
 }
 
+int zlua_on_thread(const uintptr_t *owner)
+{
+	return __atomic_load_n(owner, __ATOMIC_SEQ_CST) == zlua_tid();
+}
+
 /* [go-safe] Interprets a program of non-allocating ops only (nil,
  * booleans, numbers, refs): nothing here can raise, so it may run outside
  * protection. The caller guarantees the stack slots. Returns 0 on an op
@@ -80,5 +85,9 @@ int zlua_callref(zlua_env *env, lua_State *L, int nres, int simple, zlua_callres
 	}
 	if (st == LUA_OK)
 		read_results(env, L, base, r);
+#ifdef ZLUA_LUAJIT
+	else if (simple && env->mem_refused) /* zlua_op did it on the other path */
+		zlua_collect_after_refusal(env, L);
+#endif
 	return st;
 }

@@ -1,9 +1,16 @@
 package cgo
 
-// #include "zlua.h"
+/*
+#cgo noescape zlua_on_thread
+#cgo nocallback zlua_on_thread
+#include "zlua.h"
+*/
 import "C"
 
-import "unsafe"
+import (
+	"sync/atomic"
+	"unsafe"
+)
 
 // CallRes is the number of results a call reads without further crossings.
 const CallRes = int(C.ZLUA_CALL_RES)
@@ -47,6 +54,14 @@ func (s *State) NewCallResult() (*CallResult, error) {
 
 // ThreadID returns an identity of the calling OS thread.
 func ThreadID() uintptr { return uintptr(C.zlua_tid()) }
+
+// OnThread reports whether owner holds the ThreadID of the calling OS
+// thread. Unlike comparing ThreadID() with owner.Load(), the load and the
+// comparison happen on one thread in one call: a goroutine that was moved
+// to another thread between the two cannot see a stale match.
+func OnThread(owner *atomic.Uintptr) bool {
+	return C.zlua_on_thread((*C.uintptr_t)(unsafe.Pointer(owner))) != 0
+}
 
 // TID returns the thread identity of the OS thread running the call.
 func (f Frame) TID() uintptr { return uintptr(f.p.tid) }

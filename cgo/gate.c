@@ -20,7 +20,7 @@ static void push_gofunc(lua_State *L, zlua_env *env, uint32_t fnid)
 	fu->header.kind = ZLUA_KIND_FUNC;
 	fu->env = env;
 	fu->fnid = fnid;
-	lua_rawgeti(L, LUA_REGISTRYINDEX, env->funcmt_ref);
+	zlua_push_regtable(L, env->funcmt_ref);
 	lua_setmetatable(L, -2);
 	env->armed[fnid] = 1; /* from here on __gc owns the id */
 	lua_pushcclosure(L, zlua_trampoline, 1);
@@ -189,6 +189,24 @@ static void where(lua_State *L)
 	luaL_where(L, level);
 }
 
+/* Copies the position prefix on top of the stack (a string) into the
+ * remembered-error slot Go named, so Go can rebuild the exact text raised.
+ * A prefix too long to keep leaves the slot unmatched. [-0, +0] */
+static void keep_where(lua_State *L, zlua_env *env)
+{
+	zlua_raised *r = &env->raised[(env->raise_slot - 1) % ZLUA_RECENT];
+	size_t n;
+	const char *w = lua_tolstring(L, -1, &n);
+	env->raise_slot = 0;
+	if (w == NULL || n > sizeof r->where) {
+		r->seq = 0;
+		return;
+	}
+	memcpy(r->where, w, n);
+	r->len = (uint32_t)n;
+	r->seq = env->raise_seq;
+}
+
 int zlua_trampoline(lua_State *L)
 {
 	zlua_funcud *fu = (zlua_funcud *)lua_touserdata(L, lua_upvalueindex(1));
@@ -234,6 +252,8 @@ int zlua_trampoline(lua_State *L)
 		return lua_yield(L, zlua_prog_run_env(L, env));
 	case ZLUA_ERRPOS:
 		where(L);
+		if (env->raise_slot != 0)
+			keep_where(L, env);
 		zlua_prog_run_env(L, env);
 		lua_concat(L, 2);
 		return lua_error(L);
@@ -249,9 +269,10 @@ int zlua_funcud_gc(lua_State *L)
 {
 	zlua_funcud *fu;
 	zlua_udheader *h;
-	zlua_env *env = zlua_marker_env(L, 1);
-	/* debug.getmetatable lets a script call this __gc on any value: act
-	 * only on a live function sentinel of this env. */
+	zlua_env *env = zlua_envof(L);
+	/* debug.getmetatable lets a script call this __gc on any value, and
+	 * debug.setmetatable give a sentinel a forged metatable: act only on a
+	 * live function sentinel whose metatable names this env. */
 	if (env == NULL || (h = zlua_toown(env, L, 1)) == NULL || h->kind != ZLUA_KIND_FUNC ||
 	    zlua_rawlen(L, 1) < sizeof *fu || (h->flags & ZLUA_F_RELEASED))
 		return 0;

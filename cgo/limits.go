@@ -5,6 +5,7 @@ package cgo
 #cgo noescape zlua_interrupt
 #cgo nocallback zlua_interrupt
 #cgo nocallback zlua_interrupt_clear
+#cgo nocallback zlua_mem_stats
 */
 import "C"
 
@@ -24,9 +25,12 @@ const (
 // that would pass it fails, and Lua raises "not enough memory".
 func (s *State) SetMemoryLimit(n uint64) { s.env.mem_limit = C.size_t(n) }
 
-// MemUsed returns the Lua heap's bytes in use and their peak.
+// MemUsed returns the Lua heap's bytes in use and their peak. It may be
+// called from any goroutine while the state is open (not concurrently
+// with Close).
 func (s *State) MemUsed() (used, peak uint64) {
-	return uint64(s.env.mem_used), uint64(s.env.mem_peak)
+	m := C.zlua_mem_stats(s.env)
+	return uint64(m.used), uint64(m.peak)
 }
 
 // FailAllocAt makes the k-th growing allocation from now fail, and every
@@ -56,3 +60,8 @@ func (s *State) Interrupter() (interrupt func(reason int), clear func()) {
 	return func(reason int) { C.zlua_interrupt(env, C.int(reason)) },
 		func() { C.zlua_interrupt_clear(env) }
 }
+
+// StockPatternsKey is the registry key of the table holding the backend's
+// original pattern functions (string.find, match, gmatch, gsub), which
+// every Env replaces with zlua's bounded ones.
+const StockPatternsKey = C.ZLUA_STOCK_PATTERNS

@@ -24,15 +24,24 @@ void zlua_obj_push(lua_State *L, zlua_env *env, uint32_t slot, uint32_t gen,
 {
 	ZLuaObjectUserData *u;
 	if (cached) {
-		lua_rawgeti(L, LUA_REGISTRYINDEX, env->cache_ref); /* [+1] cache */
-		lua_rawgeti(L, -1, (lua_Integer)slot);             /* [+1] ud or nil */
-		u = (ZLuaObjectUserData *)lua_touserdata(L, -1);
-		if (u != NULL && u->slot == slot && u->gen == gen &&
-		    !(u->header.flags & ZLUA_F_RELEASED)) {
-			lua_remove(L, -2); /* hit: the cached userdata */
-			return;
+		if (zlua_rawgeti_type(L, LUA_REGISTRYINDEX, env->cache_ref) != LUA_TTABLE) {
+			/* a script replaced it (debug.getregistry): no identity */
+			lua_pop(L, 1);
+			cached = 0;
+		} else {
+			lua_rawgeti(L, -1, (lua_Integer)slot); /* [+1] ud or nil */
+			u = (ZLuaObjectUserData *)lua_touserdata(L, -1);
+			/* the entry is a ByObj userdata unless a script put something
+			 * else there: check before reading it (the length of a light
+			 * userdata is 0) */
+			if (u != NULL && zlua_rawlen(L, -1) >= sizeof *u && u->header.magic == ZLUA_MAGIC &&
+			    u->header.kind == ZLUA_KIND_BYOBJ && u->slot == slot && u->gen == gen &&
+			    !(u->header.flags & ZLUA_F_RELEASED)) {
+				lua_remove(L, -2); /* hit: the cached userdata */
+				return;
+			}
+			lua_pop(L, 1); /* miss; cache stays below */
 		}
-		lua_pop(L, 1); /* miss; cache stays below */
 	}
 	u = (ZLuaObjectUserData *)zlua_newuserdata(L, sizeof *u);
 	memset(u, 0, sizeof *u);
@@ -41,7 +50,7 @@ void zlua_obj_push(lua_State *L, zlua_env *env, uint32_t slot, uint32_t gen,
 	u->header.type_id = type_id;
 	u->slot = slot;
 	u->gen = gen;
-	lua_rawgeti(L, LUA_REGISTRYINDEX, mtref);
+	zlua_push_regtable(L, mtref);
 	lua_setmetatable(L, -2);
 	env->objcnt[slot]++; /* from here on this userdata's __gc owns a count */
 	if (cached) {
@@ -55,9 +64,10 @@ int zlua_obj_gc(lua_State *L)
 {
 	ZLuaObjectUserData *u;
 	zlua_udheader *h;
-	zlua_env *env = zlua_marker_env(L, 1);
-	/* debug.getmetatable lets a script call this __gc on any value: act
-	 * only on a live ByObj userdata of this env. */
+	zlua_env *env = zlua_envof(L);
+	/* debug.getmetatable lets a script call this __gc on any value, and
+	 * debug.setmetatable give a userdata a forged metatable: act only on a
+	 * live ByObj userdata whose metatable names this env. */
 	if (env == NULL || (h = zlua_toown(env, L, 1)) == NULL || h->kind != ZLUA_KIND_BYOBJ ||
 	    zlua_rawlen(L, 1) < sizeof *u || (h->flags & ZLUA_F_RELEASED))
 		return 0;
@@ -84,11 +94,13 @@ int zlua_obj_gc(lua_State *L)
 int zlua_obj_index(lua_State *L)
 {
 	lua_settop(L, 2);
-	lua_pushvalue(L, 2);
-	lua_rawget(L, lua_upvalueindex(1));
-	if (!lua_isnil(L, -1))
-		return 1; /* a method: no Go call */
-	lua_pop(L, 1);
+	if (lua_type(L, lua_upvalueindex(1)) == LUA_TTABLE) { /* unless a script replaced it */
+		lua_pushvalue(L, 2);
+		lua_rawget(L, lua_upvalueindex(1));
+		if (!lua_isnil(L, -1))
+			return 1; /* a method: no Go call */
+		lua_pop(L, 1);
+	}
 	lua_pushvalue(L, lua_upvalueindex(2));
 	lua_insert(L, 1);
 	lua_call(L, 2, 1);

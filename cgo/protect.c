@@ -4,16 +4,20 @@
 
 /* [lua] zlua's message handler: records a printable message and a
  * traceback in the errinfo table and returns the error value unchanged, so
- * error objects keep their identity. Upvalue 1: env. [-0, +0] */
+ * error objects keep their identity. A script reaches it through
+ * debug.getregistry; called by hand it only records. [-0, +0] */
 int zlua_msgh(lua_State *L)
 {
-	zlua_env *env = (zlua_env *)lua_touserdata(L, lua_upvalueindex(1));
+	zlua_env *env = zlua_envof(L);
 	int t = lua_type(L, 1);
+	/* inside a limited call, after an error from a hook no script code
+	 * (__tostring) runs here: it would run without hooks */
+	int guarded = zlua_handler_guard(env);
 	lua_settop(L, 1);
 	if (t == LUA_TSTRING || t == LUA_TNUMBER) {
 		lua_pushvalue(L, 1);
 		lua_tostring(L, -1); /* converts the copy, never the error value */
-	} else if (luaL_callmeta(L, 1, "__tostring") && lua_type(L, -1) == LUA_TSTRING) {
+	} else if (!guarded && luaL_callmeta(L, 1, "__tostring") && lua_type(L, -1) == LUA_TSTRING) {
 		/* message from __tostring */
 	} else {
 		lua_settop(L, 1);
@@ -21,6 +25,10 @@ int zlua_msgh(lua_State *L)
 	}
 	luaL_traceback(L, L, NULL, 1);
 	lua_rawgeti(L, LUA_REGISTRYINDEX, env->errinfo_ref);
+	if (lua_type(L, -1) != LUA_TTABLE) { /* replaced by a script */
+		lua_settop(L, 1);
+		return 1;
+	}
 	lua_pushvalue(L, 2);
 	lua_rawseti(L, -2, 1);
 	lua_pushvalue(L, 3);
@@ -32,16 +40,21 @@ int zlua_msgh(lua_State *L)
 	return 1;
 }
 
-/* [lua] The protected dispatcher: arg 1 opcode, arg 2 the zlua_opargs as a
- * lightuserdata, then the operation's stack arguments. Upvalue 1: env.
- * Returns the operation's results. */
+/* [lua] The protected dispatcher: arg 1 the zlua_opargs as a light
+ * userdata, then the operation's stack arguments. Returns the
+ * operation's results. A script reaches it through debug.getregistry and
+ * can read the light userdata of a running operation with debug.getlocal:
+ * only the call zlua_op makes is served (the opargs it announced in
+ * env->op_pending, taken once), anything else is an error. */
 int zlua_dispatch(lua_State *L)
 {
-	zlua_env *env = (zlua_env *)lua_touserdata(L, lua_upvalueindex(1));
-	int opcode = (int)lua_tointeger(L, 1);
-	zlua_opargs *a = (zlua_opargs *)lua_touserdata(L, 2);
-	int base, st;
-	lua_remove(L, 1);
+	zlua_env *env = zlua_envof(L);
+	zlua_opargs *a = (zlua_opargs *)lua_touserdata(L, 1);
+	int opcode, base, st;
+	if (a == NULL || a != env->op_pending || lua_type(L, 1) != LUA_TLIGHTUSERDATA)
+		return luaL_error(L, "zlua: the protected dispatcher is not callable from Lua");
+	env->op_pending = NULL;
+	opcode = a->opcode;
 	lua_remove(L, 1); /* stack now holds only the operation's arguments */
 	base = lua_gettop(L);
 	switch (opcode) {
@@ -80,6 +93,7 @@ int zlua_dispatch(lua_State *L)
 	case ZLUA_DO_OPENLIBS:
 		luaL_openlibs(L);
 		zlua_open_limits(L, env);
+		zlua_open_patterns(L, env);
 		return 0;
 	case ZLUA_DO_INIT:
 		zlua_obj_init(L, env);
@@ -91,6 +105,7 @@ int zlua_dispatch(lua_State *L)
 	case ZLUA_DO_OPENSAFE:
 		zlua_open_safe(L, env);
 		zlua_open_limits(L, env);
+		zlua_open_patterns(L, env);
 		return 0;
 #ifdef ZLUA_LUAJIT
 	case ZLUA_DO_JITMODE: /* compiled traces never run hooks */
@@ -104,6 +119,22 @@ int zlua_dispatch(lua_State *L)
 #endif
 	case ZLUA_DO_SVINIT:
 		return zlua_sv_init(L, env, a);
+	case ZLUA_DO_INDEX: /* [obj,] key */
+		zlua_prog_run(L, env, a->prog, a->prog_len);
+		lua_gettable(L, -2);
+		return 1;
+	case ZLUA_DO_NEWINDEX: /* [obj,] key, value */
+		zlua_prog_run(L, env, a->prog, a->prog_len);
+		lua_settable(L, -3);
+		return 0;
+	case ZLUA_DO_LEN: /* [obj] */
+		zlua_prog_run(L, env, a->prog, a->prog_len);
+		zlua_pushlen(L, -1);
+		return 1;
+	case ZLUA_DO_PAIRS: /* [obj] */
+		zlua_prog_run(L, env, a->prog, a->prog_len);
+		zlua_pairs(L);
+		return 1;
 	case ZLUA_DO_RESERVE:
 		luaL_checkstack(L, a->n, "zlua: cannot reserve stack");
 		return 0;
@@ -120,18 +151,41 @@ int zlua_collect(lua_State *L)
 	return 0;
 }
 
-/* [go-safe] LuaJIT does not collect before it reports an allocation
- * failure, so after the limit refused one the heap may be full of garbage
- * that no collection step will reach: collect it once the failed operation
- * is over (finalizers may raise, hence the protection). The collector was
- * made at boot: fetching it and lua_pcall allocate nothing, so this works
- * with the heap at its limit. [-0, +0] */
-static void collect_after_refusal(zlua_env *env, lua_State *L)
+/* [go-safe] Runs the collector closure made at boot under protection;
+ * returns its status. Fetching it and lua_pcall allocate nothing. [-0, +0] */
+static int collect(zlua_env *env, lua_State *L)
 {
-	env->mem_refused = 0;
+	int st;
 	lua_rawgeti(L, LUA_REGISTRYINDEX, env->collect_ref);
-	if (lua_pcall(L, 0, 0, 0) != 0)
+	st = lua_pcall(L, 0, 0, 0);
+	if (st != LUA_OK)
 		lua_pop(L, 1);
+	return st;
+}
+
+void zlua_collect_after_refusal(zlua_env *env, lua_State *L)
+{
+	/* LuaJIT does not collect before it reports an allocation failure, so
+	 * after the limit refused one the heap may be full of garbage that no
+	 * collection step will reach: collect it once the failed operation is
+	 * over (finalizers may raise, hence the protection).
+	 * A full collection first finishes the sweep of the cycle in progress,
+	 * and the end of a sweep may shrink the string table: a new, smaller
+	 * table is allocated before the old one is freed. With the heap at its
+	 * limit that allocation fails, the sweep never ends, no new cycle can
+	 * start, and the Env is out of memory for good. When the collection
+	 * itself was refused, it runs once more with one allocation allowed
+	 * past the limit (the string table's, at most half the limit since
+	 * strings and their slots share the heap); the cycle then completes and
+	 * frees the garbage. */
+	env->mem_refused = 0;
+	if (collect(env, L) != LUA_OK && env->mem_refused) {
+		env->mem_refused = 0;
+		env->mem_grace = 1;
+		collect(env, L);
+		env->mem_grace = 0;
+		env->mem_refused = 0;
+	}
 }
 #endif
 
@@ -142,6 +196,7 @@ int zlua_op(zlua_env *env, lua_State *L, int opcode, int nargs, int nres,
 	unsigned char *heap_prog = NULL;
 	int base = lua_gettop(L) - nargs;
 	int st, outermost;
+	zlua_opargs *pending;
 
 	/* Copy the program before anything can allocate: a collection step
 	 * may run finalizers that re-enter Go and rebuild env->prog. */
@@ -149,7 +204,8 @@ int zlua_op(zlua_env *env, lua_State *L, int opcode, int nargs, int nres,
 	a->prog_len = 0;
 	if (opcode == ZLUA_DO_SETGLOBAL || opcode == ZLUA_DO_GETGLOBAL ||
 	    opcode == ZLUA_DO_CALL || opcode == ZLUA_DO_PROGREF ||
-	    opcode == ZLUA_DO_CALLPROG || opcode == ZLUA_DO_SVINIT) {
+	    opcode == ZLUA_DO_CALLPROG || opcode == ZLUA_DO_SVINIT ||
+	    (opcode >= ZLUA_DO_INDEX && opcode <= ZLUA_DO_PAIRS)) {
 		a->prog_len = env->prog_len;
 		env->prog_len = 0;
 	}
@@ -173,22 +229,24 @@ int zlua_op(zlua_env *env, lua_State *L, int opcode, int nargs, int nres,
 	lua_insert(L, base + 1);
 	lua_rawgeti(L, LUA_REGISTRYINDEX, env->dispatch_ref);
 	lua_insert(L, base + 2);
-	lua_pushinteger(L, opcode);
-	lua_insert(L, base + 3);
 	lua_pushlightuserdata(L, a);
-	lua_insert(L, base + 4);
+	lua_insert(L, base + 3);
+	a->opcode = opcode;
+	pending = env->op_pending;
+	env->op_pending = a;
 	env->errinfo_set = 0;
 	outermost = env->cstack_base == 0;
 	if (outermost) /* nested operations run on this thread, below us */
 		env->cstack_base = (uintptr_t)&outermost;
-	st = lua_pcall(L, nargs + 2, nres, base + 1);
+	st = lua_pcall(L, nargs + 1, nres, base + 1);
 	if (outermost)
 		env->cstack_base = 0;
+	env->op_pending = pending;
 	lua_remove(L, base + 1); /* the message handler */
 	free(heap_prog);
 #ifdef ZLUA_LUAJIT
 	if (st != LUA_OK && env->mem_refused)
-		collect_after_refusal(env, L);
+		zlua_collect_after_refusal(env, L);
 #endif
 	return st;
 }
@@ -200,6 +258,10 @@ int zlua_errinfo(zlua_env *env, lua_State *L, const char **msg, size_t *msglen,
 	if (!env->errinfo_set)
 		return 0;
 	lua_rawgeti(L, LUA_REGISTRYINDEX, env->errinfo_ref);
+	if (lua_type(L, -1) != LUA_TTABLE) { /* replaced by a script */
+		lua_pop(L, 1);
+		return 0;
+	}
 	lua_rawgeti(L, -1, 3);
 	same = lua_rawequal(L, -1, -3); /* recorded for this error value? */
 	lua_pop(L, 1);

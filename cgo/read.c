@@ -67,15 +67,3 @@ zlua_udheader *zlua_toown(zlua_env *env, lua_State *L, int idx)
 	lua_pop(L, 2);
 	return ours ? h : NULL;
 }
-
-zlua_env *zlua_marker_env(lua_State *L, int idx)
-{
-	zlua_env *env;
-	if (lua_type(L, idx) != LUA_TUSERDATA || !lua_getmetatable(L, idx))
-		return NULL;
-	lua_pushlightuserdata(L, (void *)&zlua_marker);
-	lua_rawget(L, -2);
-	env = (zlua_env *)lua_touserdata(L, -1);
-	lua_pop(L, 2);
-	return env;
-}

@@ -31,6 +31,12 @@ void zlua_new_metatable(lua_State *L, zlua_env *env, const char *name)
 	lua_setfield(L, -2, "__metatable");
 }
 
+void zlua_push_regtable(lua_State *L, int ref)
+{
+	if (zlua_rawgeti_type(L, LUA_REGISTRYINDEX, ref) != LUA_TTABLE)
+		luaL_error(L, "zlua: registry entry %d is not zlua's table (replaced by a script)", ref);
+}
+
 /* [lua] Boot step run under protection: creates the dispatcher, the message
  * handler, the errinfo table, the function sentinel metatable and the
  * anchored "__name" key, each kept in the registry. [-0, +0] */
@@ -38,12 +44,10 @@ static int boot(lua_State *L)
 {
 	zlua_env *env = (zlua_env *)lua_touserdata(L, 1);
 
-	lua_pushlightuserdata(L, env);
-	lua_pushcclosure(L, zlua_dispatch, 1);
+	lua_pushcfunction(L, zlua_dispatch); /* finds env with zlua_envof */
 	env->dispatch_ref = luaL_ref(L, LUA_REGISTRYINDEX);
 
-	lua_pushlightuserdata(L, env);
-	lua_pushcclosure(L, zlua_msgh, 1);
+	lua_pushcfunction(L, zlua_msgh);
 	env->msgh_ref = luaL_ref(L, LUA_REGISTRYINDEX);
 
 	lua_createtable(L, 3, 0);
@@ -95,6 +99,7 @@ zlua_env *zlua_env_new(uintptr_t goid)
 	env->funcmt_ref = env->name_ref = env->filemt_ref = LUA_NOREF;
 	env->collect_ref = LUA_NOREF;
 	env->cache_ref = env->indexer_ref = LUA_NOREF;
+	env->hooks_ref = env->limflag_ref = LUA_NOREF;
 	env->L = zlua_newstate(env);
 	if (env->L == NULL || protected_boot(env->L, env) != LUA_OK) {
 		zlua_env_close(env);

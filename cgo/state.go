@@ -379,6 +379,34 @@ func (s *State) ErrInfo(t Thread) (msg, traceback string, ok bool) {
 	return msg, traceback, true
 }
 
+// Recent is the number of raised Go errors whose position the trampoline
+// keeps (zlua_env.raised).
+const Recent = int(C.ZLUA_RECENT)
+
+// MarkRaise tells the trampoline, before Go returns StatusErrPos, where to
+// keep the position prefix it adds: slot (0..Recent-1) with sequence
+// number seq, or nowhere when seq is 0.
+func (s *State) MarkRaise(slot int, seq uint32) {
+	if seq == 0 {
+		s.env.raise_slot = 0
+		return
+	}
+	s.env.raise_slot = C.uint32_t(slot + 1)
+	s.env.raise_seq = C.uint32_t(seq)
+}
+
+// Raised returns the position prefix the trampoline kept in slot for the
+// raise numbered seq; ok is false if the slot holds another raise (or the
+// prefix was too long to keep). The bytes are C memory, valid until the
+// next raise.
+func (s *State) Raised(slot int, seq uint32) (where []byte, ok bool) {
+	r := &s.env.raised[slot]
+	if seq == 0 || uint32(r.seq) != seq {
+		return nil, false
+	}
+	return unsafe.Slice((*byte)(unsafe.Pointer(&r.where[0])), int(r.len)), true
+}
+
 // Unref releases a registry ref. Never raises.
 func (s *State) Unref(ref int) { C.zlua_unref(s.env.L, C.int(ref)) }
 

@@ -3,6 +3,8 @@
  * whose numeric and boolean fields are read and written here, from a
  * per-type field table, without entering Go; the others name a Go
  * companion slot released by a pure-C __gc. */
+#include <float.h>
+
 #include "zlua.h"
 
 static uint32_t sv_u32(const unsigned char *p)
@@ -26,7 +28,7 @@ size_t zlua_sv_push(lua_State *L, zlua_env *env, const unsigned char *p)
 	u->companion = companion;
 	u->gen = gen;
 	memcpy(ZLUA_BYVAL_PAYLOAD(u), p + 20, size);
-	lua_rawgeti(L, LUA_REGISTRYINDEX, mtref);
+	zlua_push_regtable(L, mtref);
 	lua_setmetatable(L, -2);
 	if (companion != 0)
 		env->svstate[companion] = 1; /* from here on __gc owns the slot */
@@ -50,8 +52,10 @@ void zlua_sv_newmt(lua_State *L, zlua_env *env, int gc)
  * calls than a table lookup; the field table (upvalue 1, which keeps the
  * names alive) serves the rest. */
 typedef struct zlua_svdir {
+	uint32_t magic; /* ZLUA_DIRMAGIC */
 	uint32_t type_id;
 	uint32_t n;
+	uint32_t pad;
 	struct {
 		const char *name;
 		lua_Integer code;
@@ -69,6 +73,8 @@ static void sv_newdir(lua_State *L, int t, uint32_t type_id)
 		lua_pop(L, 1);
 	}
 	d = (zlua_svdir *)zlua_newuserdata(L, sizeof *d + (n ? n - 1 : 0) * sizeof d->f[0]);
+	d->magic = ZLUA_DIRMAGIC;
+	d->pad = 0;
 	d->type_id = type_id;
 	d->n = 0;
 	lua_pushnil(L);
@@ -85,6 +91,7 @@ static void sv_newdir(lua_State *L, int t, uint32_t type_id)
 void zlua_sv_indexer(lua_State *L, zlua_env *env)
 {
 	int mt = lua_gettop(L) - 6;
+	(void)env; /* the metamethods find it with zlua_envof */
 	sv_newdir(L, mt + 1, (uint32_t)lua_tointeger(L, mt + 5));
 	lua_replace(L, mt + 5);
 	/* __index: fields, methods, getter, directory */
@@ -94,36 +101,79 @@ void zlua_sv_indexer(lua_State *L, zlua_env *env)
 	lua_pushvalue(L, mt + 5);
 	lua_pushcclosure(L, zlua_sv_index, 4);
 	lua_setfield(L, mt, "__index");
-	/* __newindex: fields, setter, directory, name, env */
+	/* __newindex: fields, setter, directory, name */
 	lua_pushvalue(L, mt + 1);
 	lua_pushvalue(L, mt + 4);
 	lua_pushvalue(L, mt + 5);
 	lua_pushvalue(L, mt + 6);
-	lua_pushlightuserdata(L, env);
-	lua_pushcclosure(L, zlua_sv_newindex, 5);
+	lua_pushcclosure(L, zlua_sv_newindex, 4);
 	lua_setfield(L, mt, "__newindex");
 	lua_settop(L, mt);
 }
 
+/* [lua] The directory in upvalue idx, or NULL. debug.setupvalue can put
+ * any value there: a userdata counts as a directory only with the magic
+ * and the length its entry count needs. Entries still come from memory a
+ * C module's userdata could imitate, so field accesses are bounds-checked
+ * against the payload too (sv_field). [-0, +0] */
+static const zlua_svdir *sv_dir(lua_State *L, int idx)
+{
+	const zlua_svdir *d = (const zlua_svdir *)lua_touserdata(L, idx);
+	size_t len;
+	if (d == NULL) /* not a userdata */
+		return NULL;
+	len = zlua_rawlen(L, idx); /* 0 for a light userdata: never read */
+	if (len < sizeof *d || d->magic != ZLUA_DIRMAGIC ||
+	    d->n > (len - sizeof *d) / sizeof d->f[0] + 1)
+		return NULL;
+	return d;
+}
+
+/* Bytes a field of kind occupies; 0 for a code that names no kind. */
+static size_t sv_width(int kind)
+{
+	switch (kind) {
+	case ZLUA_SV_I8: case ZLUA_SV_U8: case ZLUA_SV_BOOL: return 1;
+	case ZLUA_SV_I16: case ZLUA_SV_U16: return 2;
+	case ZLUA_SV_I32: case ZLUA_SV_U32: case ZLUA_SV_F32: return 4;
+	case ZLUA_SV_I64: case ZLUA_SV_U64: case ZLUA_SV_F64: return 8;
+	}
+	return 0;
+}
+
+/* The field of code inside a payload of size bytes at q, or NULL when the
+ * code's kind or extent does not fit (a code a script forged through a
+ * replaced field table or directory). */
+static unsigned char *sv_field(unsigned char *q, uint32_t size, lua_Integer code)
+{
+	size_t w = sv_width((int)(code & 0xff));
+	lua_Integer off = code >> 8;
+	if (w == 0 || off < 0 || (uint64_t)off > size || size - (uint64_t)off < w)
+		return NULL;
+	return q + off;
+}
+
 /* [lua] The payload of the blittable ByVal userdata at idx when it is one
- * of the type of directory d; NULL otherwise. The metamethods can be
- * fetched with debug.getmetatable and called on anything, hence the type
- * and size checks before the header is read.
+ * of the type of directory d (its size in *size); NULL otherwise. The
+ * metamethods can be fetched with debug.getmetatable and called on
+ * anything, hence the type and size checks before the header is read.
  * [-0, +0] */
-static unsigned char *sv_payload(lua_State *L, int idx, const zlua_svdir *d)
+static unsigned char *sv_payload(lua_State *L, int idx, const zlua_svdir *d, uint32_t *size)
 {
 	size_t len;
-	ZLuaByValHeader *u;
-	if (lua_type(L, idx) != LUA_TUSERDATA) /* LuaJIT's objlen converts numbers */
+	/* NULL for anything but a userdata (LuaJIT's objlen would convert a
+	 * number), and the length of a light userdata is 0: never read */
+	ZLuaByValHeader *u = (ZLuaByValHeader *)lua_touserdata(L, idx);
+	if (u == NULL)
 		return NULL;
 	len = zlua_rawlen(L, idx);
 	if (len < sizeof *u)
 		return NULL;
-	u = (ZLuaByValHeader *)lua_touserdata(L, idx);
 	if (u->header.magic != ZLUA_MAGIC || len < sizeof *u + u->size ||
 	    u->header.kind != ZLUA_KIND_BYVAL || u->companion != 0 ||
 	    u->header.type_id != d->type_id)
 		return NULL;
+	*size = u->size;
 	return ZLUA_BYVAL_PAYLOAD(u);
 }
 
@@ -137,6 +187,8 @@ static lua_Integer sv_code(lua_State *L, const zlua_svdir *d)
 	for (i = 0; i < d->n; i++)
 		if (d->f[i].name == k)
 			return d->f[i].code;
+	if (lua_type(L, lua_upvalueindex(1)) != LUA_TTABLE) /* replaced by a script */
+		return -1;
 	lua_pushvalue(L, 2);
 	lua_rawget(L, lua_upvalueindex(1));
 	if (lua_type(L, -1) == LUA_TNUMBER)
@@ -183,21 +235,25 @@ static void sv_read(lua_State *L, int kind, const unsigned char *q)
 int zlua_sv_index(lua_State *L)
 {
 	if (lua_type(L, 2) == LUA_TSTRING) {
-		const zlua_svdir *d = (const zlua_svdir *)lua_touserdata(L, lua_upvalueindex(4));
-		unsigned char *q = sv_payload(L, 1, d);
+		const zlua_svdir *d = sv_dir(L, lua_upvalueindex(4));
+		uint32_t size;
+		unsigned char *q = d != NULL ? sv_payload(L, 1, d, &size) : NULL;
 		if (q != NULL) {
 			lua_Integer code = sv_code(L, d);
-			if (code >= 0) {
-				sv_read(L, (int)(code & 0xff), q + (code >> 8));
+			unsigned char *f = code >= 0 ? sv_field(q, size, code) : NULL;
+			if (f != NULL) {
+				sv_read(L, (int)(code & 0xff), f);
 				return 1;
 			}
 		}
 		lua_settop(L, 2);
-		lua_pushvalue(L, 2);
-		lua_rawget(L, lua_upvalueindex(2));
-		if (!lua_isnil(L, -1))
-			return 1; /* a method: no Go call */
-		lua_pop(L, 1);
+		if (lua_type(L, lua_upvalueindex(2)) == LUA_TTABLE) {
+			lua_pushvalue(L, 2);
+			lua_rawget(L, lua_upvalueindex(2));
+			if (!lua_isnil(L, -1))
+				return 1; /* a method: no Go call */
+			lua_pop(L, 1);
+		}
 	}
 	lua_settop(L, 2);
 	lua_pushvalue(L, lua_upvalueindex(3));
@@ -215,14 +271,15 @@ static const char *const sv_kindname[] = {
  * field setter. */
 static int sv_fielderr(lua_State *L, const char *detail)
 {
-	return luaL_error(L, "bad value for field '%s' of %s (%s)", lua_tostring(L, 2),
-			  lua_tostring(L, lua_upvalueindex(4)), detail);
+	/* upvalue 4 is the type's name unless a script replaced it */
+	const char *type = lua_type(L, lua_upvalueindex(4)) == LUA_TSTRING ?
+		lua_tostring(L, lua_upvalueindex(4)) : "?";
+	return luaL_error(L, "bad value for field '%s' of %s (%s)", lua_tostring(L, 2), type, detail);
 }
 
 static int sv_typeerr(lua_State *L, const char *want)
 {
-	zlua_env *env = (zlua_env *)lua_touserdata(L, lua_upvalueindex(5));
-	const char *got = zlua_typename(env, L, 3);
+	const char *got = zlua_typename(zlua_envof(L), L, 3);
 	lua_pushfstring(L, "%s expected, got %s", want, got);
 	return sv_fielderr(L, lua_tostring(L, -1));
 }
@@ -256,6 +313,34 @@ static int sv_range(lua_State *L, int kind)
 	return sv_fielderr(L, lua_tostring(L, -1));
 }
 
+/* [lua] Stores a float from 2^63 up to 2^64 at 3 into the uint64 at q,
+ * as the Go setter does (Go pushes an uint64 above INT64_MAX as the
+ * nearest float); refuses other floats beyond int64 like it. Returns 0 for
+ * values the integer path handles. */
+static int sv_write_u64(lua_State *L, unsigned char *q)
+{
+	int t = lua_type(L, 3);
+	lua_Number n;
+	uint64_t v;
+#ifndef ZLUA_LUAJIT
+	if (t == LUA_TNUMBER && lua_isinteger(L, 3))
+		return 0;
+#endif
+	if (t != LUA_TNUMBER && !(t == LUA_TSTRING && lua_isnumber(L, 3)))
+		return 0;
+	n = lua_tonumber(L, 3);
+	if (!(n >= 9223372036854775808.0)) /* also nan */
+		return 0;
+	/* every float from 2^53 up is integral */
+	if (n - n != 0)
+		return sv_fielderr(L, "number has no integer representation"); /* inf */
+	if (n >= 18446744073709551616.0)
+		return sv_range(L, ZLUA_SV_U64);
+	v = (uint64_t)n;
+	memcpy(q, &v, 8);
+	return 1;
+}
+
 /* [lua] Stores the value at 3 as kind at q. */
 static void sv_write(lua_State *L, int kind, unsigned char *q)
 {
@@ -271,7 +356,14 @@ static void sv_write(lua_State *L, int kind, unsigned char *q)
 			return;
 		}
 		if (kind == ZLUA_SV_F32) {
-			float f = (float)n;
+			float f;
+			/* a finite number beyond float32 is refused (the Go setter
+			 * agrees); inf and nan convert */
+			if (n == n && (n > FLT_MAX || n < -FLT_MAX) && n - n == 0) {
+				sv_range(L, kind);
+				return;
+			}
+			f = (float)n;
 			memcpy(q, &f, 4);
 		} else {
 			double d = (double)n;
@@ -286,6 +378,10 @@ static void sv_write(lua_State *L, int kind, unsigned char *q)
 		}
 		*q = (unsigned char)lua_toboolean(L, 3);
 		return;
+	case ZLUA_SV_U64:
+		if (sv_write_u64(L, q))
+			return;
+		break;
 	}
 	i = sv_toint(L);
 	switch (kind) {
@@ -327,12 +423,14 @@ static void sv_write(lua_State *L, int kind, unsigned char *q)
 int zlua_sv_newindex(lua_State *L)
 {
 	if (lua_type(L, 2) == LUA_TSTRING) {
-		const zlua_svdir *d = (const zlua_svdir *)lua_touserdata(L, lua_upvalueindex(3));
-		unsigned char *q = sv_payload(L, 1, d);
+		const zlua_svdir *d = sv_dir(L, lua_upvalueindex(3));
+		uint32_t size;
+		unsigned char *q = d != NULL ? sv_payload(L, 1, d, &size) : NULL;
 		if (q != NULL) {
 			lua_Integer code = sv_code(L, d);
-			if (code >= 0) {
-				sv_write(L, (int)(code & 0xff), q + (code >> 8));
+			unsigned char *f = code >= 0 ? sv_field(q, size, code) : NULL;
+			if (f != NULL) {
+				sv_write(L, (int)(code & 0xff), f);
 				return 0;
 			}
 		}
@@ -347,18 +445,15 @@ int zlua_sv_newindex(lua_State *L)
 int zlua_sv_gc(lua_State *L)
 {
 	ZLuaByValHeader *u;
-	zlua_env *env;
-	if (lua_type(L, 1) != LUA_TUSERDATA || zlua_rawlen(L, 1) < sizeof *u)
+	zlua_env *env = zlua_envof(L);
+	/* Callable by hand through debug.getmetatable, on any value and with
+	 * any metatable: act only on a live companion ByVal of this env. */
+	zlua_udheader *h = zlua_toown(env, L, 1);
+	if (h == NULL || h->kind != ZLUA_KIND_BYVAL || zlua_rawlen(L, 1) < sizeof *u)
 		return 0;
-	u = (ZLuaByValHeader *)lua_touserdata(L, 1);
-	if (u->header.magic != ZLUA_MAGIC || u->header.kind != ZLUA_KIND_BYVAL ||
-	    (u->header.flags & ZLUA_F_RELEASED) || u->companion == 0 || !lua_getmetatable(L, 1))
-		return 0;
-	lua_pushlightuserdata(L, (void *)&zlua_marker);
-	lua_rawget(L, -2);
-	env = (zlua_env *)lua_touserdata(L, -1);
-	lua_pop(L, 2);
-	if (env == NULL || u->companion >= env->svstate_cap)
+	u = (ZLuaByValHeader *)h;
+	if ((u->header.flags & ZLUA_F_RELEASED) || u->companion == 0 ||
+	    u->companion >= env->svstate_cap)
 		return 0;
 	u->header.flags |= ZLUA_F_RELEASED;
 	env->svstate[u->companion] = 2;

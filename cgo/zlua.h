@@ -43,6 +43,14 @@ int zlua_isinteger(lua_State *L, int idx);
 #define zlua_isinteger(L, i) lua_isinteger((L), (i))
 #endif
 
+/* lua_rawgeti returning the type pushed (Lua 5.4 does; LuaJIT's returns
+ * nothing). */
+#ifdef ZLUA_LUAJIT
+#define zlua_rawgeti_type(L, idx, n) (lua_rawgeti((L), (idx), (n)), lua_type((L), -1))
+#else
+#define zlua_rawgeti_type(L, idx, n) lua_rawgeti((L), (idx), (n))
+#endif
+
 /* lua_absindex for both backends (pseudo-indices are returned unchanged). */
 #define lua_absindex_compat(L, i) \
 	(((i) > 0 || (i) <= LUA_REGISTRYINDEX) ? (i) : lua_gettop(L) + (i) + 1)
@@ -57,6 +65,9 @@ int zlua_isinteger(lua_State *L, int idx);
  * never trusts it alone: the metatable must also carry zlua's marker key
  * mapped to the owning env (see zlua_toown). */
 #define ZLUA_MAGIC 0x5a4c5541u /* "ZLUA" */
+/* First word of a ByVal type's field directory (structs.c), which is not a
+ * zlua userdata: no userdata zlua makes starts with it. */
+#define ZLUA_DIRMAGIC 0x5a444952u /* "ZDIR" */
 
 enum zlua_kind {
 	ZLUA_KIND_FUNC = 1,  /* sentinel upvalue of a Go function closure */
@@ -198,7 +209,13 @@ enum zlua_opcode {
 	ZLUA_DO_PROGREF = 14,  /* runs the program, refs its last value */
 	ZLUA_DO_OPENSAFE = 12, /* opens the safe subset of the libraries */
 	ZLUA_DO_JITMODE = 13,  /* LuaJIT: args->n 0 flushes and stops the JIT, 1 restarts it */
-	ZLUA_DO_SVINIT = 32    /* program: get, set functions (see structs.c) */
+	ZLUA_DO_SVINIT = 32,   /* program: get, set functions (see structs.c) */
+	/* Lua values held by Go (tables.c). The object indexed is either the
+	 * one stack argument or the program's first value (a REF). */
+	ZLUA_DO_INDEX = 40,    /* program: [obj,] key; leaves obj[key] */
+	ZLUA_DO_NEWINDEX = 41, /* program: [obj,] key, value; obj[key] = value */
+	ZLUA_DO_LEN = 42,      /* program: [obj]; leaves #obj (honours __len) */
+	ZLUA_DO_PAIRS = 43     /* program: [obj]; leaves {k1, v1, k2, v2, ...} */
 };
 
 /* Inputs and outputs of one protected operation; lives on zlua_op's C
@@ -213,6 +230,7 @@ typedef struct zlua_opargs {
 	const char *mode;       /* "t", "b" or "bt" */
 	int n;                  /* DO_CALL: result count or LUA_MULTRET; DO_RESERVE: slots */
 	int ref;                /* DO_REF: the new ref */
+	int opcode;             /* set by zlua_op */
 } zlua_opargs;
 
 typedef struct zlua_inflight {
@@ -222,9 +240,28 @@ typedef struct zlua_inflight {
 } zlua_inflight;
 
 /* Per-state C side of an Env; Go holds the pointer, never the reverse. */
+/* The gate remembers the last ZLUA_RECENT Go errors raised into Lua
+ * (callbackgate/errors.go); for each raised with the caller's position the
+ * trampoline keeps that position prefix, up to ZLUA_WHERE_MAX bytes, so Go
+ * can match an error value by its exact text. */
+#define ZLUA_RECENT 8
+#define ZLUA_WHERE_MAX 120
+
+typedef struct zlua_raised {
+	uint32_t seq;   /* the gate's sequence number of the raise */
+	uint32_t len;   /* bytes in where */
+	char where[ZLUA_WHERE_MAX];
+} zlua_raised;
+
 typedef struct zlua_env {
 	lua_State *L;
 	uintptr_t goid; /* Env id in Go's env table */
+
+	/* set by Go before it returns ZLUA_ERRPOS with a remembered error: the
+	 * slot (1-based, 0: none) and sequence number; the trampoline stores
+	 * the position prefix there and clears raise_slot */
+	uint32_t raise_slot, raise_seq;
+	zlua_raised raised[ZLUA_RECENT];
 
 	/* push program being built by Go */
 	unsigned char *prog;
@@ -241,6 +278,9 @@ typedef struct zlua_env {
 	int collect_ref;  /* LuaJIT: registry ref of the zlua_collect closure */
 	int filemt_ref;   /* registry ref of the string "FILE*" (LuaJIT) */
 	int errinfo_set;  /* message handler filled errinfo since last reset */
+	/* the operation zlua_op is calling the dispatcher for; the dispatcher
+	 * serves only that one, once (scripts can reach the dispatcher) */
+	struct zlua_opargs *op_pending;
 
 	/* ids of Go function closures released by __gc, drained by Go */
 	uint32_t *freed;
@@ -275,7 +315,9 @@ typedef struct zlua_env {
 	size_t svfreed_lost; /* slots dropped because the queue could not grow */
 
 	/* Lua heap accounting (alloc.c). The allocator's ud is the env, which
-	 * is how hooks find it too. */
+	 * is how hooks find it too. mem_used and mem_peak have one writer (the
+	 * thread running the state) and are read from any thread
+	 * (zlua_mem_stats): the writer stores them with atomics. */
 	size_t mem_used, mem_peak;
 	size_t mem_limit;      /* 0: none */
 	lua_Alloc base_alloc;  /* LuaJIT: the state's own allocator, wrapped */
@@ -283,6 +325,8 @@ typedef struct zlua_env {
 	uint64_t alloc_count;  /* growing allocations so far */
 	uint64_t alloc_fail_at; /* tests: fail growing allocations from this number on (0: never) */
 	int mem_refused;       /* the limit refused an allocation since the last collection */
+	int mem_grace;         /* LuaJIT: growing allocations that may pass the limit (at most
+	                        * limit/2 bytes each) while zlua unsticks the collector */
 
 	/* time limits (hook.c) */
 	int limit_depth;       /* limited calls in progress */
@@ -290,6 +334,12 @@ typedef struct zlua_env {
 	int interrupt;         /* contexts done among them; atomic (any goroutine) */
 	int interrupt_reason;  /* atomic: ZLUA_INT_* of the last context done */
 	uintptr_t cstack_base; /* C stack address of the outermost zlua_op running */
+	int hook_raised;       /* the error being raised left a hook (see zlua_handler_guard) */
+	int limflag_ref;       /* LuaJIT: registry ref of {limited}, read by Lua-side xpcall */
+
+	/* scripts' hooks (debughook.c) */
+	int script_hooks;      /* debug.sethook was called: records may exist */
+	int hooks_ref;         /* registry ref of the record table */
 
 	/* warnings (warn.c, Lua 5.4) */
 	int warn_on;     /* shown: warn("@on"), or a Go sink from the start */
@@ -298,6 +348,14 @@ typedef struct zlua_env {
 	char *warnbuf;   /* the message being built, NUL-terminated */
 	size_t warn_len, warn_cap;
 } zlua_env;
+
+/* A script's hook as debug.sethook set it (debughook.c). Integers only:
+ * a script can replace a record through the registry. */
+typedef struct zlua_hookrec {
+	int mask;  /* LUA_MASK* */
+	int count; /* as given to sethook */
+	int left;  /* instructions until the script's next count event */
+} zlua_hookrec;
 
 /* Why a limited call was interrupted (the Lua error text names it). */
 enum zlua_interrupt_reason {
@@ -326,6 +384,10 @@ void zlua_env_close_state(zlua_env *env);
 /* [lua] Makes a metatable for zlua userdata: marker, protected __metatable,
  * __name. [-0, +1] */
 void zlua_new_metatable(lua_State *L, zlua_env *env, const char *name);
+/* [lua] Pushes registry[ref], raising unless it is a table: scripts with
+ * debug.getregistry can replace zlua's entries, and lua_setmetatable or a
+ * raw access on another type would corrupt memory. [-0, +1] */
+void zlua_push_regtable(lua_State *L, int ref);
 /* [go-safe] Grows env->prog to at least need bytes; 0 on failure. */
 int zlua_prog_reserve(zlua_env *env, size_t need);
 /* [go-safe] Grows env->armed to hold index n; 0 on failure. */
@@ -336,9 +398,27 @@ int zlua_reserve(zlua_env *env, lua_State *L, int n);
 
 /* ---- allocator (alloc.c) ---- */
 
+/* [go-safe] The env of the state L belongs to: the allocator's ud. C
+ * functions a script can reach find their env here, never in an upvalue,
+ * argument or registry entry, which a script with the debug library can
+ * replace. [-0, +0] */
+static inline zlua_env *zlua_envof(lua_State *L)
+{
+	void *ud;
+	lua_getallocf(L, &ud);
+	return (zlua_env *)ud;
+}
+
 /* [lua] The lua_Alloc of every state: counts bytes, enforces mem_limit and
  * the test-only failure of one allocation. Never calls Go. */
 void *zlua_alloc(void *ud, void *ptr, size_t osize, size_t nsize);
+/* Heap bytes in use and their peak. */
+typedef struct zlua_memstats {
+	size_t used, peak;
+} zlua_memstats;
+/* [go-safe] Reads mem_used and mem_peak atomically, from any thread while
+ * the env lives; used <= peak holds. */
+zlua_memstats zlua_mem_stats(const zlua_env *env);
 /* [go-safe] Creates a state whose allocator is zlua_alloc with env as ud
  * (LuaJIT: its own allocator wrapped, see alloc.c). NULL on failure. */
 lua_State *zlua_newstate(zlua_env *env);
@@ -357,9 +437,74 @@ void zlua_limit_end(zlua_env *env, lua_State *L);
 void zlua_interrupt(zlua_env *env, int reason);
 /* [go-safe] Withdraws one context done whose limited call has ended. */
 void zlua_interrupt_clear(zlua_env *env);
-/* [lua] Opens zlua's coroutine wrappers (Lua 5.4: a coroutine resumed or
- * closed during a limited call gets the hook first). [-0, +0] */
+/* [lua] Opens what limits need in the libraries present: the coroutine
+ * functions (coroutine.c), xpcall (xpcall.c), debug.sethook/gethook
+ * (debughook.c). [-0, +0] */
 void zlua_open_limits(lua_State *L, zlua_env *env);
+/* [lua] The lua_Hook of every state: the limit's count events and the
+ * script's events. */
+void zlua_hook(lua_State *L, lua_Debug *ar);
+/* [go-safe] Installs the hook the thread at index idx of L (0: L itself)
+ * needs: the script's, merged with the limit's count while a limited call
+ * runs; none when neither. force restarts the count even when nothing
+ * changes. Needs 3 free stack slots when scripts set hooks. [-0, +0] */
+void zlua_hook_apply(lua_State *L, zlua_env *env, int idx, int force);
+/* [go-safe] zlua_hook_apply on the thread at idx unless its hook already
+ * checks the limit (coroutines about to run in a limited call). [-0, +0] */
+void zlua_hook_thread(lua_State *L, zlua_env *env, int idx);
+/* [go-safe] Makes L's hook fire at its next instruction. [-0, +0] */
+void zlua_hook_hurry(lua_State *L);
+/* [go-safe] Whether a message handler must not run the script's code now:
+ * inside a limited call, a context is done or the error being handled was
+ * raised from a hook, so the handler runs without hooks and nothing could
+ * stop it. Clears the hook mark. */
+int zlua_handler_guard(zlua_env *env);
+/* [lua] Opens coroutine.create/resume/wrap/close (Lua 5.4). [-0, +0] */
+void zlua_open_coroutines(lua_State *L, zlua_env *env);
+/* [lua] Opens xpcall (and LuaJIT's jit.on) for limits. [-0, +0] */
+void zlua_open_xpcall(lua_State *L, zlua_env *env);
+
+/* ---- scripts' hooks (debughook.c) ---- */
+
+/* [go-safe] The hook record of the thread at idx of L (0: L itself; LuaJIT:
+ * the state's), or NULL; with pushfn, also pushes its function (or nil).
+ * Allocates nothing. [-0, +pushfn] */
+zlua_hookrec *zlua_hookrec_of(lua_State *L, zlua_env *env, int idx, int pushfn);
+/* [lua] Calls the script's hook function of L for event ar, as the stock
+ * library does. [-0, +0] */
+void zlua_script_hook(lua_State *L, zlua_env *env, lua_Debug *ar);
+/* [lua] Gives the new thread at idx the record its creator's hook implies
+ * (Lua 5.4). [-0, +0] */
+void zlua_hook_inherit(lua_State *L, zlua_env *env, int idx);
+/* [lua] Replaces debug.sethook and debug.gethook when debug is open.
+ * [-0, +0] */
+void zlua_open_debughook(lua_State *L, zlua_env *env);
+
+/* ---- interruption (interrupt.c) ---- */
+
+/* [go-safe] Whether a context of a running limited call is done (an atomic
+ * read; Go sets the count from any thread). */
+static inline int zlua_interrupted(zlua_env *env)
+{
+	return env->limit_depth > 0 && __atomic_load_n(&env->interrupt, __ATOMIC_ACQUIRE) > 0;
+}
+/* [go-safe] The interruption message of the last context done:
+ * "interrupted: context deadline exceeded" or "... canceled". */
+const char *zlua_interrupt_text(zlua_env *env);
+/* [lua] Raises "interrupted: context deadline exceeded" (or "... canceled")
+ * prefixed with the position of the function at level (0: the running
+ * function, as in a hook; 1: the caller of a C function). [-0, +1, raises] */
+int zlua_raise_interrupt(lua_State *L, zlua_env *env, int level);
+
+/* ---- pattern matching (pattern.c, pattern_lib.c) ---- */
+
+/* [lua] Replaces string.find, match, gmatch and gsub with zlua's, whose
+ * matcher bounds its work and stops when a limited call's context is done;
+ * the originals stay in the registry under ZLUA_STOCK_PATTERNS (tests).
+ * [-0, +0] */
+void zlua_open_patterns(lua_State *L, zlua_env *env);
+/* Registry key of the table of the backend's original pattern functions. */
+#define ZLUA_STOCK_PATTERNS "zlua.stockpatterns"
 
 /* ---- warnings (warn.c) ---- */
 
@@ -378,13 +523,20 @@ void zlua_open_safe(lua_State *L, zlua_env *env);
 /* ---- protected operations (protect.c) ---- */
 
 /* [go-safe] Runs opcode under lua_pcall with zlua's message handler; the
- * push program in env->prog is copied first. Needs 4 free stack slots.
+ * push program in env->prog is copied first. Needs 3 free stack slots.
  * Stack: [-nargs, +results or +1 error value]. Returns a LUA_* status. */
 int zlua_op(zlua_env *env, lua_State *L, int opcode, int nargs, int nres,
 	    zlua_opargs *a);
 /* [go-safe] Frees large-program copies left behind by raises. Call only
  * when no Lua code of this env is running. */
 void zlua_reclaim(zlua_env *env);
+#ifdef ZLUA_LUAJIT
+/* [go-safe] LuaJIT: a full collection after an operation failed while the
+ * memory limit had refused an allocation (Lua 5.4 collects before it
+ * reports one); unsticks a collector the limit stopped mid-cycle (see
+ * protect.c). [-0, +0] */
+void zlua_collect_after_refusal(zlua_env *env, lua_State *L);
+#endif
 /* [go-safe] Copies errinfo (message, traceback) into out pointers valid
  * while the errinfo table holds them; returns 0 if the handler did not run.
  * [-0, +0] */
@@ -415,6 +567,10 @@ typedef struct zlua_callres {
 int zlua_callref(zlua_env *env, lua_State *L, int nres, int simple, zlua_callres *r);
 /* [go-safe] An address unique to the calling OS thread. */
 uintptr_t zlua_tid(void);
+/* [go-safe] Whether *owner (read atomically) is zlua_tid(): load and
+ * compare happen in one call, on one thread, so a goroutine that moved
+ * threads cannot match a thread it has left. */
+int zlua_on_thread(const uintptr_t *owner);
 
 /* [go-safe] Pushes the value of one non-allocating push-program op (nil,
  * booleans, integers, floats, registry refs) and advances *pp past its
@@ -540,6 +696,19 @@ int zlua_sv_init(lua_State *L, zlua_env *env, zlua_opargs *a);
 /* [go-safe] Grows env->svstate to hold index n; 0 on failure. */
 int zlua_svstate_reserve(zlua_env *env, size_t n);
 
+/* ---- Lua values held by Go (tables.c) ---- */
+
+/* [lua] Pushes the length of the value at idx as the # operator of Lua 5.4
+ * does, on both backends: __len when the metatable has one (LuaJIT's # skips
+ * it for tables), whose result must be an integer, else the raw length.
+ * [-0, +1] */
+void zlua_pushlen(lua_State *L, int idx);
+/* [lua] Replaces the table on top with a new sequence holding its pairs in
+ * raw next order: {k1, v1, k2, v2, ...}. Go then reads the copy with
+ * non-raising calls while scripts (finalizers run by the reads' own
+ * allocations) cannot change it. [-1, +1] */
+void zlua_pairs(lua_State *L);
+
 /* ---- reading values from Go (read.c) ---- */
 
 /* [go-safe] lua_tolstring for strings only (numbers are not converted, so
@@ -554,10 +723,6 @@ const char *zlua_typename(zlua_env *env, lua_State *L, int idx);
 /* [go-safe] The zlua header of the userdata at idx if it was made by env,
  * else NULL. [-0, +0] */
 zlua_udheader *zlua_toown(zlua_env *env, lua_State *L, int idx);
-/* [go-safe] The env named by the zlua marker in the metatable of the
- * userdata at idx, or NULL (not a userdata, no metatable, no marker).
- * [-0, +0] */
-zlua_env *zlua_marker_env(lua_State *L, int idx);
 
 /* Address whose lightuserdata is the key of zlua's marker in every zlua
  * metatable; the value is the owning env as a lightuserdata. */

@@ -2,6 +2,7 @@ package objreg
 
 import (
 	"errors"
+	"sync/atomic"
 	"unsafe"
 )
 
@@ -68,7 +69,7 @@ type Stats struct {
 }
 
 // Registry is the slot table and identity map of one Lua state. It is used
-// by one goroutine at a time.
+// by one goroutine at a time, except Stats, which any goroutine may call.
 type Registry struct {
 	c       Counts
 	slots   []Slot
@@ -76,7 +77,11 @@ type Registry struct {
 	ids     map[Key]uint32
 	pending []uint32 // slots found by Lookup since the last Settle
 	unarmed []uint32 // slots added since the last Settle
-	stats   Stats
+
+	// Counters, written by the owner and read by Stats from anywhere.
+	// Pushes is hits + adds, so a cached push costs one atomic add.
+	live, peak, capacity atomic.Int64
+	hits, adds           atomic.Uint64
 }
 
 // New returns an empty registry whose C side is c. Slot 0 is never used, so
@@ -84,6 +89,7 @@ type Registry struct {
 func New(c Counts) *Registry {
 	r := &Registry{c: c, ids: make(map[Key]uint32)}
 	r.slots = make([]Slot, 1, InitialSlots)
+	r.capacity.Store(InitialSlots)
 	return r
 }
 
@@ -101,8 +107,7 @@ func (r *Registry) Lookup(key Key) (slot, gen uint32, ok bool) {
 		s.pending = true
 		r.pending = append(r.pending, slot)
 	}
-	r.stats.Pushes++
-	r.stats.Hits++
+	r.hits.Add(1)
 	return slot, s.Gen, true
 }
 
@@ -118,6 +123,7 @@ func (r *Registry) Add(key Key, keyed bool, val any, binding uint32) (slot, gen 
 			grown := make([]Slot, len(r.slots), 2*cap(r.slots))
 			copy(grown, r.slots)
 			r.slots = grown
+			r.capacity.Store(int64(cap(grown)))
 		}
 		slot = uint32(len(r.slots))
 		if !r.c.ReserveSlots(slot) {
@@ -134,9 +140,10 @@ func (r *Registry) Add(key Key, keyed bool, val any, binding uint32) (slot, gen 
 	// No userdata yet: if the program raises before creating it, only
 	// Settle can tell (the slot never reaches the release queue).
 	r.unarmed = append(r.unarmed, slot)
-	r.stats.Pushes++
-	r.stats.Live++
-	r.stats.Peak = max(r.stats.Peak, r.stats.Live)
+	r.adds.Add(1)
+	if live := r.live.Add(1); live > r.peak.Load() {
+		r.peak.Store(live)
+	}
 	return slot, s.Gen, nil
 }
 
@@ -199,24 +206,26 @@ func (r *Registry) release(i uint32, s *Slot) {
 	}
 	*s = Slot{Gen: s.Gen + 1}
 	r.free = append(r.free, i)
-	r.stats.Live--
+	r.live.Add(-1)
 }
 
 // Close drops every object and returns how many slots were still live
 // after the final drain (each one a slot Lua's collection never released).
 func (r *Registry) Close() (leaked int) {
 	r.Settle()
-	leaked = r.stats.Live
+	leaked = int(r.live.Load())
 	r.slots = make([]Slot, 1)
+	r.capacity.Store(1)
 	r.free, r.pending, r.unarmed = nil, nil, nil
 	clear(r.ids)
-	r.stats.Live = 0
+	r.live.Store(0)
 	return leaked
 }
 
-// Stats returns the registry's counters.
+// Stats returns the registry's counters. Safe from any goroutine; the
+// counters are read one by one, not as one snapshot.
 func (r *Registry) Stats() Stats {
-	s := r.stats
-	s.Capacity = cap(r.slots)
-	return s
+	hits := r.hits.Load()
+	return Stats{Live: int(r.live.Load()), Peak: int(r.peak.Load()),
+		Pushes: hits + r.adds.Load(), Hits: hits, Capacity: int(r.capacity.Load())}
 }

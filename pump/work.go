@@ -38,10 +38,13 @@ func (w *Work) Len() int {
 	return len(w.fns)
 }
 
-// Close drops queued functions and refuses later posts.
-func (w *Work) Close() {
+// CloseTake refuses later posts and returns the functions queued so far,
+// which the caller runs or reports: nothing accepted is dropped silently.
+func (w *Work) CloseTake() []func() {
 	w.mu.Lock()
+	defer w.mu.Unlock()
 	w.closed = true
+	fns := w.fns
 	w.fns = nil
-	w.mu.Unlock()
+	return fns
 }

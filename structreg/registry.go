@@ -1,6 +1,9 @@
 package structreg
 
-import "errors"
+import (
+	"errors"
+	"sync/atomic"
+)
 
 // ErrNoMemory reports that the C side of the companion table could not
 // grow.
@@ -37,8 +40,8 @@ type Registry struct {
 	slots   []slot
 	free    []uint32
 	unarmed []uint32 // slots added since the last Settle
-	live    int
-	peak    int
+	// live and peak are written by the owner and read from anywhere.
+	live, peak atomic.Int64
 }
 
 // New returns an empty registry whose C side is c.
@@ -61,8 +64,9 @@ func (r *Registry) Add(val any) (idx, gen uint32, err error) {
 	s.val, s.live = val, true
 	r.c.ArmCompanion(idx)
 	r.unarmed = append(r.unarmed, idx)
-	r.live++
-	r.peak = max(r.peak, r.live)
+	if live := r.live.Add(1); live > r.peak.Load() {
+		r.peak.Store(live)
+	}
 	return idx, s.gen, nil
 }
 
@@ -86,7 +90,7 @@ func (r *Registry) release(idx uint32) {
 	s.val, s.live = nil, false
 	s.gen++
 	r.free = append(r.free, idx)
-	r.live--
+	r.live.Add(-1)
 }
 
 // Drain releases the slots whose userdata Lua collected. Safe at any
@@ -118,16 +122,18 @@ func (r *Registry) Settle() {
 }
 
 // Live returns the number of companions held; Peak the most ever.
-func (r *Registry) Live() int { return r.live }
+// Safe from any goroutine.
+func (r *Registry) Live() int { return int(r.live.Load()) }
 
 // Peak returns the highest number of companions held at once.
-func (r *Registry) Peak() int { return r.peak }
+func (r *Registry) Peak() int { return int(r.peak.Load()) }
 
 // Close releases everything after lua_close ran every __gc and returns
 // how many slots were still live then (each one a leak).
 func (r *Registry) Close() int {
 	r.Settle()
-	leaked := r.live
-	r.slots, r.free, r.unarmed, r.live = nil, nil, nil, 0
+	leaked := r.Live()
+	r.slots, r.free, r.unarmed = nil, nil, nil
+	r.live.Store(0)
 	return leaked
 }

@@ -1,0 +1,41 @@
+package native
+
+/*
+#include <lua.h>
+#include <lauxlib.h>
+
+// The table-decoding row's C struct: what a C binding fills from a
+// config-style table argument.
+typedef struct { lua_Integer damage; double x, y; const char *kind; } Hit;
+
+// place: reads a table argument's four fields into a Hit the way C code
+// does (lua_getfield and a check per field) and returns damage + x + y.
+static int native_place(lua_State *L)
+{
+	Hit h;
+	luaL_checktype(L, 1, LUA_TTABLE);
+	lua_getfield(L, 1, "damage");
+	h.damage = luaL_checkinteger(L, -1);
+	lua_getfield(L, 1, "x");
+	h.x = luaL_checknumber(L, -1);
+	lua_getfield(L, 1, "y");
+	h.y = luaL_checknumber(L, -1);
+	lua_getfield(L, 1, "kind");
+	h.kind = luaL_checkstring(L, -1);
+	lua_pop(L, 4);
+	lua_pushnumber(L, (double)h.damage + h.x + h.y + (h.kind[0] != 0));
+	return 1;
+}
+
+// tables_open makes global place.
+static void tables_open(lua_State *L)
+{
+	lua_pushcfunction(L, native_place);
+	lua_setglobal(L, "place");
+}
+*/
+import "C"
+
+// OpenTables adds global place(t), a C function that reads t.damage, t.x,
+// t.y and t.kind into a C struct.
+func (s *State) OpenTables() { C.tables_open(s.L) }

@@ -1,0 +1,326 @@
+package callbackgate
+
+import (
+	"reflect"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/zlua-go/zlua/cgo"
+)
+
+// Lua tables decoded into Go structs (issue 12, item 4). A plain table
+// reaching a struct value or a *struct (a parameter, a Global out-value, a
+// result, an element, a field) fills the struct by field name; ByVal and
+// ByObj userdata keep their meaning. The same plan, built once per struct
+// type, serves AsTable (astable.go) in the other direction.
+
+// tablePlan is how one struct type decodes from (and encodes to) a table.
+type tablePlan struct {
+	typ    reflect.Type
+	fields []*tableField          // declaration order
+	exact  map[string]*tableField // Lua name → field
+	fold   map[string]*tableField // ASCII lower-case Lua name → field (unambiguous names only)
+}
+
+// tableField is one Lua-visible field of a struct plan.
+type tableField struct {
+	name     string // the Lua name: the Go name or the lua:"name" tag
+	index    []int
+	pos      int  // position in fields (for the exact-match bits)
+	embedded bool // an embedded struct whose fields are promoted: AsTable omits it
+	viaPtr   bool // the path crosses an embedded pointer (allocated when decoding)
+}
+
+var tablePlans sync.Map // reflect.Type → *tablePlan (nil: the type does not decode from tables)
+
+// planFor is tablePlanFor with the gate's last plan checked first.
+func (g *Gate) planFor(t reflect.Type) *tablePlan {
+	if p := g.lastPlan; p != nil && p.typ == t {
+		return p
+	}
+	p := tablePlanFor(t)
+	if p != nil {
+		g.lastPlan = p
+	}
+	return p
+}
+
+// tablePlanFor returns the plan of the struct type t, or nil when t has no
+// Lua-visible field (time.Time, sync.Mutex: a table never silently
+// becomes their zero value) or is one of the gate's own wrapper types.
+func tablePlanFor(t reflect.Type) *tablePlan {
+	if p, ok := tablePlans.Load(t); ok {
+		return p.(*tablePlan)
+	}
+	var p *tablePlan
+	switch t {
+	case viewedType, refType, opaqueType, plainType:
+	default:
+		p = buildPlan(t)
+	}
+	got, _ := tablePlans.LoadOrStore(t, p)
+	return got.(*tablePlan)
+}
+
+func buildPlan(t reflect.Type) *tablePlan {
+	fields := structFields(t) // the same names as object fields
+	if len(fields) == 0 {
+		return nil
+	}
+	p := &tablePlan{typ: t, exact: make(map[string]*tableField, len(fields)), fold: map[string]*tableField{}}
+	for name, f := range fields {
+		pf := &tableField{name: name, index: f.index}
+		sf := t.FieldByIndex(f.index)
+		pf.embedded = sf.Anonymous && (sf.Type.Kind() == reflect.Struct ||
+			sf.Type.Kind() == reflect.Pointer && sf.Type.Elem().Kind() == reflect.Struct)
+		for i := 1; i < len(f.index); i++ {
+			if t.FieldByIndex(f.index[:i]).Type.Kind() == reflect.Pointer {
+				pf.viaPtr = true
+			}
+		}
+		p.fields = append(p.fields, pf)
+		p.exact[name] = pf
+	}
+	sort.Slice(p.fields, func(i, j int) bool { return indexLess(p.fields[i].index, p.fields[j].index) })
+	ambiguous := map[string]bool{}
+	for i, f := range p.fields {
+		f.pos = i
+		low := lowerASCII(f.name)
+		if _, dup := p.fold[low]; dup {
+			ambiguous[low] = true
+		}
+		p.fold[low] = f
+	}
+	for low := range ambiguous {
+		delete(p.fold, low)
+	}
+	return p
+}
+
+func indexLess(a, b []int) bool {
+	for i := 0; i < len(a) && i < len(b); i++ {
+		if a[i] != b[i] {
+			return a[i] < b[i]
+		}
+	}
+	return len(a) < len(b)
+}
+
+func lowerASCII(s string) string {
+	for i := 0; i < len(s); i++ {
+		if 'A' <= s[i] && s[i] <= 'Z' {
+			b := []byte(s)
+			for j := i; j < len(b); j++ {
+				if 'A' <= b[j] && b[j] <= 'Z' {
+					b[j] += 'a' - 'A'
+				}
+			}
+			return string(b)
+		}
+	}
+	return s
+}
+
+// lookup finds the field a table key names: the exact Lua name first,
+// else the name compared without regard to ASCII case (exact is true for
+// the first). key may be a view of Lua memory: it is not kept.
+func (p *tablePlan) lookup(key string) (f *tableField, exact bool) {
+	if f = p.exact[key]; f != nil {
+		return f, true
+	}
+	var buf [64]byte
+	if len(key) > len(buf) {
+		return p.fold[lowerASCII(key)], false
+	}
+	b := buf[:len(key)]
+	for i := 0; i < len(key); i++ {
+		c := key[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		b[i] = c
+	}
+	return p.fold[string(b)], false
+}
+
+// readTable decodes the table at idx into v when v is a struct or a
+// pointer to one with a plan; handled is false for other types (the caller
+// then reports its usual type error).
+func (g *Gate) readTable(t cgo.Thread, idx int, v reflect.Value, depth int) (handled bool, err error) {
+	typ := v.Type()
+	ptr := typ.Kind() == reflect.Pointer
+	if ptr {
+		typ = typ.Elem()
+	}
+	if typ.Kind() != reflect.Struct {
+		return false, nil
+	}
+	p := g.planFor(typ)
+	if p == nil {
+		return false, nil
+	}
+	if !ptr {
+		return true, g.decodeStruct(t, idx, v, p, depth)
+	}
+	nv := reflect.New(typ)
+	if err := g.decodeStruct(t, idx, nv.Elem(), p, depth); err != nil {
+		return true, err
+	}
+	v.Set(nv)
+	return true, nil
+}
+
+// decodeStruct fills v (zeroed first) from the table at idx: each string
+// key naming a field converts into it with the argument rules; other keys
+// are ignored. An exact name wins over a case-insensitive match of the
+// same field, whatever the traversal order.
+func (g *Gate) decodeStruct(t cgo.Thread, idx int, v reflect.Value, p *tablePlan, depth int) error {
+	if depth > MaxDepth {
+		return errTooDeep
+	}
+	v.SetZero()
+	var small uint64
+	var exactSeen []uint64
+	if len(p.fields) > 64 {
+		exactSeen = make([]uint64, (len(p.fields)+63)/64)
+	}
+	var kv [2]cgo.Arg
+	for top := t.NextPair(idx, &kv, true); top != 0; top = t.NextPair(idx, &kv, false) {
+		if kv[0].Type != int32(cgo.TString) {
+			continue
+		}
+		f, exact := p.lookup(kv[0].View())
+		if f == nil {
+			continue
+		}
+		word := &small
+		if exactSeen != nil {
+			word = &exactSeen[f.pos/64]
+		}
+		bit := uint64(1) << (f.pos % 64)
+		if exact {
+			*word |= bit
+		} else if *word&bit != 0 {
+			continue
+		}
+		fv, err := fieldForDecode(v, f)
+		if err == nil {
+			err = g.read(t, top, &kv[1], fv, depth+1)
+		}
+		if err != nil {
+			key := kv[0].String() // the key as the script wrote it; copied before the pop
+			t.Pop(2)
+			return fieldError(key, err)
+		}
+	}
+	return nil
+}
+
+// fieldForDecode returns f's field of v, allocating embedded pointers on
+// the way.
+func fieldForDecode(v reflect.Value, f *tableField) (reflect.Value, error) {
+	if !f.viaPtr {
+		return v.FieldByIndex(f.index), nil
+	}
+	for i, x := range f.index {
+		if i > 0 && v.Kind() == reflect.Pointer {
+			if v.IsNil() {
+				if !v.CanSet() {
+					return v, &argError{detail: "cannot set embedded pointer to unexported struct " + v.Type().Elem().String()}
+				}
+				v.Set(reflect.New(v.Type().Elem()))
+			}
+			v = v.Elem()
+		}
+		v = v.Field(x)
+	}
+	return v, nil
+}
+
+// pathError is a conversion error inside a nested value: the path from
+// the outermost value to the failing one and what failed there. Segments
+// are added innermost first as the error travels out: ".name" for a
+// struct field, "[2]" for a sequence element, `["k"]` for a map key.
+type pathError struct {
+	segs []string // innermost first
+	root string   // the outermost value's name (a global's), or ""
+	err  error
+}
+
+func (e *pathError) Error() string {
+	var b strings.Builder
+	b.WriteString(e.root)
+	for i := len(e.segs) - 1; i >= 0; i-- {
+		b.WriteString(e.segs[i])
+	}
+	p := b.String()
+	switch {
+	case e.root != "":
+	case strings.HasPrefix(p, "."):
+		p = p[1:]
+	default:
+		p = "element " + p // the wording of errors in sequences and maps
+	}
+	return p + ": " + e.err.Error()
+}
+
+func (e *pathError) Unwrap() error { return e.err }
+
+// inPath adds seg (the outer step) to err's path.
+func inPath(seg string, err error) error {
+	if pe, ok := err.(*pathError); ok {
+		pe.segs = append(pe.segs, seg)
+		return pe
+	}
+	return &pathError{segs: []string{seg}, err: err}
+}
+
+// fieldError places err under the struct field the table key named.
+func fieldError(key string, err error) error {
+	if err == errTooDeep {
+		return err
+	}
+	if isIdent(key) {
+		return inPath("."+key, err)
+	}
+	return inPath("["+strconv.Quote(key)+"]", err)
+}
+
+func isIdent(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c != '_' && !('a' <= c && c <= 'z') && !('A' <= c && c <= 'Z') && !(i > 0 && '0' <= c && c <= '9') {
+			return false
+		}
+	}
+	return true
+}
+
+// ReadGlobal is ReadInto for the value of the global name: errors inside
+// a nested value name their path from it (cfg.weapons[2].damage).
+func (g *Gate) ReadGlobal(t cgo.Thread, idx int, v reflect.Value, name string) error {
+	err := g.ReadInto(t, idx, v)
+	if pe, ok := err.(*pathError); ok {
+		pe.root = name
+	}
+	return err
+}
+
+var anyMapType = reflect.TypeFor[map[any]any]()
+
+// readAnyMap reads a table into a declared map[any]any: every table below
+// it keeps any keys (the natural form before string-keyed tables became
+// map[string]any).
+func (g *Gate) readAnyMap(t cgo.Thread, idx int, v reflect.Value, depth int) error {
+	m, err := g.naturalMap(t, idx, 0, depth, true)
+	if err != nil {
+		return err
+	}
+	v.Set(reflect.ValueOf(m))
+	return nil
+}

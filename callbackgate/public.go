@@ -1,0 +1,226 @@
+package callbackgate
+
+import (
+	"fmt"
+	"reflect"
+	"unsafe"
+
+	"github.com/zlua-go/zlua/cgo"
+)
+
+// The zlua package declares Function, Table, LuaError and PanicError as
+// its own types, so that go doc documents their methods and fields there,
+// with exactly the memory layout of the gate's types (a struct whose one
+// field is the gate's type, or the same fields at the same offsets). It
+// registers them at init with RegisterPublic. The gate then hands out
+// values of the public types, which are the gate's values seen through the
+// public type (the same allocation: no copy, no wrapper), and recognises
+// them wherever it converts Go values.
+
+// PublicTypes names the public pointer types of the gate's handle and
+// error types.
+type PublicTypes struct {
+	Function, Table, LuaError, PanicError reflect.Type
+}
+
+var (
+	luaErrorType   = reflect.TypeFor[*LuaError]()
+	panicErrorType = reflect.TypeFor[*PanicError]()
+
+	// pub holds the registered public types; until then, the gate's own.
+	pub = PublicTypes{functionType, tableType, luaErrorType, panicErrorType}
+)
+
+// RegisterPublic makes the gate produce and accept p's types. Each must be
+// a pointer to a struct laid out as the gate's type; it panics otherwise.
+// Call it once, from an init function.
+func RegisterPublic(p PublicTypes) {
+	for _, c := range [...]struct{ got, want reflect.Type }{
+		{p.Function, functionType}, {p.Table, tableType},
+		{p.LuaError, luaErrorType}, {p.PanicError, panicErrorType},
+	} {
+		if c.got == nil || c.got.Kind() != reflect.Pointer || !sameLayout(c.got.Elem(), c.want.Elem()) {
+			panic(fmt.Sprintf("zlua: public type %v is not laid out as %v", c.got, c.want))
+		}
+	}
+	pub = p
+}
+
+// sameLayout reports whether a value of type p can be read as one of type
+// g: the same type, a struct whose only field is g, or structs with fields
+// of identical types at identical offsets.
+func sameLayout(p, g reflect.Type) bool {
+	if p == g {
+		return true
+	}
+	if p.Kind() != reflect.Struct || g.Kind() != reflect.Struct || p.Size() != g.Size() || p.Align() != g.Align() {
+		return false
+	}
+	if p.NumField() == 1 && p.Field(0).Type == g {
+		return true
+	}
+	if p.NumField() != g.NumField() {
+		return false
+	}
+	for i := range p.NumField() {
+		fp, fg := p.Field(i), g.Field(i)
+		if fp.Offset != fg.Offset || fp.Type != fg.Type {
+			return false
+		}
+	}
+	return true
+}
+
+// asPublic returns the gate value at p as a value of the public pointer
+// type typ (the same pointer).
+func asPublic(typ reflect.Type, p unsafe.Pointer) reflect.Value {
+	return reflect.NewAt(typ.Elem(), p)
+}
+
+// pubFunction returns f as the public *Function.
+func pubFunction(f *Function) any {
+	if pub.Function == functionType {
+		return f
+	}
+	return asPublic(pub.Function, unsafe.Pointer(f)).Interface()
+}
+
+// pubTable returns tb as the public *Table.
+func pubTable(tb *Table) any {
+	if pub.Table == tableType {
+		return tb
+	}
+	return asPublic(pub.Table, unsafe.Pointer(tb)).Interface()
+}
+
+// pubLuaError returns le as the public *LuaError.
+func pubLuaError(le *LuaError) error {
+	if pub.LuaError == luaErrorType {
+		return le
+	}
+	return asPublic(pub.LuaError, unsafe.Pointer(le)).Interface().(error)
+}
+
+// pubPanicError returns pe as the public *PanicError.
+func pubPanicError(pe *PanicError) error {
+	if pub.PanicError == panicErrorType {
+		return pe
+	}
+	return asPublic(pub.PanicError, unsafe.Pointer(pe)).Interface().(error)
+}
+
+// asLuaError returns the gate's view of err when err is a *LuaError (the
+// gate's or the public type).
+func asLuaError(err error) (*LuaError, bool) {
+	if le, ok := err.(*LuaError); ok {
+		return le, true
+	}
+	if reflect.TypeOf(err) == pub.LuaError {
+		return (*LuaError)(reflect.ValueOf(err).UnsafePointer()), true
+	}
+	return nil, false
+}
+
+// findLuaError returns the first *LuaError in err's tree, as errors.As
+// would.
+func findLuaError(err error) *LuaError {
+	for err != nil {
+		if le, ok := asLuaError(err); ok {
+			return le
+		}
+		switch x := err.(type) {
+		case interface{ Unwrap() error }:
+			err = x.Unwrap()
+		case interface{ Unwrap() []error }:
+			for _, e := range x.Unwrap() {
+				if le := findLuaError(e); le != nil {
+					return le
+				}
+			}
+			return nil
+		default:
+			return nil
+		}
+	}
+	return nil
+}
+
+// isHandle reports whether t is a handle type, a pointer to one or a
+// public one: values Lua must only ever see as the Lua values they hold.
+func isHandle(t reflect.Type) bool {
+	if t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch t {
+	case functionType.Elem(), tableType.Elem(), pub.Function.Elem(), pub.Table.Elem():
+		return true
+	}
+	return false
+}
+
+// pushHandle appends the Lua value held by v when v is a handle pointer
+// (the gate's or the public type): the function or table itself, never a
+// userdata with the handle's methods. A handle of another Env, or of a
+// reset or closed one, is refused.
+func (g *Gate) pushHandle(v reflect.Value) (handled bool, err error) {
+	switch v.Type() {
+	case functionType, pub.Function:
+		if v.IsNil() {
+			g.S.PutNil()
+			return true, nil
+		}
+		return true, (*Function)(v.UnsafePointer()).push(g)
+	case tableType, pub.Table:
+		if v.IsNil() {
+			g.S.PutNil()
+			return true, nil
+		}
+		return true, (*Table)(v.UnsafePointer()).put(g, "table")
+	}
+	return false, nil
+}
+
+// readHandle converts the Lua value at idx into v when v's type is a
+// handle pointer: a function into a new *Function, a table into a new
+// *Table (nil into nil). ok is false for other types.
+func (g *Gate) readHandle(t cgo.Thread, idx int, a *cgo.Arg, v reflect.Value) (ok bool, err error) {
+	typ := v.Type()
+	want, name := cgo.TFunction, "function"
+	switch typ {
+	case functionType, pub.Function:
+	case tableType, pub.Table:
+		want, name = cgo.TTable, "table"
+	default:
+		return false, nil
+	}
+	switch {
+	case a.Type == int32(cgo.TNil) || a.Type == int32(cgo.TNone):
+		v.SetZero()
+		return true, nil
+	case a.Type != int32(want):
+		return true, typeError(name, g.typeName(t, idx, a))
+	}
+	var p unsafe.Pointer
+	if want == cgo.TFunction {
+		f, err := g.NewFunction(t, idx, "function")
+		if err != nil {
+			return true, err
+		}
+		p = unsafe.Pointer(f)
+	} else {
+		tb, err := g.NewTableRef(t, idx)
+		if err != nil {
+			return true, err
+		}
+		p = unsafe.Pointer(tb)
+	}
+	v.Set(asPublic(typ, p))
+	return true, nil
+}
+
+// handlePushError refuses a handle type where only a Lua value could go:
+// a handle struct by value (its copy would share the ref), or a handle
+// pointer as an object or an opaque handle.
+func handlePushError(t reflect.Type) error {
+	return fmt.Errorf("%w: %v (a handle crosses to Lua only as its Lua value, through a pointer)", ErrCannotPush, t)
+}

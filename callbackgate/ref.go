@@ -1,0 +1,116 @@
+package callbackgate
+
+import (
+	"errors"
+	"runtime"
+	"sync/atomic"
+
+	"github.com/zlua-go/zlua/cgo"
+	"github.com/zlua-go/zlua/pump"
+)
+
+var (
+	// ErrReleased reports the use of a handle (Function, Table) after
+	// Release.
+	ErrReleased = errors.New("zlua: handle released")
+	// ErrStale reports a handle of a state that was reset or closed.
+	ErrStale = errors.New("zlua: handle belongs to a reset or closed Env")
+
+	errZeroHandle = errors.New("zlua: handle not made by an Env")
+)
+
+// luaRef is a registry reference owned by a Go handle: while the handle
+// is reachable Lua keeps the value alive. Dropping the handle queues the
+// ref for release on the Env's goroutine (Pump); release does it at once.
+// Every handle kind (Function, Table) is built on one.
+type luaRef struct {
+	g        *Gate
+	gen      uint64 // gate generation the ref belongs to
+	ref      int32
+	q        *pump.Queue
+	released bool
+	cleanup  runtime.Cleanup
+}
+
+// heldRefs counts, over every Env, the refs whose Go owner was neither
+// released nor collected yet (tests check it returns to zero).
+var heldRefs atomic.Int64
+
+// HeldRefs returns the number of Lua references owned by Go handles and
+// error values, over every Env, that were neither released nor collected:
+// after the last handle is dropped and the cleanups ran it is zero, unless
+// a reference was lost (a leak).
+func HeldRefs() int64 { return heldRefs.Load() }
+
+// refDrop is what a cleanup needs to give a ref back.
+type refDrop struct {
+	q   *pump.Queue
+	ref int32
+}
+
+// dropRef is the cleanup of every owned ref: it queues the ref for the
+// owner goroutine. It never touches Lua.
+func dropRef(d refDrop) {
+	d.q.Push(d.ref)
+	heldRefs.Add(-1)
+}
+
+// own makes ref (of this state) owned by owner, a Go value reachable from
+// the handle: collecting owner queues the ref.
+func own[T any](g *Gate, owner *T, ref int32) luaRef {
+	return luaRef{g: g, gen: g.gen, ref: ref, q: g.unrefs, cleanup: track(g, owner, ref)}
+}
+
+// track counts ref as held and queues it when owner is collected.
+func track[T any](g *Gate, owner *T, ref int32) runtime.Cleanup {
+	g.liveRefs.Add(1)
+	heldRefs.Add(1)
+	return runtime.AddCleanup(owner, dropRef, refDrop{g.unrefs, ref})
+}
+
+// release queues the ref now (it is unreffed at the next Pump).
+// Idempotent.
+func (r *luaRef) release() {
+	if r.released || r.g == nil {
+		return
+	}
+	r.released = true
+	r.cleanup.Stop()
+	dropRef(refDrop{r.q, r.ref})
+}
+
+// check reports whether the ref can still be used.
+func (r *luaRef) check() error {
+	switch {
+	case r.g == nil:
+		return errZeroHandle
+	case r.released:
+		return ErrReleased
+	case r.g.Closed() || r.gen != r.g.gen:
+		return ErrStale
+	}
+	return nil
+}
+
+// put appends a push of the referenced value to g's program, refusing a
+// ref of another Env or of a reset one.
+func (r *luaRef) put(g *Gate, what string) error {
+	if r.g != g {
+		return errors.New("zlua: " + what + " handle of another Env")
+	}
+	if err := r.check(); err != nil {
+		return err
+	}
+	g.S.PutRef(r.ref)
+	return nil
+}
+
+// refValue refs the value at absolute index idx of t (it stays there).
+func (g *Gate) refValue(t cgo.Thread, idx int) (int32, error) {
+	t.PushValue(idx)
+	ref, err := g.refTop(t)
+	return int32(ref), err
+}
+
+// Gate returns the gate the handle belongs to.
+func (r *luaRef) Gate() *Gate { return r.g }

@@ -1,0 +1,281 @@
+package callbackgate
+
+import (
+	"errors"
+	"math"
+	"reflect"
+
+	"github.com/zlua-go/zlua/cgo"
+)
+
+// Table is a Lua table held by Go through a registry ref, with the
+// lifetime rules of Function (see luaRef). Its operations are API calls:
+// each claims the gate, runs under protection (metamethods included) and
+// restores the stack.
+type Table struct{ luaRef }
+
+var tableType = reflect.TypeFor[*Table]()
+
+// NewTableRef refs the table at absolute index idx of t.
+func (g *Gate) NewTableRef(t cgo.Thread, idx int) (*Table, error) {
+	ref, err := g.refValue(t, idx)
+	if err != nil {
+		return nil, err
+	}
+	tb := &Table{}
+	tb.luaRef = own(g, tb, ref)
+	return tb, nil
+}
+
+// CreateTable makes a new empty table and a handle on it. The caller is
+// inside an API call.
+func (g *Gate) CreateTable(t cgo.Thread) (*Table, error) {
+	s := g.S
+	s.ProgReset()
+	s.PutNewTable(0, 0)
+	if err := s.Commit(); err != nil {
+		return nil, err
+	}
+	st, ref := s.Run(t, cgo.OpProgRef, 0, 0, 0)
+	if st != cgo.OK {
+		return nil, g.ErrorFromTop(t, st)
+	}
+	tb := &Table{}
+	tb.luaRef = own(g, tb, int32(ref))
+	return tb, nil
+}
+
+// Release releases the table now (the ref is freed at the next Pump).
+// Later uses fail with ErrReleased. Idempotent.
+func (tb *Table) Release() { tb.release() }
+
+// call runs f as one API call on the table: the gate claimed, the handle
+// checked, and the stack restored afterwards.
+func (tb *Table) call(f func(g *Gate, t cgo.Thread) error) error {
+	if tb.g == nil {
+		return errZeroHandle
+	}
+	if tb.released {
+		return ErrReleased
+	}
+	// The handle is checked once the claim is won: Close or Reset may run
+	// until then (see Function.start).
+	g := tb.g
+	if err := g.Enter(); err != nil {
+		if err == ErrClosed {
+			return ErrStale
+		}
+		return err
+	}
+	defer g.Exit()
+	if err := tb.check(); err != nil {
+		return err
+	}
+	t := g.cur
+	top := t.Top()
+	defer t.SetTop(top)
+	return f(g, t)
+}
+
+// run commits the program (the table, then its operands) and runs the
+// protected operation op with nres results.
+func (g *Gate) run(t cgo.Thread, op, nres int) error {
+	if err := g.S.Commit(); err != nil {
+		return err
+	}
+	if st, _ := g.S.Run(t, op, 0, nres, 0); st != cgo.OK {
+		return g.ErrorFromTop(t, st)
+	}
+	return nil
+}
+
+// Get reads tb[key] (__index runs) into out, converted like a Go function
+// argument.
+func (tb *Table) Get(key any, out reflect.Value) error {
+	return tb.call(func(g *Gate, t cgo.Thread) error {
+		g.S.ProgReset()
+		g.S.PutRef(tb.ref)
+		if err := g.push(key, "", 0); err != nil {
+			return err
+		}
+		if err := g.run(t, cgo.OpIndex, 1); err != nil {
+			return err
+		}
+		if !g.S.Reserve(t, ReadStack) {
+			return ErrMemory
+		}
+		return g.ReadInto(t, t.Top(), out)
+	})
+}
+
+// Set does tb[key] = value (__newindex runs); value converts like a
+// SetGlobal value. A nil or NaN key is refused as Lua refuses it.
+func (tb *Table) Set(key, value any) error {
+	if err := checkKey(key); err != nil {
+		return err
+	}
+	return tb.call(func(g *Gate, t cgo.Thread) error {
+		g.S.ProgReset()
+		g.S.PutRef(tb.ref)
+		if err := g.push(key, "", 0); err != nil {
+			return err
+		}
+		name, _ := key.(string)
+		if err := g.push(value, name, 0); err != nil {
+			return err
+		}
+		return g.run(t, cgo.OpNewIndex, 0)
+	})
+}
+
+// checkKey refuses the keys Lua cannot index with, in the same words on
+// both backends.
+func checkKey(key any) error {
+	switch k := key.(type) {
+	case nil:
+		return errors.New("index is nil")
+	case float64:
+		if math.IsNaN(k) {
+			return errors.New("index is NaN")
+		}
+	case float32:
+		if math.IsNaN(float64(k)) {
+			return errors.New("index is NaN")
+		}
+	}
+	return nil
+}
+
+// Len returns #tb as Lua 5.4 computes it: __len when the metatable has
+// one (on LuaJIT too), else the border of the sequence part.
+func (tb *Table) Len() (n int, err error) {
+	err = tb.call(func(g *Gate, t cgo.Thread) error {
+		g.S.ProgReset()
+		g.S.PutRef(tb.ref)
+		if err := g.run(t, cgo.OpLen, 1); err != nil {
+			return err
+		}
+		a := t.Arg(t.Top())
+		i, err := g.readInt(t, t.Top(), &a)
+		n = int(i)
+		return err
+	})
+	return n, err
+}
+
+// Pairs returns the table's pairs in raw next order (no __pairs) as
+// k1, v1, k2, v2, ...: tables as new *Table handles, functions as
+// *Function handles, other values in their natural form (see natural).
+// The pairs are copied in one protected operation first, so nothing a
+// conversion runs (a finalizer) can disturb the traversal.
+func (tb *Table) Pairs() (kv []any, err error) {
+	err = tb.call(func(g *Gate, t cgo.Thread) error {
+		g.S.ProgReset()
+		g.S.PutRef(tb.ref)
+		if err := g.run(t, cgo.OpPairs, 1); err != nil {
+			return err
+		}
+		if !g.S.Reserve(t, ReadStack) {
+			return ErrMemory
+		}
+		copyIdx := t.Top()
+		n := t.RawLen(copyIdx)
+		kv = make([]any, 0, n)
+		for i := 1; i < n; i += 2 {
+			t.RawGetI(copyIdx, int64(i))
+			kIdx := t.Top()
+			ka := t.Arg(kIdx)
+			k, err := g.handleOrNatural(t, kIdx)
+			if err == nil {
+				kv = append(kv, k)
+				t.RawGetI(copyIdx, int64(i+1))
+				var v any
+				v, err = g.handleOrNatural(t, t.Top())
+				kv = append(kv, v)
+				if err != nil {
+					err = elemError(g.elemKey(t, kIdx, &ka), err)
+				}
+			} else {
+				err = keyError(g.elemKey(t, kIdx, &ka), err)
+			}
+			t.SetTop(copyIdx)
+			if err != nil {
+				ReleaseAll(kv)
+				kv = nil
+				return err
+			}
+		}
+		return nil
+	})
+	return kv, err
+}
+
+// handleOrNatural converts the value at idx for Pairs.
+func (g *Gate) handleOrNatural(t cgo.Thread, idx int) (any, error) {
+	a := t.Arg(idx)
+	if a.Type == int32(cgo.TTable) {
+		tb, err := g.NewTableRef(t, idx)
+		if err != nil {
+			return nil, err
+		}
+		return pubTable(tb), nil
+	}
+	return g.natural(t, idx, &a, 0)
+}
+
+// ReleaseAll releases the handles (Function, Table, gate or public types)
+// among vs.
+func ReleaseAll(vs []any) {
+	for _, v := range vs {
+		if v == nil {
+			continue
+		}
+		switch rv := reflect.ValueOf(v); rv.Type() {
+		case functionType, pub.Function:
+			(*Function)(rv.UnsafePointer()).Release()
+		case tableType, pub.Table:
+			(*Table)(rv.UnsafePointer()).Release()
+		}
+	}
+}
+
+// Method returns a handle on the function tb[name] (__index runs) bound
+// to tb: calling it calls tb:name(args...). The function is looked up
+// once, now.
+func (tb *Table) Method(name string) (f *Function, err error) {
+	err = tb.call(func(g *Gate, t cgo.Thread) error {
+		s := g.S
+		s.ProgReset()
+		s.PutRef(tb.ref)
+		s.PutStr(name)
+		if err := g.run(t, cgo.OpIndex, 1); err != nil {
+			return err
+		}
+		if t.Type(t.Top()) != cgo.TFunction {
+			return typeError("function", s.TypeName(t, t.Top()))
+		}
+		if !s.Reserve(t, 2) { // NewFunction pushes a copy
+			return ErrMemory
+		}
+		if f, err = g.NewFunction(t, t.Top(), ":"+name); err != nil {
+			return err
+		}
+		s.ProgReset()
+		s.PutRef(tb.ref)
+		if err := s.Commit(); err != nil {
+			f.Release()
+			return err
+		}
+		st, ref := s.Run(t, cgo.OpProgRef, 0, 0, 0)
+		if st != cgo.OK {
+			f.Release()
+			return g.ErrorFromTop(t, st)
+		}
+		f.self = own(g, f, int32(ref))
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return f, nil
+}

@@ -1,0 +1,40 @@
+/* tables.c: operations on Lua values Go holds (zlua.Table), run inside the
+ * protected dispatcher (protect.c). */
+#include "zlua.h"
+
+void zlua_pushlen(lua_State *L, int idx)
+{
+#ifdef ZLUA_LUAJIT
+	lua_Number n;
+	idx = lua_absindex_compat(L, idx);
+	if (luaL_callmeta(L, idx, "__len")) {
+		/* Lua 5.4's luaL_len: the result must be an integer (a numeric
+		 * string converts). */
+		n = lua_tonumber(L, -1);
+		if (!lua_isnumber(L, -1) || !(n >= -9.2233720368547758e18 && n < 9.2233720368547758e18) ||
+		    n != (lua_Number)(int64_t)n)
+			luaL_error(L, "object length is not an integer");
+		lua_pop(L, 1);
+		lua_pushnumber(L, n);
+		return;
+	}
+	lua_pushnumber(L, (lua_Number)lua_objlen(L, idx));
+#else
+	lua_pushinteger(L, luaL_len(L, idx));
+#endif
+}
+
+void zlua_pairs(lua_State *L)
+{
+	int t = lua_gettop(L);
+	int n = 0;
+	luaL_checktype(L, t, LUA_TTABLE);
+	lua_newtable(L);
+	lua_pushnil(L);
+	while (lua_next(L, t)) { /* [t, copy, k, v] */
+		lua_pushvalue(L, -2);
+		lua_rawseti(L, t + 1, ++n); /* copy[n] = k */
+		lua_rawseti(L, t + 1, ++n); /* copy[n] = v, pops v */
+	}
+	lua_replace(L, t);
+}

@@ -1,0 +1,67 @@
+package cgo
+
+/*
+#include "zlua.h"
+
+// zlua_push_globals pushes the global table: a registry read (5.4) or a
+// pseudo-index copy (LuaJIT), neither allocates. [-0, +1]
+static void zlua_push_globals(lua_State *L) { zlua_pushglobaltable(L); }
+#cgo nocallback zlua_push_globals
+
+// zlua_nextpair walks a table for Go with one crossing per pair (decoding
+// a table into a struct otherwise costs four: next, gettop and two reads).
+// first: it pushes nil, the first key [-0, +1]; else the stack ends in
+// [key, value] and it drops the value [-1, +0]. Then lua_next: for a next
+// pair it reads key and value into kv[0], kv[1], leaves them on the stack
+// and returns the value's index; at the end it returns 0 with both slots
+// gone. [go-safe]: lua_next with nil or a key it returned and
+// zlua_read_arg neither allocate nor raise; it needs two free slots.
+static int zlua_nextpair(lua_State *L, int idx, zlua_arg *kv, int first)
+{
+	if (first)
+		lua_pushnil(L);
+	else
+		lua_pop(L, 1);
+	if (!lua_next(L, idx))
+		return 0;
+	zlua_read_arg(NULL, L, -2, &kv[0]);
+	zlua_read_arg(NULL, L, -1, &kv[1]);
+	return lua_gettop(L);
+}
+#cgo noescape zlua_nextpair
+#cgo nocallback zlua_nextpair
+*/
+import "C"
+
+import "unsafe"
+
+// Protected operations on Lua values Go holds (tables.c). The object is
+// the one stack argument (nargs 1) or the program's first value.
+const (
+	// OpIndex leaves obj[key] (metamethods run). Program: [obj,] key.
+	OpIndex = int(C.ZLUA_DO_INDEX)
+	// OpNewIndex does obj[key] = value. Program: [obj,] key, value.
+	OpNewIndex = int(C.ZLUA_DO_NEWINDEX)
+	// OpLen leaves the length of obj as Lua 5.4's # does (__len honoured
+	// on both backends). Program: [obj].
+	OpLen = int(C.ZLUA_DO_LEN)
+	// OpPairs leaves a new sequence {k1, v1, k2, v2, ...} of the table's
+	// pairs in raw next order. Program: [obj].
+	OpPairs = int(C.ZLUA_DO_PAIRS)
+)
+
+// PushGlobals pushes the global table (never raises: a registry read).
+func (t Thread) PushGlobals() { C.zlua_push_globals(t.p) }
+
+// NextPair walks the table at absolute index idx: the first call (first
+// true) starts the traversal, each call returns the next pair read into kv
+// with key and value left on the stack, and the value's index (the key is
+// below it); 0 at the end, with both slots gone. Stopping early, the
+// caller pops the two slots. [go-safe]; it needs two free slots.
+func (t Thread) NextPair(idx int, kv *[2]Arg, first bool) int {
+	f := C.int(0)
+	if first {
+		f = 1
+	}
+	return int(C.zlua_nextpair(t.p, C.int(idx), (*C.zlua_arg)(unsafe.Pointer(&kv[0])), f))
+}

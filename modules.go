@@ -1,0 +1,90 @@
+package zlua
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"strings"
+
+	"github.com/zlua-go/zlua/cgo"
+)
+
+// installModules adds the searcher of Options.Modules to package.searchers
+// (package.loaders on LuaJIT), right after the preload searcher: under
+// LibsAll before the file and C searchers, under LibsSafe as the only
+// other one. The searcher keeps the load function the Env started with,
+// so scripts replacing the global load do not change how modules load.
+func (e *Env) installModules() error {
+	if e.opts.Modules == nil {
+		return nil
+	}
+	fsys := e.opts.Modules
+	read := func(name string) (src, path, msg any) { return readModule(fsys, name) }
+	return e.callChunk(`local read, mode = ...
+		local load, error, format = load, error, string.format
+		local searchers = package.searchers or package.loaders
+		local function search(name)
+			local src, path, msg = read(name)
+			if src == nil and path ~= nil then
+				error(format("error loading module '%s' from file '%s':\n\t%s", name, path, msg), 0)
+			elseif src == nil then
+				return msg
+			end
+			local f, err = load(src, "@" .. path, mode)
+			if not f then
+				error(format("error loading module '%s' from file '%s':\n\t%s", name, path, err), 0)
+			end
+			return f, path
+		end
+		for i = #searchers, 2, -1 do
+			searchers[i + 1] = searchers[i]
+		end
+		searchers[2] = search`, "require", []any{read, e.opts.Libs.chunkMode()})
+}
+
+// readModule finds module name in fsys as Lua's file searcher does with
+// package.path "?.lua;?/init.lua": the dots of name become slashes. It
+// returns the chunk and its path; or the path of a file it found but could
+// not read, and why; or only the "no file" lines, in the form each
+// backend's require expects (Lua 5.4: lines joined by "\n\t"; LuaJIT:
+// each line starting with "\n\t").
+func readModule(fsys fs.FS, name string) (src any, path, msg any) {
+	base := strings.ReplaceAll(name, ".", "/")
+	var tried strings.Builder
+	for _, p := range [...]string{base + ".lua", base + "/init.lua"} {
+		if fs.ValidPath(p) {
+			b, err := fs.ReadFile(fsys, p)
+			if err == nil {
+				return fileChunk(b), p, nil
+			}
+			if !errors.Is(err, fs.ErrNotExist) {
+				return nil, p, err.Error()
+			}
+		}
+		if tried.Len() > 0 || !cgo.HasIntegers {
+			tried.WriteString("\n\t")
+		}
+		fmt.Fprintf(&tried, "no file '%s'", p)
+	}
+	return nil, nil, tried.String()
+}
+
+// Preload makes require(name) return v, converted as SetGlobal converts
+// it: a map of Go functions becomes a module table, a Go function a
+// function, a *Table of this Env that table. v is converted now, once;
+// require caches the result in package.loaded as usual. Preloaded modules
+// are found before the ones in Options.Modules, under every Libs set.
+// Like SetGlobal, Preload belongs to the state: after Reset, call it again
+// (from the Reset loader).
+func (e *Env) Preload(name string, v any) error {
+	err := e.callChunk(`local name, v = ...
+		local preload = type(package) == "table" and package.preload
+		if type(preload) ~= "table" then
+			error("package.preload is not a table", 0)
+		end
+		preload[name] = function() return v end`, name, []any{name, v})
+	if err != nil {
+		return fmt.Errorf("zlua: preload %q: %w", name, err)
+	}
+	return nil
+}

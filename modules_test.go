@@ -1,0 +1,123 @@
+package zlua_test
+
+import (
+	"errors"
+	"io/fs"
+	"strings"
+	"testing"
+	"testing/fstest"
+
+	"github.com/zlua-go/zlua"
+)
+
+func moduleFS(t testing.TB) fs.FS {
+	sub, err := fs.Sub(scripts, "testdata/modules")
+	must(t, err)
+	return sub
+}
+
+func newEnvWith(t testing.TB, opts zlua.Options) *zlua.Env {
+	t.Helper()
+	e, err := zlua.New(opts)
+	must(t, err)
+	t.Cleanup(func() { e.Close() })
+	return e
+}
+
+// require finds a.b as a/b.lua or a/b/init.lua in Options.Modules, under
+// both library sets, caches it, and names its chunk after the file.
+func TestRequireFromModulesFS(t *testing.T) {
+	for _, libs := range []zlua.Libs{zlua.LibsAll, zlua.LibsSafe} {
+		t.Run(libs.String(), func(t *testing.T) {
+			e := newEnvWith(t, zlua.Options{Modules: moduleFS(t), Libs: libs})
+			run(t, e, `
+				local items = require("game.items")
+				assert(items.greeting == "hello, items", items.greeting)
+				assert(items.price("sword") == 10)
+				assert(require("game") == require("game"))
+				assert(package.loaded["game.items"] == items)
+				assert(package.loaded.loads == 1, "game loaded twice")
+				local ok, err = pcall(items.price, "axe")
+				assert(err == "game/items.lua:7: no price for axe", err)`)
+		})
+	}
+}
+
+// A module that is nowhere reads as Lua's own message, listing the files
+// tried; one that does not compile names its file.
+func TestRequireErrors(t *testing.T) {
+	fsys := fstest.MapFS{
+		"bad.lua":     {Data: []byte("return = 1")},
+		"dir.lua/x":   {Data: []byte("")},
+		"runtime.lua": {Data: []byte("\nerror('at load')")},
+	}
+	e := newEnvWith(t, zlua.Options{Modules: fsys, Libs: zlua.LibsSafe})
+	var le *zlua.LuaError
+	err := e.DoString(`require("a.b")`)
+	want := "module 'a.b' not found:\n\tno field package.preload['a.b']\n\tno file 'a/b.lua'\n\tno file 'a/b/init.lua'"
+	if !errors.As(err, &le) || !strings.HasSuffix(le.Message, want) {
+		t.Errorf("missing module = %q\nwant suffix %q", err, want)
+	}
+	err = e.DoString(`require("bad")`)
+	if !errors.As(err, &le) || !strings.HasPrefix(le.Message, "error loading module 'bad' from file 'bad.lua':\n\tbad.lua:1:") {
+		t.Errorf("syntax error = %q", err)
+	}
+	err = e.DoString(`require("dir")`)
+	if !errors.As(err, &le) || !strings.HasPrefix(le.Message, "error loading module 'dir' from file 'dir.lua':\n\t") {
+		t.Errorf("unreadable file = %q", err)
+	}
+	err = e.DoString(`require("runtime")`)
+	if !errors.As(err, &le) || le.Message != "runtime.lua:2: at load" {
+		t.Errorf("error while loading = %q", err)
+	}
+	err = e.DoString(`require("../etc/passwd")`)
+	if !errors.As(err, &le) || !strings.Contains(le.Message, "not found") {
+		t.Errorf("path outside the FS = %q", err)
+	}
+
+	// With LibsAll, the stock searchers follow the FS one.
+	all := newEnvWith(t, zlua.Options{Modules: fsys})
+	err = all.DoString(`require("a.b")`)
+	if !errors.As(err, &le) || !strings.Contains(le.Message, "preload['a.b']\n\tno file 'a/b.lua'\n\tno file 'a/b/init.lua'\n\tno file '") {
+		t.Errorf("missing module under LibsAll = %q", err)
+	}
+}
+
+// Reset starts with an empty package.loaded: a changed module file is
+// loaded again.
+func TestRequireAfterReset(t *testing.T) {
+	fsys := fstest.MapFS{"cfg.lua": {Data: []byte("return {v = 1}")}}
+	e := newEnvWith(t, zlua.Options{Modules: fsys})
+	run(t, e, `assert(require("cfg").v == 1)`)
+	fsys["cfg.lua"] = &fstest.MapFile{Data: []byte("return {v = 2}")}
+	run(t, e, `assert(require("cfg").v == 1, "cached")`)
+	e.Reset(nil)
+	must(t, e.Pump())
+	run(t, e, `assert(require("cfg").v == 2, "reloaded")`)
+}
+
+// Preload makes require return a Go value: a map of Go functions is a
+// module table, found before the FS modules.
+func TestPreload(t *testing.T) {
+	e := newEnvWith(t, zlua.Options{Modules: moduleFS(t), Libs: zlua.LibsSafe})
+	must(t, e.Preload("util", map[string]any{
+		"add":  func(a, b int) int { return a + b },
+		"name": "util",
+	}))
+	must(t, e.Preload("game", map[string]any{"greet": func(s string) string { return "go " + s }}))
+	run(t, e, `local util = require("util")
+		assert(util.add(1, 2) == 3 and util.name == "util")
+		assert(require("util") == util)
+		local ok, err = pcall(util.add, "x", 1)
+		assert(err:find("bad argument #1 to 'add' (number expected, got string)", 1, true), err)
+		assert(require("game.items").greeting == "go items", "preload comes before the FS")`)
+	tb, err := e.NewTable()
+	must(t, err)
+	must(t, tb.Set("k", "v"))
+	must(t, e.Preload("tbl", tb))
+	run(t, e, `assert(require("tbl").k == "v")`)
+	run(t, e, `package.preload = nil`)
+	if err := e.Preload("x", 1); err == nil || err.Error() != `zlua: preload "x": package.preload is not a table` {
+		t.Errorf("Preload without package.preload = %v", err)
+	}
+}

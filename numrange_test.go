@@ -1,0 +1,139 @@
+package zlua_test
+
+import (
+	"math"
+	"strings"
+	"testing"
+)
+
+// wide is non-blittable (the string), so its numeric fields are set by
+// the Go field setter; Sample's are served in C.
+type wide struct {
+	U64  uint64
+	F32  float32
+	Name string
+}
+
+// TestUint64AboveMaxInt64RoundTrips: an uint64 from 2^63 up is pushed to
+// Lua as the nearest float, and that float converts back to uint64 on
+// every path (Global, arguments, typed-func results, struct fields set by
+// Go and by C). Before, 2^63 read back as "number has no integer
+// representation". Floats from 2^64 up are out of range.
+func TestUint64AboveMaxInt64RoundTrips(t *testing.T) {
+	e := newEnv(t)
+	const big = uint64(1) << 63
+	const bigger = uint64(0xF000000000000000)                                    // exact as a float too
+	for _, v := range []uint64{big, bigger, big + 2048, math.MaxUint64 - 2047} { // exact as floats
+		must(t, e.SetGlobal("u", v))
+		if got := global[uint64](t, e, "u"); got != v {
+			t.Errorf("Global after SetGlobal(%d) = %d", v, got)
+		}
+	}
+	var got uint64
+	must(t, e.SetGlobal("take", func(u uint64) { got = u }))
+	must(t, e.SetGlobal("give", func() uint64 { return bigger }))
+	run(t, e, `take(give())`)
+	if got != bigger {
+		t.Errorf("Go result passed back as an argument: %d, want %d", got, bigger)
+	}
+	run(t, e, `take(2^63)`)
+	if got != big {
+		t.Errorf("take(2^63) = %d", got)
+	}
+	run(t, e, `take("9223372036854775808")`) // a numeric string beyond int64
+	if got != big {
+		t.Errorf(`take("9223372036854775808") = %d`, got)
+	}
+	run(t, e, `function id(x) return x end`)
+	var id func(uint64) (uint64, error)
+	must(t, e.GetFunction("id", &id))
+	if r, err := id(bigger); err != nil || r != bigger {
+		t.Errorf("typed func result = %d, %v", r, err)
+	}
+	// Struct fields: set in Go (companion) and in C (blittable).
+	must(t, e.SetGlobal("w", wide{U64: bigger, Name: "w"}))
+	must(t, e.SetGlobal("s", Sample{U64: bigger}))
+	run(t, e, `assert(w.U64 == s.U64 and w.U64 >= 2^63, tostring(w.U64))
+		w.U64 = 2^63; s.U64 = 2^63`)
+	var w wide
+	var s Sample
+	must(t, e.Global("w", &w))
+	must(t, e.Global("s", &s))
+	if w.U64 != big || s.U64 != big {
+		t.Errorf("fields after writing 2^63 from Lua: Go setter %d, C %d", w.U64, s.U64)
+	}
+	for _, c := range []struct{ chunk, want string }{
+		{`take(2^64)`, "bad argument #1 to 'take' (number out of range for uint64)"},
+		{`take(-1)`, "bad argument #1 to 'take' (number out of range for uint64)"},
+		{`take(1/0)`, "bad argument #1 to 'take' (number has no integer representation)"},
+		{`take(2^63 + 0.5)`, ""}, // 2^63 + 0.5 is 2^63 as a float: accepted
+		{`w.U64 = 2^64`, "bad value for field 'U64' of wide (number out of range for uint64)"},
+		{`s.U64 = 2^64`, "bad value for field 'U64' of Sample (number out of range for uint64)"},
+		{`w.U64 = 1/0`, "bad value for field 'U64' of wide (number has no integer representation)"},
+		{`s.U64 = 1/0`, "bad value for field 'U64' of Sample (number has no integer representation)"},
+	} {
+		err := e.DoString(c.chunk)
+		if c.want == "" {
+			if err != nil {
+				t.Errorf("%s: %v", c.chunk, err)
+			}
+			continue
+		}
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: err = %v, want %q", c.chunk, err, c.want)
+		}
+	}
+	var u uint64
+	if err := e.DoString(`big = 2^64`); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Global("big", &u); err == nil || !strings.Contains(err.Error(), "number out of range for uint64") {
+		t.Errorf("Global of 2^64 into uint64 = %v", err)
+	}
+}
+
+// TestFloat32OverflowIsOutOfRange: a finite number beyond float32 is
+// refused like an integer out of range, on every path; before, 1e300
+// silently became +Inf. Infinities and NaN convert as they are.
+func TestFloat32OverflowIsOutOfRange(t *testing.T) {
+	e := newEnv(t)
+	var got float32
+	must(t, e.SetGlobal("take", func(f float32) { got = f }))
+	must(t, e.SetGlobal("w", wide{Name: "w"}))
+	must(t, e.SetGlobal("s", Sample{}))
+	run(t, e, `function id(x) return x end`)
+	var id func(float64) (float32, error)
+	must(t, e.GetFunction("id", &id))
+	for _, c := range []struct{ chunk, want string }{
+		{`take(1e300)`, "bad argument #1 to 'take' (number out of range for float32)"},
+		{`take(-1e39)`, "bad argument #1 to 'take' (number out of range for float32)"},
+		{`take("1e300")`, "bad argument #1 to 'take' (number out of range for float32)"},
+		{`w.F32 = 1e300`, "bad value for field 'F32' of wide (number out of range for float32)"},
+		{`s.F32 = 1e300`, "bad value for field 'F32' of Sample (number out of range for float32)"},
+		{`s.F32 = -1e300`, "bad value for field 'F32' of Sample (number out of range for float32)"},
+	} {
+		if err := e.DoString(c.chunk); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: err = %v, want %q", c.chunk, err, c.want)
+		}
+	}
+	if _, err := id(1e300); err == nil || !strings.Contains(err.Error(), "result #1: number out of range for float32") {
+		t.Errorf("typed func result 1e300 into float32: %v", err)
+	}
+	run(t, e, `big = 1e300`)
+	var f float32
+	if err := e.Global("big", &f); err == nil || !strings.Contains(err.Error(), "number out of range for float32") {
+		t.Errorf("Global of 1e300 into float32 = %v", err)
+	}
+	// What float32 holds converts, infinities and NaN included.
+	run(t, e, `take(3.4e38) assert(s.F32 == 0) s.F32 = 1/0 w.F32 = -1/0 x = s.F32 y = w.F32`)
+	if got != 3.4e38 {
+		t.Errorf("take(3.4e38) = %v", got)
+	}
+	run(t, e, `assert(x == 1/0 and y == -1/0) take(0/0)`)
+	if !math.IsNaN(float64(got)) {
+		t.Errorf("take(0/0) = %v", got)
+	}
+	if r, err := id(math.Inf(1)); err != nil || !math.IsInf(float64(r), 1) {
+		t.Errorf("id(+Inf) = %v, %v", r, err)
+	}
+}

@@ -1,0 +1,173 @@
+package zlua
+
+import (
+	"fmt"
+	"reflect"
+
+	"github.com/zlua-go/zlua/callbackgate"
+	"github.com/zlua-go/zlua/cgo"
+)
+
+// Table is a Lua table held by Go, with the lifetime rules of [Function]:
+// it keeps the table alive until Release or until Go drops the handle
+// (then the next Pump releases it); its uses fail with ErrStale after a
+// Reset or Close and with ErrReleased after Release; another Env refuses
+// it. Pushed into its own Env it is the table itself.
+//
+// Get, Set, Len and Method index the table as Lua code does (metamethods
+// run, under protection); ForEach reads it raw. Each is one API call, made
+// on the Env's goroutine.
+//
+// A Lua table becomes a *Table when read with Env.Global or Table.Get
+// into a *Table, or passed to a Go function parameter of type *Table. An
+// any parameter still receives a copy ([]any or map[any]any).
+type Table struct{ h callbackgate.Table }
+
+// NewTable creates an empty Lua table and returns a handle on it.
+func (e *Env) NewTable() (*Table, error) {
+	var tb *callbackgate.Table
+	var terr error
+	err := e.protect(func(t cgo.Thread) int {
+		tb, terr = e.g.CreateTable(t)
+		return cgo.OK
+	})
+	if err == nil {
+		err = terr
+	}
+	if err != nil {
+		return nil, fmt.Errorf("zlua: new table: %w", err)
+	}
+	return pubTable(tb), nil
+}
+
+// Globals returns a handle on the global table (_G), whatever global
+// variable scripts call _G.
+func (e *Env) Globals() (*Table, error) {
+	var tb *callbackgate.Table
+	var terr error
+	err := e.protect(func(t cgo.Thread) int {
+		if !e.g.S.Reserve(t, 2) {
+			terr = ErrMemory
+			return cgo.OK
+		}
+		t.PushGlobals()
+		tb, terr = e.g.NewTableRef(t, t.Top())
+		return cgo.OK
+	})
+	if err == nil {
+		err = terr
+	}
+	if err != nil {
+		return nil, fmt.Errorf("zlua: globals: %w", err)
+	}
+	return pubTable(tb), nil
+}
+
+// Get reads t[key] into *out, converting it as Env.Global does; __index
+// runs. key converts like a SetGlobal value (a Go string is a Lua string,
+// a Go int a Lua integer). A missing key reads as nil.
+func (t *Table) Get(key, out any) error {
+	rv := reflect.ValueOf(out)
+	if rv.Kind() != reflect.Pointer || rv.IsNil() {
+		return fmt.Errorf("zlua: table get %s: out must be a non-nil pointer, got %T", keyText(key), out)
+	}
+	if t == nil {
+		return fmt.Errorf("zlua: table get %s: %w", keyText(key), errNilHandle)
+	}
+	if err := t.h.Get(key, rv.Elem()); err != nil {
+		return fmt.Errorf("zlua: table get %s: %w", keyText(key), err)
+	}
+	return nil
+}
+
+// Set does t[key] = value; __newindex runs. key and value convert like
+// SetGlobal values; a nil value removes the key, a nil or NaN key is an
+// error.
+func (t *Table) Set(key, value any) error {
+	if t == nil {
+		return fmt.Errorf("zlua: table set %s: %w", keyText(key), errNilHandle)
+	}
+	if err := t.h.Set(key, value); err != nil {
+		return fmt.Errorf("zlua: table set %s: %w", keyText(key), err)
+	}
+	return nil
+}
+
+// Len returns the length of the table as Lua 5.4's # operator computes it,
+// on both backends: the __len metamethod when there is one (its result
+// must be an integer), else the border of the sequence part.
+func (t *Table) Len() (int, error) {
+	if t == nil {
+		return 0, fmt.Errorf("zlua: table len: %w", errNilHandle)
+	}
+	n, err := t.h.Len()
+	if err != nil {
+		return 0, fmt.Errorf("zlua: table len: %w", err)
+	}
+	return n, nil
+}
+
+// ForEach calls fn for each key and value of the table, in the order of
+// Lua's next (raw: neither __pairs nor __index run), and stops at the
+// first error fn returns, which ForEach returns. Nested tables arrive as
+// *Table handles and functions as *Function handles (fn may keep them);
+// other values in their natural form, as an any parameter receives them.
+//
+// The pairs are read in one API call before fn runs, so fn may use the
+// Env, the table included: changes made meanwhile are not seen by this
+// ForEach. A value with no Go form (a coroutine, a light userdata) makes
+// ForEach fail, naming its key, before fn is called.
+func (t *Table) ForEach(fn func(key, value any) error) error {
+	if t == nil {
+		return fmt.Errorf("zlua: table foreach: %w", errNilHandle)
+	}
+	kv, err := t.h.Pairs()
+	if err != nil {
+		return fmt.Errorf("zlua: table foreach: %w", err)
+	}
+	for i := 0; i < len(kv); i += 2 {
+		if err := fn(kv[i], kv[i+1]); err != nil {
+			callbackgate.ReleaseAll(kv[i+2:]) // handles fn never saw
+			return err
+		}
+	}
+	return nil
+}
+
+// Method binds the method name of the table to *fnPtr, like
+// Env.GetFunction: fnPtr points to a func variable (or a *Function), and
+// calling it calls t:name(args...), the table passed as self. The function
+// is looked up once, now (__index runs, so methods inherited through a
+// metatable are found). The binding holds the table and the function
+// until it is dropped or, for a *Function, released.
+func (t *Table) Method(name string, fnPtr any) error {
+	rv, err := funcTarget(fnPtr)
+	if err == nil && t == nil {
+		err = errNilHandle
+	}
+	if err != nil {
+		return fmt.Errorf("zlua: table method %q: %w", name, err)
+	}
+	f, err := t.h.Method(name)
+	if err != nil {
+		return fmt.Errorf("zlua: table method %q: %w", name, err)
+	}
+	bindFunc(t.h.Gate(), f, rv)
+	return nil
+}
+
+// Release releases the table now; the reference is freed at the next
+// Pump. Later uses fail with ErrReleased. Idempotent.
+func (t *Table) Release() {
+	if t != nil {
+		t.h.Release()
+	}
+}
+
+// keyText spells a table key in error messages.
+func keyText(key any) string {
+	if s, ok := key.(string); ok {
+		return fmt.Sprintf("%q", s)
+	}
+	return fmt.Sprintf("[%v]", key)
+}
