@@ -223,6 +223,11 @@ type Stats struct {
 	ObjectPushes, CacheHits uint64
 	// SlotCapacity is the size of the slot table.
 	SlotCapacity int
+	// PinnedObjects is the number of live objects whose numeric and
+	// boolean fields C reads and writes in place: pinned in Go memory
+	// (runtime.Pinner) from their first field access until Lua releases
+	// them.
+	PinnedObjects int
 	// LiveStructs is the number of non-blittable struct values Lua holds
 	// by value (one Go companion copy each, released after Lua collects
 	// the userdata). Blittable ones live in Lua memory and are not counted.
@@ -241,5 +246,6 @@ func (e *Env) Stats() Stats {
 		PendingPosts: e.posted.Len(),
 		LuaBytes:     s.LuaBytes, LuaPeakBytes: s.LuaPeakBytes,
 		LiveObjects: o.Live, PeakObjects: o.Peak, ObjectPushes: o.Pushes,
-		CacheHits: o.Hits, SlotCapacity: o.Capacity, LiveStructs: s.LiveStructs}
+		CacheHits: o.Hits, SlotCapacity: o.Capacity, LiveStructs: s.LiveStructs,
+		PinnedObjects: o.Pinned}
 }

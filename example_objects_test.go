@@ -77,3 +77,33 @@ func ExampleEnv_Register() {
 	fmt.Println(h.Name, h.HP)
 	// Output: cid 1
 }
+
+// Numeric and boolean fields of a Go object are read and written by C:
+// after the first access, which pins the object, a script's field loop
+// makes no Go call, and Go sees the values in its struct.
+func Example_fieldsServedInC() {
+	env, _ := zlua.New(zlua.Options{})
+	defer env.Close()
+
+	hero := &Hero{HP: 10}
+	env.SetGlobal("hero", hero)
+	env.DoString(`hero.HP = hero.HP + 1`) // the first access enters Go once
+	before := env.Stats().GoCalls
+	env.DoString(`for i = 1, 1000 do hero.HP = hero.HP + 1; hero.mp = i end`)
+	fmt.Println(hero.HP, hero.Mana, env.Stats().GoCalls-before, env.Stats().PinnedObjects)
+	// Output: 1011 1000 0 1
+}
+
+// A Lua handler bound to a typed func runs without reflection; a pointer
+// lent with Opaque for the call is one word and allocates nothing.
+func ExampleOpaque_typed() {
+	env, _ := zlua.New(zlua.Options{})
+	defer env.Close()
+
+	env.DoString(`function weigh(h) return zlua.get_opaquevalue(h).HP * 2 end`)
+	var weigh func(any) (float64, error)
+	env.GetFunction("weigh", &weigh)
+	w, err := weigh(zlua.Opaque(&Hero{HP: 21}))
+	fmt.Println(w, err)
+	// Output: 42 <nil>
+}

@@ -24,6 +24,9 @@ func (e *Env) SetGlobal(name string, v any) error {
 	if dotted && (parent == "" || key == "" || strings.Contains(parent, "..")) {
 		return fmt.Errorf("zlua: set global %q: %w", name, errEmptySegment)
 	}
+	if !dotted {
+		return e.setPlainGlobal(name, v)
+	}
 	var perr error
 	err := e.protect(func(t cgo.Thread) int {
 		s := e.g.S
@@ -59,6 +62,34 @@ func (e *Env) SetGlobal(name string, v any) error {
 	return nil
 }
 
+// setPlainGlobal is SetGlobal of a name without dots in one crossing: the
+// program (name, value) runs in one protected operation, which leaves the
+// stack as it found it (no closure, no Top and SetTop crossings).
+func (e *Env) setPlainGlobal(name string, v any) error {
+	t, err := e.begin()
+	if err != nil {
+		return fmt.Errorf("zlua: set global %q: %w", name, err)
+	}
+	g := e.g
+	defer g.Exit()
+	s := g.S
+	s.ProgReset()
+	s.PutStr(name)
+	err = g.Push(v, name)
+	if err == nil {
+		err = s.Commit()
+	}
+	if err == nil {
+		if st, _ := s.Run(t, cgo.OpSetGlobal, 0, 0, 0); st != cgo.OK {
+			err = g.ErrorFromTop(t, st)
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("zlua: set global %q: %w", name, err)
+	}
+	return nil
+}
+
 // setField sets table global tbl's field key to v (used at init).
 func (e *Env) setField(tbl, key string, v any) error {
 	return e.DoStringArgs("local t, k, v = ...; _G[t][k] = v", tbl, key, v)
@@ -78,6 +109,18 @@ func (e *Env) Global(name string, out any) error {
 	rv := reflect.ValueOf(out)
 	if rv.Kind() != reflect.Pointer || rv.IsNil() {
 		return fmt.Errorf("zlua: global %q: out must be a non-nil pointer, got %T", name, out)
+	}
+	if !strings.Contains(name, ".") {
+		// One crossing for a scalar: C reads it with the lookup.
+		t, err := e.begin()
+		if err == nil {
+			err = e.g.GetGlobalInto(t, name, rv.Elem())
+			e.g.Exit()
+		}
+		if err != nil {
+			return fmt.Errorf("zlua: global %q: %w", name, err)
+		}
+		return nil
 	}
 	var rerr error
 	err := e.protect(func(t cgo.Thread) int {

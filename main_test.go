@@ -9,12 +9,13 @@ import (
 	"time"
 
 	"github.com/zlua-go/zlua/callbackgate"
+	"github.com/zlua-go/zlua/objreg"
 )
 
 // TestMain fails the run when a test leaves an Env open (its Lua state, Go
-// function table and refs would leak; it prints where each was created) or
+// function table and refs would leak; it prints where each was created),
 // when a closed Env still had live object slots after lua_close ran every
-// __gc.
+// __gc, or when a Go object is still pinned once every Env is closed.
 func TestMain(m *testing.M) {
 	if name := os.Getenv(helperEnv); name != "" {
 		os.Exit(runHelper(name))
@@ -40,6 +41,9 @@ func TestMain(m *testing.M) {
 	}
 	if n := leakedSlots.Load(); n > 0 {
 		leaks = append(leaks, fmt.Sprintf("%d object slot(s) or struct companion(s) still live after Close ran every __gc", n))
+	}
+	if n := objreg.LivePins(); n != 0 {
+		leaks = append(leaks, fmt.Sprintf("%d Go object(s) still pinned after every Env closed", n))
 	}
 	if len(leaks) > 0 && code == 0 {
 		fmt.Fprintf(os.Stderr, "zlua: leaks:\n%s\n", strings.Join(leaks, "\n"))

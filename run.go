@@ -10,6 +10,16 @@ import (
 	"github.com/zlua-go/zlua/cgo"
 )
 
+// begin starts one API call (the caller ends it with e.g.Exit()) and
+// returns the thread to use. No closed check before Enter: Close may run
+// between the two; Enter reports ErrClosed from the owner word it claims.
+func (e *Env) begin() (cgo.Thread, error) {
+	if err := e.g.Enter(); err != nil {
+		return cgo.Thread{}, err
+	}
+	return e.g.Current(), nil
+}
+
 // Chunk names. Lua prints a name starting with '=' as is and one starting
 // with '@' as a file name: errors read "(dostring):3: ..." and
 // "scripts/main.lua:3: ...".
@@ -21,14 +31,12 @@ const (
 // protect runs f as one API call: it tracks nesting, keeps the stack
 // balanced, and turns a failed Lua status into a *LuaError.
 func (e *Env) protect(f func(t cgo.Thread) int) error {
-	g := e.g
-	// No closed check before Enter: Close may run between the two. Enter
-	// reports ErrClosed from the owner word it claims.
-	if err := g.Enter(); err != nil {
+	t, err := e.begin()
+	if err != nil {
 		return err
 	}
+	g := e.g
 	defer g.Exit()
-	t := g.Current()
 	top := t.Top()
 	defer t.SetTop(top)
 	if st := f(t); st != cgo.OK {

@@ -1,6 +1,11 @@
 package zlua
 
-import "github.com/zlua-go/zlua/callbackgate"
+import (
+	"reflect"
+	"unsafe"
+
+	"github.com/zlua-go/zlua/callbackgate"
+)
 
 // Opaque wraps p, a pointer to a struct, for a Go→Lua call (a *Function
 // call, a typed func from GetFunction or a Lua callback, DoStringArgs):
@@ -10,6 +15,19 @@ import "github.com/zlua-go/zlua/callbackgate"
 // by-value copy of *p, zlua.set_opaquevalue(h, v) stores the by-value v
 // into *p, and h passed to a Go function whose parameter is *T (p's type)
 // arrives as p itself. Afterwards every use of h is the Lua error
-// "invalid opaque parameter handle". A nil p is pushed as nil; anything
-// other than a pointer to a struct makes the call fail with ErrCannotPush.
-func Opaque(p any) any { return callbackgate.Opaque{P: p} }
+// "invalid opaque parameter handle". A nil p is pushed as nil; a pointer
+// to anything but a struct makes the call fail with ErrCannotPush.
+//
+// The result is one pointer word: passed as an any (a func(any) float64
+// from GetFunction, say) it allocates nothing.
+func Opaque[T any](p *T) any { return opaqueArg[T]{p} }
+
+// opaqueArg is the value Opaque returns.
+type opaqueArg[T any] struct{ p *T }
+
+// OpaqueTarget returns the lent pointer and its type.
+func (o opaqueArg[T]) OpaqueTarget() (unsafe.Pointer, reflect.Type) {
+	return unsafe.Pointer(o.p), reflect.TypeFor[*T]()
+}
+
+var _ callbackgate.OpaqueArg = opaqueArg[struct{}]{}

@@ -3,10 +3,11 @@ package callbackgate
 import (
 	"fmt"
 	"reflect"
-	"strings"
+	"slices"
 	"unsafe"
 
 	"github.com/zlua-go/zlua/cgo"
+	"github.com/zlua-go/zlua/structreg"
 )
 
 // binding is how Lua sees one Go type through one view: its metatable
@@ -19,12 +20,17 @@ type binding struct {
 	mtref   int32
 	fields  map[string]*field // nil for views
 	methods []*method
+	// cfields are the fields C reads and writes in the pinned object:
+	// numbers and booleans reached without a pointer hop, by Lua name, as
+	// field codes (kind | offset << 8). nil when there are none.
+	cfields map[string]int64
 }
 
 // field is one exported struct field reachable from a binding.
 type field struct {
 	index []int
 	typ   reflect.Type
+	ref   bool // lua:",ref": a slice or map read as a view, not a copy
 }
 
 type bindKey struct{ typ, view reflect.Type }
@@ -69,7 +75,18 @@ func (g *Gate) bind(typ, view reflect.Type) (*binding, error) {
 	if isHandle(typ) { // never an object with the handle's methods
 		return nil, handlePushError(typ)
 	}
+	if view == nil && typ.Kind() == reflect.Pointer && typ.Elem().Kind() == reflect.Struct {
+		for name, f := range structFields(typ.Elem()) {
+			if k := f.typ.Kind(); f.ref && k != reflect.Slice && k != reflect.Map {
+				return nil, fmt.Errorf("%w: field %s of %v: lua:\",ref\" needs a slice or map, got %v",
+					ErrCannotPush, name, typ.Elem(), f.typ)
+			}
+		}
+	}
 	b := &binding{id: uint32(len(g.bindByID)), typ: typ, view: view, name: luaName(typ)}
+	if isContainerPtr(typ) && typ.Elem().Name() == "" {
+		b.name = typ.Elem().String() // a view of a []string reads "[]string"
+	}
 	g.bindByID = append(g.bindByID, b)
 	if view != nil {
 		b.name = luaName(view)
@@ -85,6 +102,7 @@ func (g *Gate) bind(typ, view reflect.Type) (*binding, error) {
 		}
 		if typ.Kind() == reflect.Pointer && typ.Elem().Kind() == reflect.Struct {
 			b.fields = structFields(typ.Elem())
+			b.cfields = cFields(typ.Elem(), b.fields, b.methods)
 		}
 	}
 	ref, err := g.buildMetatable(b)
@@ -97,23 +115,49 @@ func (g *Gate) bind(typ, view reflect.Type) (*binding, error) {
 }
 
 // structFields lists the exported fields of t, promoted ones included,
-// under their Lua names (tag lua:"name"; lua:"-" hides a field).
+// under their Lua names (tag lua:"name"; lua:"-" hides a field); lua:",ref"
+// (or lua:"name,ref") makes a slice or map field read as a view.
 func structFields(t reflect.Type) map[string]*field {
 	fields := map[string]*field{}
 	for _, f := range reflect.VisibleFields(t) {
 		if !f.IsExported() {
 			continue
 		}
-		name := f.Name
-		if tag, ok := f.Tag.Lookup("lua"); ok {
-			if tag == "-" {
-				continue
-			}
-			name, _, _ = strings.Cut(tag, ",")
+		name, opts, ok := structreg.FieldName(f)
+		if !ok {
+			continue
 		}
-		fields[name] = &field{index: f.Index, typ: f.Type}
+		ref := slices.Contains(opts, "ref")
+		fields[name] = &field{index: f.Index, typ: f.Type, ref: ref}
 	}
 	return fields
+}
+
+// cFields returns the codes of the fields of struct t that C can serve:
+// numbers and booleans whose offset is known without following a pointer
+// (fields of embedded structs included, not those of embedded pointers),
+// except names that a method shadows (Lua finds the method first).
+func cFields(t reflect.Type, fields map[string]*field, methods []*method) map[string]int64 {
+	var out map[string]int64
+	for name, f := range fields {
+		k := structreg.KindOf(f.typ)
+		off, ok := structreg.OffsetOf(t, f.index)
+		if k == 0 || !ok || slices.ContainsFunc(methods, func(m *method) bool { return m.name == name }) {
+			continue
+		}
+		if out == nil {
+			out = map[string]int64{}
+		}
+		out[name] = int64(k) | int64(off)<<8
+	}
+	return out
+}
+
+// elems reports whether b's keys are the elements of a map or slice: one
+// pushed with ByRef, or reached through a pointer.
+func (b *binding) elems() bool {
+	k := b.typ.Kind()
+	return b.view == nil && (k == reflect.Map || k == reflect.Slice || isContainerPtr(b.typ))
 }
 
 // buildMetatable creates b's metatable in a protected operation and
@@ -136,35 +180,70 @@ func (g *Gate) buildMetatable(b *binding) (int32, error) {
 		s.PutGoFunc(id)
 		s.PutRawSet()
 	}
-	for _, mm := range [...]struct {
-		key  string
-		call callFunc
-	}{{"__index", fieldGet}, {"__newindex", fieldSet}, {"__tostring", objToString}} {
-		id, err := g.registerEntry(funcEntry{name: b.name + "." + mm.key, fn: b, call: mm.call})
+	// __index and __newindex: elements of ByRef values and fields go to
+	// the Go getter and setter, numeric fields to C when there are some,
+	// and a type without either indexes its methods table directly.
+	get, set := funcEntry{name: b.name + ".__index", fn: b, call: fieldGet},
+		funcEntry{name: b.name + ".__newindex", fn: b, call: fieldSet}
+	setID, err := g.registerEntry(set)
+	if err != nil {
+		return 0, err
+	}
+	if !b.elems() && len(b.fields) == 0 {
+		s.PutStr(b.name)
+		s.PutPlainIndex()
+	} else {
+		getID, err := g.registerEntry(get)
 		if err != nil {
 			return 0, err
 		}
-		if mm.key == "__index" {
-			s.PutGoFunc(id)
+		s.PutGoFunc(getID)
+		if b.cfields != nil {
+			s.PutGoFunc(setID)
+			s.PutNewTable(0, len(b.cfields))
+			for name, code := range b.cfields {
+				s.PutStr(name)
+				s.PutInt(code)
+				s.PutRawSet()
+			}
+			s.PutInt(int64(b.id))
+			s.PutInt(int64(b.typ.Elem().Size()))
+			s.PutStr(b.name)
+			s.PutObjFields()
+		} else {
 			s.PutIndexer()
-			continue
 		}
-		s.PutStr(mm.key)
-		s.PutGoFunc(id)
+	}
+	if b.cfields == nil {
+		s.PutStr("__newindex")
+		s.PutGoFunc(setID)
 		s.PutRawSet()
 	}
-	if k := b.typ.Kind(); b.view == nil && (k == reflect.Map || k == reflect.Slice) {
-		id, err := g.registerEntry(funcEntry{name: b.name + ".__len", fn: b, call: objLen})
-		if err != nil {
-			return 0, err
+	id, err := g.registerEntry(funcEntry{name: b.name + ".__tostring", fn: b, call: objToString})
+	if err != nil {
+		return 0, err
+	}
+	s.PutStr("__tostring")
+	s.PutGoFunc(id)
+	s.PutRawSet()
+	if b.elems() {
+		for _, mm := range [...]struct {
+			key  string
+			call callFunc
+		}{{"__len", objLen}, {"__pairs", objPairs}} {
+			id, err := g.registerEntry(funcEntry{name: b.name + "." + mm.key, fn: b, call: mm.call})
+			if err != nil {
+				return 0, err
+			}
+			s.PutStr(mm.key)
+			s.PutGoFunc(id)
+			s.PutRawSet()
 		}
-		s.PutStr("__len")
-		s.PutGoFunc(id)
-		s.PutRawSet()
 	}
 	s.PutStr("__eq")
 	s.PutRef(g.eqRef) // one shared __eq: LuaJIT compares handlers by identity
 	s.PutRawSet()
+	g.putUserMeta(b.typ)
 	if err := s.Commit(); err != nil {
 		return 0, err
 	}
@@ -195,6 +274,7 @@ func (g *Gate) InitObjects() error {
 	}
 	s.ProgReset()
 	s.PutGoFunc(id)
+	s.PutEqWrap() // C decides known identities, Go the rest
 	if err := s.Commit(); err != nil {
 		return err
 	}

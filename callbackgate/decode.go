@@ -56,7 +56,7 @@ func tablePlanFor(t reflect.Type) *tablePlan {
 	}
 	var p *tablePlan
 	switch t {
-	case viewedType, refType, opaqueType, plainType:
+	case viewedType, refType, plainType:
 	default:
 		p = buildPlan(t)
 	}
@@ -160,6 +160,9 @@ func (g *Gate) readTable(t cgo.Thread, idx int, v reflect.Value, depth int) (han
 	p := g.planFor(typ)
 	if p == nil {
 		return false, nil
+	}
+	if err := g.tableStack(t, depth); err != nil {
+		return true, err
 	}
 	if !ptr {
 		return true, g.decodeStruct(t, idx, v, p, depth)

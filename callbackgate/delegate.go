@@ -105,7 +105,79 @@ func makeFastDelegates() map[reflect.Type]func(f *Function) any {
 				return int(v), err
 			}
 		},
+		// One argument of any type (an object, a struct, zlua.Opaque(p),
+		// which is one pointer word and boxes for free) and one typed
+		// result: handlers called once per entity or per event.
+		reflect.TypeFor[func(any)]():       func(f *Function) any { return func(a any) { must(f.callAny0(a)) } },
+		reflect.TypeFor[func(any) error](): func(f *Function) any { return f.callAny0 },
+		reflect.TypeFor[func(any) float64](): func(f *Function) any {
+			return func(a any) float64 { v, err := anyCall[float64](f, a); must(err); return v }
+		},
+		reflect.TypeFor[func(any) (float64, error)](): func(f *Function) any {
+			return func(a any) (float64, error) { return anyCall[float64](f, a) }
+		},
+		reflect.TypeFor[func(any) int](): func(f *Function) any {
+			return func(a any) int { v, err := anyCall[int64](f, a); must(err); return int(v) }
+		},
+		reflect.TypeFor[func(any) (int, error)](): func(f *Function) any {
+			return func(a any) (int, error) { v, err := anyCall[int64](f, a); return int(v), err }
+		},
+		reflect.TypeFor[func(any) bool](): func(f *Function) any {
+			return func(a any) bool { v, err := anyCall[bool](f, a); must(err); return v }
+		},
+		reflect.TypeFor[func(any) (bool, error)](): func(f *Function) any {
+			return func(a any) (bool, error) { return anyCall[bool](f, a) }
+		},
 	}
+}
+
+// callAny starts a call of f with one argument pushed like a SetGlobal
+// value and nres results. Unless g is nil (the call never started), the
+// caller reads the results and ends with g.endCall(r, top).
+func (f *Function) callAny(a any, nres int) (g *Gate, r *cgo.CallResult, top int, err error) {
+	if g, err = f.start(); err != nil {
+		return nil, nil, 0, err
+	}
+	if err := g.push(a, f.name, 0); err != nil {
+		g.Exit()
+		return nil, nil, 0, f.argError(0, err)
+	}
+	r, top, err = f.finish(g, nres, 1)
+	return g, r, top, err
+}
+
+func (f *Function) callAny0(a any) error {
+	g, r, top, err := f.callAny(a, 0)
+	if g != nil {
+		g.endCall(r, top)
+	}
+	return err
+}
+
+// anyCall calls f with one argument and converts its first result (a
+// missing one reads as nil) like a Go function argument of type T.
+func anyCall[T float64 | int64 | bool](f *Function, a any) (T, error) {
+	var v T
+	g, r, top, err := f.callAny(a, 1)
+	if g == nil {
+		return v, err
+	}
+	if err == nil {
+		res, idx := g.result(r, top, 0)
+		switch p := any(&v).(type) {
+		case *float64:
+			*p, err = g.readFloat(g.cur, idx, &res)
+		case *int64:
+			*p, err = g.readInt(g.cur, idx, &res)
+		case *bool:
+			*p, err = g.readBool(g.cur, idx, &res)
+		}
+		if err != nil {
+			err = f.resultError(0, err)
+		}
+	}
+	g.endCall(r, top)
+	return v, err
 }
 
 func (f *Function) call0() error {

@@ -143,10 +143,8 @@ func (g *Gate) stringArg(fr cgo.Frame, i int) (string, error) {
 	return g.readString(fr.Thread(), i+1, &a)
 }
 
-func (g *Gate) ret0() int32 {
-	g.S.ProgReset()
-	return g.commitReturn()
-}
+// ret0 returns no results: C returns 0 values, no program runs.
+func (g *Gate) ret0() int32 { return cgo.StatusReturn0 }
 
 func retInt(fr cgo.Frame, r int64) int32 {
 	fr.ReturnInt(r)

@@ -2,6 +2,7 @@ package callbackgate
 
 import (
 	"errors"
+	"reflect"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -75,6 +76,7 @@ type Gate struct {
 	// ObjectRegistry and the metatable cache: one binding per (type, view).
 	objs     *objreg.Registry
 	binds    map[bindKey]*binding
+	meta     map[reflect.Type]metaSet // user metamethods (meta.go)
 	bindByID []*binding
 	lastBind *binding
 	eqRef    int32
@@ -166,6 +168,7 @@ func (g *Gate) Reopen() error {
 	g.liveRefs.Store(0)
 	g.liveFuncs.Store(0)
 	g.binds = map[bindKey]*binding{}
+	g.meta = map[reflect.Type]metaSet{}
 	g.bindByID = []*binding{nil} // binding id 0 is never used
 	g.lastBind = nil
 	return nil
@@ -196,7 +199,7 @@ func (g *Gate) Teardown() {
 	g.lifeMu.Lock()
 	g.S.Close()
 	g.lifeMu.Unlock()
-	g.binds, g.bindByID, g.lastBind = nil, nil, nil
+	g.binds, g.bindByID, g.lastBind, g.meta = nil, nil, nil, nil
 	g.funcs, g.free, g.unarmed = nil, nil, nil
 	g.callRes = nil // freed with the state
 	g.liveFuncs.Store(0)
@@ -377,6 +380,12 @@ func (g *Gate) Settle() {
 	if g.Closed() {
 		return
 	}
+	// The common outermost return: nothing was handed out, nothing
+	// waits in C. One test instead of the walk.
+	if len(g.unarmed) == 0 && g.objs.Quiet() && g.sv.reg.Quiet() && !g.S.HasQueued() {
+		g.recentN = 0
+		return
+	}
 	if g.S.HasFreedFuncs() {
 		g.drainFreed()
 	}
@@ -445,6 +454,9 @@ const errCallsTooDeep = "stack overflow (too many nested Go calls)"
 // dispatch is the gate handler: every Lua→Go call lands here.
 func dispatch(goid uintptr, fnid uint32, fr cgo.Frame) (status int32) {
 	g := (*gates.Load())[goid]
+	if int(fnid) >= len(g.funcs) { // never for a sentinel the trampoline accepted
+		return g.raiseText("attempt to call a released Go function", nil)
+	}
 	// The closure being called sits in the caller's stack slot, so its id
 	// cannot be released during the call; if a nested registration grows
 	// g.funcs, e keeps pointing at the old array's identical entry.
@@ -475,14 +487,16 @@ func dispatch(goid uintptr, fnid uint32, fr cgo.Frame) (status int32) {
 			status = g.raisePanic(e.name, r)
 		}
 	}()
-	if g.S.HasFreedFuncs() {
-		g.drainFreed()
-	}
-	if g.S.HasFreedSlots() {
-		g.objs.Drain()
-	}
-	if g.S.HasFreedCompanions() {
-		g.sv.reg.Drain()
+	if g.S.HasQueued() { // one test for the three queues (and inflight copies)
+		if g.S.HasFreedFuncs() {
+			g.drainFreed()
+		}
+		if g.S.HasFreedSlots() {
+			g.objs.Drain()
+		}
+		if g.S.HasFreedCompanions() {
+			g.sv.reg.Drain()
+		}
 	}
 	return e.call(g, e, fr)
 }

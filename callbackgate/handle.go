@@ -2,6 +2,7 @@ package callbackgate
 
 import (
 	"fmt"
+	"reflect"
 
 	"github.com/zlua-go/zlua/cgo"
 )
@@ -112,6 +113,33 @@ func (g *Gate) endCall(r *cgo.CallResult, top int) {
 		g.cur.SetTop(top)
 	}
 	g.Exit()
+}
+
+// GetGlobalInto reads the global name (no dots) into v as Global
+// converts, within an API call. A scalar global costs one crossing: C
+// reads it with the lookup; anything else is converted from the stack
+// (ReadGlobal: errors inside it are rooted at name) and then popped.
+func (g *Gate) GetGlobalInto(t cgo.Thread, name string, v reflect.Value) error {
+	r, err := g.callResult()
+	if err != nil {
+		return err
+	}
+	s := g.S
+	s.ProgReset()
+	s.PutStr(name)
+	if err := s.Commit(); err != nil {
+		return err
+	}
+	if st := s.GetGlobal(t, r); st != cgo.OK {
+		return g.ErrorFromTop(t, st)
+	}
+	a := r.Res[0]
+	if r.Popped != 0 {
+		return g.read(t, 0, &a, v, 0) // scalars are read from a alone
+	}
+	err = g.ReadGlobal(t, int(r.Base)+1, v, name)
+	t.SetTop(int(r.Base))
+	return err
 }
 
 // result returns result i (0-based) of a call as an Arg and its index.

@@ -329,11 +329,8 @@ func makeMethodShapes() map[string]methodMaker {
 				if s == nil {
 					return st
 				}
-				x, y := f(s.Ptr())
-				g.S.ProgReset()
-				g.S.PutNum(x)
-				g.S.PutNum(y)
-				return g.commitReturn()
+				fr.ReturnNum2(f(s.Ptr()))
+				return cgo.StatusReturn2
 			}
 		},
 		"i:b": func(m *method, code unsafe.Pointer) callFunc {

@@ -105,9 +105,13 @@ func (g *Gate) pushViewed(v reflect.Value, view reflect.Type) error {
 	return g.pushValue(v, "", 0)
 }
 
-// pushRef pushes a map (identity-cached) or slice as a userdata.
+// pushRef pushes a map (identity-cached) or slice, or a pointer to one
+// (identity-cached; a slice that can grow), as a userdata.
 func (g *Gate) pushRef(x any) error {
 	v := reflect.ValueOf(x)
+	if isContainerPtr(v.Type()) && !v.IsNil() {
+		return g.pushObj(v, nil)
+	}
 	switch v.Kind() {
 	case reflect.Map, reflect.Slice:
 		if v.IsNil() {
@@ -116,7 +120,17 @@ func (g *Gate) pushRef(x any) error {
 		}
 		return g.pushObj(v, nil)
 	}
-	return fmt.Errorf("%w: ByRef needs a map or slice, got %T", ErrCannotPush, x)
+	return fmt.Errorf("%w: ByRef needs a map or slice or a pointer to one, got %T", ErrCannotPush, x)
+}
+
+// isContainerPtr reports whether t is a pointer to a map or a slice:
+// pushed as a view of the map or slice it points to.
+func isContainerPtr(t reflect.Type) bool {
+	if t == nil || t.Kind() != reflect.Pointer {
+		return false
+	}
+	k := t.Elem().Kind()
+	return k == reflect.Map || k == reflect.Slice
 }
 
 // funcShapePlan serves functions returning one pointer (constructors,
@@ -197,6 +211,10 @@ func (g *Gate) self(fr cgo.Frame, b *binding) (*objreg.Slot, int32) {
 // (checked), the key, and either elem (a ByRef map or slice: the caller
 // serves the element) or the named struct field. When it returns neither,
 // st is the raised error (a bad receiver, or "T has no <what> 'k'").
+//
+// A field C can serve gets the object pinned and its address stored in
+// the userdata: the first access of a numeric field comes here, the next
+// ones stay in C (see cgo/objfields.c).
 func (g *Gate) fieldAccess(fr cgo.Frame, b *binding, what string) (ov reflect.Value, key cgo.Arg, f *field, elem bool, st int32) {
 	s, st := g.self(fr, b)
 	if s == nil {
@@ -204,14 +222,14 @@ func (g *Gate) fieldAccess(fr cgo.Frame, b *binding, what string) (ov reflect.Va
 	}
 	key = arg(fr, 1)
 	ov = reflect.ValueOf(s.Val)
-	switch b.typ.Kind() {
-	case reflect.Map, reflect.Slice:
-		if b.view == nil {
-			return ov, key, nil, true, 0
-		}
+	if b.elems() {
+		return ov, key, nil, true, 0
 	}
 	if key.Type == int32(cgo.TString) && b.fields != nil {
 		f = b.fields[key.View()]
+		if _, ok := b.cfields[key.View()]; ok {
+			fr.SetSelfPtr(g.objs.Pin(s))
+		}
 	}
 	if f == nil {
 		st = g.raiseText(fmt.Sprintf("%s has no %s '%s'", b.name, what, g.keyText(fr, &key)), nil)
@@ -244,9 +262,12 @@ func fieldGet(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
 		return cgo.StatusReturn1
 	}
 	g.S.ProgReset()
-	if fv.Kind() == reflect.Struct {
+	switch k := fv.Kind(); {
+	case k == reflect.Struct:
 		err = g.pushObj(fv.Addr(), nil) // the field itself, kept alive by its parent
-	} else {
+	case f.ref && (k == reflect.Slice || k == reflect.Map):
+		err = g.pushObj(fv.Addr(), nil) // lua:",ref": a view through the field
+	default:
 		err = g.pushValue(fv, key.View(), 0)
 	}
 	if err != nil {

@@ -3,15 +3,19 @@ package callbackgate
 import (
 	"errors"
 	"reflect"
+	"unsafe"
 
 	"github.com/zlua-go/zlua/cgo"
 )
 
-// Opaque is a pointer to a struct passed to Lua as a frame-scoped handle:
-// a light userdata valid only until the API call that pushed it returns.
-type Opaque struct{ P any }
-
-var opaqueType = reflect.TypeFor[Opaque]()
+// OpaqueArg is a pointer to a struct passed to Lua as a frame-scoped
+// handle: a light userdata valid only until the API call that pushed it
+// returns. zlua.Opaque makes one; its value is a single pointer, so
+// passing it as an any allocates nothing.
+type OpaqueArg interface {
+	// OpaqueTarget returns the pointer and its type (a pointer type).
+	OpaqueTarget() (p unsafe.Pointer, typ reflect.Type)
+}
 
 // errOpaque is the error of every use of a handle whose call has returned.
 var errOpaque = errors.New("invalid opaque parameter handle")
@@ -37,17 +41,18 @@ type opaqueEntry struct {
 	depth int
 }
 
-// pushOpaque appends a handle for x.P, valid until the current API call
-// returns (Exit closes it).
-func (g *Gate) pushOpaque(x Opaque) error {
-	v := reflect.ValueOf(x.P)
-	if v.Kind() != reflect.Pointer || v.Type().Elem().Kind() != reflect.Struct || isHandle(v.Type()) {
-		return &pushError{reflect.TypeOf(x.P)}
+// pushOpaque appends a handle for x's pointer, valid until the current
+// API call returns (Exit closes it).
+func (g *Gate) pushOpaque(x OpaqueArg) error {
+	p, typ := x.OpaqueTarget()
+	if typ.Kind() != reflect.Pointer || typ.Elem().Kind() != reflect.Struct || isHandle(typ) {
+		return &pushError{typ}
 	}
-	if v.IsNil() {
+	if p == nil {
 		g.S.PutNil()
 		return nil
 	}
+	v := reflect.NewAt(typ.Elem(), p)
 	if len(g.sv.opq) >= maxOpaque {
 		return errors.New("zlua: too many opaque handles in one call")
 	}

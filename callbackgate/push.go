@@ -68,8 +68,6 @@ func (g *Gate) push(v any, name string, depth int) error {
 		return g.pushViewed(reflect.ValueOf(x.V), x.View)
 	case Ref:
 		return g.pushRef(x.V)
-	case Opaque:
-		return g.pushOpaque(x)
 	case Plain:
 		return g.pushPlain(reflect.ValueOf(x.V), name, depth)
 	case map[string]any:
@@ -87,6 +85,9 @@ func (g *Gate) push(v any, name string, depth int) error {
 	default:
 		rv := reflect.ValueOf(v)
 		if rv.Kind() == reflect.Struct {
+			if o, ok := v.(OpaqueArg); ok {
+				return g.pushOpaque(o)
+			}
 			return g.pushStructIface(v, rv)
 		}
 		return g.pushValue(rv, name, depth)
@@ -130,8 +131,11 @@ func (g *Gate) pushValue(v reflect.Value, name string, depth int) error {
 		return g.pushValue(v.Elem(), name, depth)
 	case reflect.Struct:
 		switch v.Type() {
-		case viewedType, refType, opaqueType, plainType:
+		case viewedType, refType, plainType:
 			return g.push(v.Interface(), name, depth)
+		}
+		if o, ok := v.Interface().(OpaqueArg); ok {
+			return g.pushOpaque(o)
 		}
 		return g.pushStruct(v, nil)
 	case reflect.Slice:

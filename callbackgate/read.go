@@ -266,6 +266,9 @@ func (g *Gate) read(t cgo.Thread, idx int, a *cgo.Arg, v reflect.Value, depth in
 		if a.Type != int32(cgo.TTable) {
 			return typeError("table", g.typeName(t, idx, a))
 		}
+		if err := g.tableStack(t, depth); err != nil {
+			return err
+		}
 		n := t.RawLen(idx)
 		v.Set(reflect.MakeSlice(typ, n, n))
 		return g.readSeq(t, idx, v, n, depth)
@@ -277,6 +280,9 @@ func (g *Gate) read(t cgo.Thread, idx int, a *cgo.Arg, v reflect.Value, depth in
 		if n > v.Len() {
 			return &argError{detail: "table has " + strconv.Itoa(n) + " elements, " + typ.String() + " holds " + strconv.Itoa(v.Len())}
 		}
+		if err := g.tableStack(t, depth); err != nil {
+			return err
+		}
 		v.SetZero()
 		return g.readSeq(t, idx, v, n, depth)
 	case reflect.Map:
@@ -286,6 +292,9 @@ func (g *Gate) read(t cgo.Thread, idx int, a *cgo.Arg, v reflect.Value, depth in
 		}
 		if a.Type != int32(cgo.TTable) {
 			return typeError("table", g.typeName(t, idx, a))
+		}
+		if err := g.tableStack(t, depth); err != nil {
+			return err
 		}
 		if typ == anyMapType { // declared map[any]any: nested tables keep any keys too
 			return g.readAnyMap(t, idx, v, depth)
@@ -325,6 +334,17 @@ func (g *Gate) read(t cgo.Thread, idx int, a *cgo.Arg, v reflect.Value, depth in
 		}
 	}
 	return typeError(luaName(typ), g.typeName(t, idx, a))
+}
+
+// tableStack reserves the stack a table read needs before the outermost
+// table of a value is read (depth 0): nested tables push two values per
+// level. Scalars need no reservation (the stack is reserved lazily, not on
+// every call; see cgo.GoStack).
+func (g *Gate) tableStack(t cgo.Thread, depth int) error {
+	if depth == 0 && !g.S.Reserve(t, ReadStack) {
+		return ErrMemory
+	}
+	return nil
 }
 
 // readSeq fills v[0:n] from t[1..n] of the table at idx.
@@ -441,6 +461,9 @@ func (g *Gate) naturalAs(t cgo.Thread, idx int, a *cgo.Arg, depth int, anyKeys b
 	case int32(cgo.TString):
 		return a.String(), nil
 	case int32(cgo.TTable):
+		if err := g.tableStack(t, depth); err != nil {
+			return nil, err
+		}
 		return g.naturalTable(t, idx, depth, anyKeys)
 	case int32(cgo.TUserdata):
 		if x, ok, err := g.naturalStruct(t, idx, a); ok {

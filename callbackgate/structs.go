@@ -140,6 +140,11 @@ func (g *Gate) buildValMetatable(vt *valType) (int32, error) {
 		s.PutGoFunc(id)
 	}
 	s.PutInt(int64(vt.id))
+	if vt.lay.Blittable {
+		s.PutInt(int64(vt.typ.Size()))
+	} else {
+		s.PutInt(0) // a companion type: C caches the scalars it reads
+	}
 	s.PutStr(vt.name)
 	s.PutValIndexer()
 	id, err := g.registerEntry(funcEntry{name: vt.name + ".__tostring", fn: vt, call: valToString})
@@ -149,6 +154,7 @@ func (g *Gate) buildValMetatable(vt *valType) (int32, error) {
 	s.PutStr("__tostring")
 	s.PutGoFunc(id)
 	s.PutRawSet()
+	g.putUserMeta(vt.typ)
 	if err := s.Commit(); err != nil {
 		return 0, err
 	}

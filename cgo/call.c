@@ -14,16 +14,26 @@ int zlua_on_thread(const uintptr_t *owner)
 }
 
 /* [go-safe] Interprets a program of non-allocating ops only (nil,
- * booleans, numbers, refs): nothing here can raise, so it may run outside
- * protection. The caller guarantees the stack slots. Returns 0 on an op
- * outside that set (the caller then takes the protected path). */
-static int run_simple(lua_State *L, const unsigned char *p, size_t n)
+ * booleans, numbers, refs, objects whose userdata is in the cache):
+ * nothing here can raise, so it may run outside protection. The caller
+ * guarantees the stack slots (one more than the values, for the cache).
+ * Returns 0 on anything else (the caller then takes the protected path). */
+static int run_simple(zlua_env *env, lua_State *L, const unsigned char *p, size_t n)
 {
 	const unsigned char *end = p + n;
 	while (p < end) {
 		int op = *p++;
 		if (zlua_push_scalar_op(L, op, &p))
 			continue;
+		if (op == ZLUA_OP_OBJ) { /* a cached userdata is found without allocating */
+			uint32_t slot, gen;
+			memcpy(&slot, p, sizeof slot);
+			memcpy(&gen, p + 4, sizeof gen);
+			if (!p[16] || !zlua_obj_cached(L, env, slot, gen))
+				return 0;
+			p += 17;
+			continue;
+		}
 #ifndef ZLUA_LUAJIT
 		if (op == ZLUA_OP_LIGHTUD) { /* LuaJIT may allocate a segment: protected path */
 			uint64_t h;
@@ -66,7 +76,7 @@ int zlua_callref(zlua_env *env, lua_State *L, int nres, int simple, zlua_callres
 		lua_rawgeti(L, LUA_REGISTRYINDEX, env->msgh_ref);
 		/* No allocation happens before lua_pcall, so no finalizer can
 		 * re-enter Go and rebuild env->prog while it is read in place. */
-		if (!run_simple(L, env->prog, n)) {
+		if (!run_simple(env, L, env->prog, n)) {
 			lua_settop(L, base);
 			env->prog_len = n;
 			simple = 0;
@@ -89,5 +99,20 @@ int zlua_callref(zlua_env *env, lua_State *L, int nres, int simple, zlua_callres
 	else if (simple && env->mem_refused) /* zlua_op did it on the other path */
 		zlua_collect_after_refusal(env, L);
 #endif
+	return st;
+}
+
+int zlua_getglobal(zlua_env *env, lua_State *L, zlua_callres *r)
+{
+	zlua_opargs a;
+	int base = lua_gettop(L), st;
+	memset(&a, 0, sizeof a);
+	a.ref = LUA_NOREF;
+	r->base = base;
+	r->n = 0;
+	r->popped = 0;
+	st = zlua_op(env, L, ZLUA_DO_GETGLOBAL, 0, 1, &a);
+	if (st == LUA_OK)
+		read_results(env, L, base, r);
 	return st;
 }

@@ -4,6 +4,20 @@ package cgo
 #cgo noescape zlua_on_thread
 #cgo nocallback zlua_on_thread
 #include "zlua.h"
+
+// zlua_callref_u is zlua_callref with its pointers passed as integers: all
+// three are C memory, and an integer argument spares the cgo pointer check
+// the runtime makes on every pointer argument of every call.
+static int zlua_callref_u(uintptr_t env, uintptr_t L, int nres, int simple, uintptr_t r)
+{
+	return zlua_callref((zlua_env *)env, (lua_State *)L, nres, simple, (zlua_callres *)r);
+}
+
+// zlua_getglobal_u: zlua_getglobal with integer arguments (see above).
+static int zlua_getglobal_u(uintptr_t env, uintptr_t L, uintptr_t r)
+{
+	return zlua_getglobal((zlua_env *)env, (lua_State *)L, (zlua_callres *)r);
+}
 */
 import "C"
 
@@ -38,7 +52,18 @@ func (s *State) CallRef(t Thread, nres int, simple bool, r *CallResult) int {
 	if simple {
 		sm = 1
 	}
-	return int(C.zlua_callref(s.env, t.p, C.int(nres), sm, (*C.zlua_callres)(unsafe.Pointer(r))))
+	return int(C.zlua_callref_u(C.uintptr_t(uintptr(unsafe.Pointer(s.env))), C.uintptr_t(uintptr(unsafe.Pointer(t.p))),
+		C.int(nres), sm, C.uintptr_t(uintptr(unsafe.Pointer(r)))))
+}
+
+// GetGlobal pushes the global named by the committed program (one PutStr)
+// under protection and reads it into r.Res[0] in the same crossing; a
+// scalar is popped (r.Popped), anything else stays on t's stack above
+// r.Base. It returns a Lua status; on error one error value is on the
+// stack.
+func (s *State) GetGlobal(t Thread, r *CallResult) int {
+	return int(C.zlua_getglobal_u(C.uintptr_t(uintptr(unsafe.Pointer(s.env))),
+		C.uintptr_t(uintptr(unsafe.Pointer(t.p))), C.uintptr_t(uintptr(unsafe.Pointer(r)))))
 }
 
 // NewCallResult allocates a CallResult in C memory, freed by Close.

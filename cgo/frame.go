@@ -24,6 +24,8 @@ const (
 	StatusYield   = int32(C.ZLUA_YIELD)
 	StatusReturn1 = int32(C.ZLUA_RET1)
 	StatusRetObj  = int32(C.ZLUA_RETOBJ)
+	StatusReturn0 = int32(C.ZLUA_RET0)
+	StatusReturn2 = int32(C.ZLUA_RET2)
 )
 
 // Frame is one Lua→Go call as the trampoline prepared it. It is valid only
@@ -83,6 +85,31 @@ func (f Frame) ReturnObj(slot, gen, typeID uint32, mtref int32, cached bool) {
 	if cached {
 		r.isint = 1
 	}
+}
+
+// ReturnNum2 sets the call's two results to floats; the handler then
+// returns StatusReturn2 (no push program is needed).
+func (f Frame) ReturnNum2(a, b float64) {
+	r := (*Arg)(unsafe.Pointer(&f.p.ret))
+	r.Type, r.isint, r.v = int32(C.LUA_TNUMBER), 0, math.Float64bits(a)
+	r2 := (*Arg)(unsafe.Pointer(&f.p.ret2))
+	r2.Type, r2.isint, r2.v = int32(C.LUA_TNUMBER), 0, math.Float64bits(b)
+}
+
+// SetSelfPtr stores p, the address of the object behind argument 1 (a
+// live ByObj userdata of this state, as Self reported), in that userdata,
+// so that C serves the object's fields from then on. The caller must have
+// pinned the object for as long as its slot lives.
+func (f Frame) SetSelfPtr(p unsafe.Pointer) {
+	a := &f.p.args[0]
+	if f.p.nargs < 1 || a._type != C.LUA_TUSERDATA || a.isint == 0 {
+		return
+	}
+	h := *(**C.zlua_udheader)(unsafe.Pointer(&a.v))
+	if h == nil || h.kind != C.ZLUA_KIND_BYOBJ || h.flags&C.ZLUA_F_RELEASED != 0 {
+		return
+	}
+	(*C.ZLuaObjectUserData)(unsafe.Pointer(h)).ptr = C.uint64_t(uintptr(p))
 }
 
 // ReturnBool sets the call's one result to a boolean (see ReturnInt).

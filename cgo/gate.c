@@ -66,6 +66,15 @@ int zlua_prog_run(lua_State *L, zlua_env *env, const unsigned char *p, size_t n)
 			zlua_obj_indexer(L, env);
 			lua_setfield(L, -2, "__index");
 			break;
+		case ZLUA_OP_OBJFIELDS:
+			zlua_obj_fields(L, env);
+			break;
+		case ZLUA_OP_PLAININDEX:
+			zlua_obj_plainindex(L, env);
+			break;
+		case ZLUA_OP_EQWRAP:
+			lua_pushcclosure(L, zlua_obj_eq, 1);
+			break;
 		case ZLUA_OP_BYVAL:
 			p += zlua_sv_push(L, env, p);
 			break;
@@ -127,17 +136,22 @@ int zlua_prog_run_env(lua_State *L, zlua_env *env)
  * place, numbers are not converted. [-0, +0] */
 void zlua_read_arg(zlua_env *env, lua_State *L, int idx, zlua_arg *a)
 {
-	a->type = lua_type(L, idx);
 	a->isint = 0;
 	a->len = 0;
+#ifndef ZLUA_LUAJIT
+	/* An integer costs two calls (subtype, value) instead of three: the
+	 * subtype test doubles as the type test. */
+	if (lua_isinteger(L, idx)) {
+		a->type = LUA_TNUMBER;
+		a->isint = 1;
+		a->v.i = lua_tointeger(L, idx);
+		return;
+	}
+#endif
+	a->type = lua_type(L, idx);
 	switch (a->type) {
-	case LUA_TNUMBER:
-		if (zlua_isinteger(L, idx)) {
-			a->isint = 1;
-			a->v.i = lua_tointeger(L, idx);
-		} else {
-			a->v.n = lua_tonumber(L, idx);
-		}
+	case LUA_TNUMBER: /* a float (LuaJIT: any number) */
+		a->v.n = lua_tonumber(L, idx);
 		break;
 	case LUA_TSTRING:
 		a->v.s = lua_tolstring(L, idx, &a->len);
@@ -146,7 +160,7 @@ void zlua_read_arg(zlua_env *env, lua_State *L, int idx, zlua_arg *a)
 		a->v.b = lua_toboolean(L, idx);
 		break;
 	case LUA_TUSERDATA:
-		a->v.p = env != NULL ? zlua_toown(env, L, idx) : NULL;
+		a->v.p = env != NULL ? zlua_toown_ud(env, L, idx) : NULL;
 		a->isint = env != NULL;
 		break;
 	case LUA_TLIGHTUSERDATA:
@@ -170,23 +184,69 @@ static int raise_argerror(lua_State *L, zlua_env *env)
 	return lua_error(L);
 }
 
-/* [lua] luaL_where(L, 1), except that a Go field getter called by zlua's
- * __index reports the position of the Lua code indexing the object.
+/* Whether f is one of zlua's __index/__newindex C functions, which call
+ * the Go getter and setter on behalf of the indexing code. */
+static int is_indexer(lua_CFunction f)
+{
+	return f != NULL && (f == zlua_obj_index || f == zlua_obj_findex || f == zlua_obj_fnewindex ||
+			     f == zlua_sv_index || f == zlua_sv_newindex);
+}
+
+/* [lua] luaL_where(L, 1), except that a Go field getter or setter called
+ * by zlua's __index or __newindex (C functions, or LuaJIT's =zlua.index
+ * closures) reports the position of the Lua code indexing the object.
  * [-0, +1] */
 static void where(lua_State *L)
 {
 	lua_Debug ar;
-	lua_CFunction f;
 	int level = 1;
-	if (lua_getstack(L, 1, &ar)) {
+	while (lua_getstack(L, level, &ar)) {
+		int skip;
 		lua_getinfo(L, "Sf", &ar);
-		f = lua_tocfunction(L, -1);
-		if (f == zlua_obj_index || f == zlua_sv_index || f == zlua_sv_newindex ||
-		    strcmp(ar.source, ZLUA_INDEX_CHUNK) == 0)
-			level = 2;
+		skip = is_indexer(lua_tocfunction(L, -1)) || strcmp(ar.source, ZLUA_INDEX_CHUNK) == 0;
 		lua_pop(L, 1);
+		if (!skip)
+			break;
+		level++;
 	}
 	luaL_where(L, level);
+}
+
+/* [lua] Pushes a scalar result set by Go (nil, boolean or number). */
+static inline void push_ret(lua_State *L, const zlua_arg *r)
+{
+	switch (r->type) {
+	case LUA_TNUMBER:
+#ifndef ZLUA_LUAJIT
+		if (r->isint)
+			lua_pushinteger(L, r->v.i);
+		else
+#endif
+			lua_pushnumber(L, r->isint ? (lua_Number)r->v.i : r->v.n);
+		break;
+	case LUA_TBOOLEAN:
+		lua_pushboolean(L, r->v.b);
+		break;
+	default:
+		lua_pushnil(L);
+	}
+}
+
+/* [lua] The sentinel at upvalue 1 of the running Go function closure, if
+ * it is one of this env's: debug.setupvalue can put any value there, so
+ * it is checked (full userdata of the sentinel's exact size, zlua magic,
+ * kind FUNC, made for the state's env, which is the allocator's ud) before
+ * any byte of it is trusted. No metatable lookup: the size and header
+ * rule out every userdata but sentinels, and only zlua writes headers. */
+static zlua_funcud *sentinel(lua_State *L, zlua_env *env)
+{
+	/* lua_touserdata is NULL for anything but userdata (LuaJIT's objlen
+	 * would convert a number), and a light userdata has length 0. */
+	zlua_funcud *fu = (zlua_funcud *)lua_touserdata(L, lua_upvalueindex(1));
+	if (fu == NULL || zlua_rawlen(L, lua_upvalueindex(1)) != sizeof *fu ||
+	    fu->header.magic != ZLUA_MAGIC || fu->header.kind != ZLUA_KIND_FUNC || fu->env != env)
+		return NULL;
+	return fu;
 }
 
 /* Copies the position prefix on top of the stack (a string) into the
@@ -209,14 +269,16 @@ static void keep_where(lua_State *L, zlua_env *env)
 
 int zlua_trampoline(lua_State *L)
 {
-	zlua_funcud *fu = (zlua_funcud *)lua_touserdata(L, lua_upvalueindex(1));
-	zlua_env *env;
+	zlua_env *env = zlua_envof(L);
+	zlua_funcud *fu = sentinel(L, env);
 	zlua_frame fr;
 	int n = lua_gettop(L), i, st;
+	if (fu == NULL)
+		return luaL_error(L, "attempt to call a Go function whose upvalue was replaced");
 	if (fu->header.flags & ZLUA_F_RELEASED)
 		return luaL_error(L, "attempt to call a released Go function");
-	env = fu->env;
-	luaL_checkstack(L, ZLUA_GO_STACK, "zlua: too many arguments");
+	/* No stack reservation here: Go gets the LUA_MINSTACK slots every C
+	 * function has and reserves more where it needs them (ZLUA_GO_STACK). */
 	fr.L = L;
 	fr.tid = zlua_tid();
 	fr.nargs = n;
@@ -226,22 +288,14 @@ int zlua_trampoline(lua_State *L)
 	st = zluaGateCall(env->goid, fu->fnid, &fr);
 	switch (st) {
 	case ZLUA_RET1:
-		switch (fr.ret.type) {
-		case LUA_TNUMBER:
-#ifndef ZLUA_LUAJIT
-			if (fr.ret.isint)
-				lua_pushinteger(L, fr.ret.v.i);
-			else
-#endif
-				lua_pushnumber(L, fr.ret.isint ? (lua_Number)fr.ret.v.i : fr.ret.v.n);
-			break;
-		case LUA_TBOOLEAN:
-			lua_pushboolean(L, fr.ret.v.b);
-			break;
-		default:
-			lua_pushnil(L);
-		}
+		push_ret(L, &fr.ret);
 		return 1;
+	case ZLUA_RET0:
+		return 0;
+	case ZLUA_RET2:
+		push_ret(L, &fr.ret);
+		push_ret(L, &fr.ret2);
+		return 2;
 	case ZLUA_RETOBJ:
 		zlua_obj_push(L, env, (uint32_t)fr.ret.v.i, (uint32_t)((uint64_t)fr.ret.v.i >> 32),
 			      (uint32_t)fr.ret.len, (int)(int32_t)(fr.ret.len >> 32), fr.ret.isint);

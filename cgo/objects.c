@@ -19,29 +19,54 @@ static void queue_slot(zlua_env *env, uint32_t slot)
 	env->objfreed[env->objfreed_len++] = slot;
 }
 
+/* [go-safe] Looks slot up in the weak identity cache. Returns 1 with the
+ * cached userdata pushed when the entry is a live ByObj userdata of
+ * generation gen [-0, +1]; 0 with the cache pushed on a miss, for the
+ * caller's new entry [-0, +1]; -1 with nothing pushed when the registry
+ * entry is no longer a table [-0, +0]. A script with debug.getregistry can
+ * replace the cache or put any value in it, so the entry's length, magic
+ * and kind are checked before its fields are read (the length of a light
+ * userdata is 0). Allocates nothing and raises nothing. */
+static int cache_find(lua_State *L, zlua_env *env, uint32_t slot, uint32_t gen)
+{
+	ZLuaObjectUserData *u;
+	if (zlua_rawgeti_type(L, LUA_REGISTRYINDEX, env->cache_ref) != LUA_TTABLE) {
+		lua_pop(L, 1);
+		return -1;
+	}
+	lua_rawgeti(L, -1, (lua_Integer)slot); /* [+1] ud or nil */
+	u = (ZLuaObjectUserData *)lua_touserdata(L, -1);
+	if (u != NULL && zlua_rawlen(L, -1) >= sizeof *u && u->header.magic == ZLUA_MAGIC &&
+	    u->header.kind == ZLUA_KIND_BYOBJ && u->slot == slot && u->gen == gen &&
+	    !(u->header.flags & ZLUA_F_RELEASED)) {
+		lua_remove(L, -2); /* hit: the cached userdata */
+		return 1;
+	}
+	lua_pop(L, 1); /* miss: the cache stays */
+	return 0;
+}
+
+int zlua_obj_cached(lua_State *L, zlua_env *env, uint32_t slot, uint32_t gen)
+{
+	int r = cache_find(L, env, slot, gen);
+	if (r == 0)
+		lua_pop(L, 1); /* the cache */
+	return r == 1;
+}
+
 void zlua_obj_push(lua_State *L, zlua_env *env, uint32_t slot, uint32_t gen,
 		   uint32_t type_id, int mtref, int cached)
 {
 	ZLuaObjectUserData *u;
 	if (cached) {
-		if (zlua_rawgeti_type(L, LUA_REGISTRYINDEX, env->cache_ref) != LUA_TTABLE) {
-			/* a script replaced it (debug.getregistry): no identity */
-			lua_pop(L, 1);
+		/* a miss leaves the cache on the stack for the new entry (one
+		 * registry lookup per push instead of two); with no cache (a
+		 * script replaced it) the object has no identity */
+		int r = cache_find(L, env, slot, gen);
+		if (r == 1)
+			return;
+		if (r < 0)
 			cached = 0;
-		} else {
-			lua_rawgeti(L, -1, (lua_Integer)slot); /* [+1] ud or nil */
-			u = (ZLuaObjectUserData *)lua_touserdata(L, -1);
-			/* the entry is a ByObj userdata unless a script put something
-			 * else there: check before reading it (the length of a light
-			 * userdata is 0) */
-			if (u != NULL && zlua_rawlen(L, -1) >= sizeof *u && u->header.magic == ZLUA_MAGIC &&
-			    u->header.kind == ZLUA_KIND_BYOBJ && u->slot == slot && u->gen == gen &&
-			    !(u->header.flags & ZLUA_F_RELEASED)) {
-				lua_remove(L, -2); /* hit: the cached userdata */
-				return;
-			}
-			lua_pop(L, 1); /* miss; cache stays below */
-		}
 	}
 	u = (ZLuaObjectUserData *)zlua_newuserdata(L, sizeof *u);
 	memset(u, 0, sizeof *u);
@@ -50,6 +75,8 @@ void zlua_obj_push(lua_State *L, zlua_env *env, uint32_t slot, uint32_t gen,
 	u->header.type_id = type_id;
 	u->slot = slot;
 	u->gen = gen;
+	if (cached)
+		u->header.flags |= ZLUA_F_KEYED; /* the only live one of its key */
 	zlua_push_regtable(L, mtref);
 	lua_setmetatable(L, -2);
 	env->objcnt[slot]++; /* from here on this userdata's __gc owns a count */
@@ -162,6 +189,7 @@ void zlua_obj_init(lua_State *L, zlua_env *env)
 	lua_call(L, 0, 1);
 	env->indexer_ref = luaL_ref(L, LUA_REGISTRYINDEX);
 #endif
+	zlua_open_iterators(L);
 }
 
 int zlua_objcnt_reserve(zlua_env *env, size_t n)

@@ -95,6 +95,31 @@ func (s *State) PutNewMetatable() { s.op(C.ZLUA_OP_NEWMT) }
 // metatable below them's __index to zlua's indexer over both.
 func (s *State) PutIndexer() { s.op(C.ZLUA_OP_INDEXER) }
 
+// PutObjFields pops a methods table, the Go getter and setter, a field
+// table (Lua name → code, see SvI8), the binding id, the struct size and
+// the type name, and sets __index and __newindex of the metatable below
+// them to C functions that serve those fields of pinned objects (methods
+// first; anything else goes to Go).
+func (s *State) PutObjFields() {
+	s.progAlloc = true
+	s.op(C.ZLUA_OP_OBJFIELDS)
+}
+
+// PutPlainIndex pops a methods table and the type name and makes the
+// methods table the __index of the metatable below them: a missing key
+// raises "T has no field or method 'k'" without a Go call.
+func (s *State) PutPlainIndex() {
+	s.progAlloc = true
+	s.op(C.ZLUA_OP_PLAININDEX)
+}
+
+// PutEqWrap replaces the Go __eq function last pushed with the C __eq
+// that decides known identities itself and calls it for the rest.
+func (s *State) PutEqWrap() {
+	s.progAlloc = true
+	s.op(C.ZLUA_OP_EQWRAP)
+}
+
 // ReserveSlots makes the C count table hold slot n; false when it cannot
 // grow.
 func (s *State) ReserveSlots(n uint32) bool {

@@ -49,21 +49,47 @@ const char *zlua_typename(zlua_env *env, lua_State *L, int idx)
 	return name != NULL ? name : lua_typename(L, lua_type(L, idx));
 }
 
-zlua_udheader *zlua_toown(zlua_env *env, lua_State *L, int idx)
+int zlua_ownmt(zlua_env *env, lua_State *L, int idx, const zlua_udheader *h)
 {
-	zlua_udheader *h;
+	const void **hit = &env->own_mt[(h->type_id * 4u + h->kind) & (ZLUA_OWN_CACHE - 1)];
+	const void *mt;
 	int ours;
-	if (lua_type(L, idx) != LUA_TUSERDATA || zlua_rawlen(L, idx) < sizeof *h)
-		return NULL;
-	h = (zlua_udheader *)lua_touserdata(L, idx);
-	if (h->magic != ZLUA_MAGIC)
-		return NULL;
-	idx = lua_absindex_compat(L, idx);
-	if (!lua_getmetatable(L, idx))
-		return NULL;
+	if (!lua_getmetatable(L, idx)) /* [+1] */
+		return 0;
+	mt = lua_topointer(L, -1);
+	if (mt == *hit) {
+		lua_pop(L, 1);
+		return 1;
+	}
 	lua_pushlightuserdata(L, (void *)&zlua_marker);
 	lua_rawget(L, -2);
 	ours = lua_touserdata(L, -1) == (void *)env;
 	lua_pop(L, 2);
-	return ours ? h : NULL;
+	/* The env's own metatables are anchored for its life, so their
+	 * addresses stay theirs. A script can also pass this test with a table
+	 * it built (debug.getmetatable shows the marker key and its value) and
+	 * get that table cached; the entry then admits nothing the lookup
+	 * would not. What proves a zlua userdata is its header, which only
+	 * zlua writes: callers check magic, kind and length besides. */
+	if (ours)
+		*hit = mt;
+	return ours;
+}
+
+zlua_udheader *zlua_toown(zlua_env *env, lua_State *L, int idx)
+{
+	if (lua_type(L, idx) != LUA_TUSERDATA)
+		return NULL;
+	return zlua_toown_ud(env, L, idx);
+}
+
+zlua_udheader *zlua_toown_ud(zlua_env *env, lua_State *L, int idx)
+{
+	zlua_udheader *h;
+	if (zlua_rawlen(L, idx) < sizeof *h)
+		return NULL;
+	h = (zlua_udheader *)lua_touserdata(L, idx);
+	if (h->magic != ZLUA_MAGIC)
+		return NULL;
+	return zlua_ownmt(env, L, idx, h) ? h : NULL;
 }

@@ -135,6 +135,7 @@ void zlua_env_close(zlua_env *env)
 	free(env->objfreed);
 	free(env->svstate);
 	free(env->svfreed);
+	zlua_dirs_free(env);
 	free(env->warnbuf);
 	free(env);
 }

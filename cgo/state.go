@@ -4,9 +4,9 @@ package cgo
 #include "zlua.h"
 
 // zlua_run runs a protected operation that takes no chunk; opargs live on
-// this C frame. out receives DO_REF's ref. [-nargs, +results or +1 error]
-static int zlua_run(zlua_env *env, lua_State *L, int opcode, int nargs, int nres,
-		    int n, int *out)
+// this C frame. DO_REF's ref is left in env->op_ref (C memory: Go passes
+// no pointer, so the call allocates nothing). [-nargs, +results or +1 error]
+static int zlua_run(zlua_env *env, lua_State *L, int opcode, int nargs, int nres, int n)
 {
 	zlua_opargs a;
 	int st;
@@ -14,7 +14,7 @@ static int zlua_run(zlua_env *env, lua_State *L, int opcode, int nargs, int nres
 	a.n = n;
 	a.ref = LUA_NOREF;
 	st = zlua_op(env, L, opcode, nargs, nres, &a);
-	*out = a.ref;
+	env->op_ref = a.ref;
 	return st;
 }
 
@@ -80,7 +80,7 @@ const (
 const MultRet = int(C.LUA_MULTRET)
 
 // GoStack is the number of stack slots Go code may push inside a gate call
-// or after Reserve without asking again.
+// without asking; more needs Reserve.
 const GoStack = int(C.ZLUA_GO_STACK)
 
 // ErrNoMemory is returned when C memory for the state cannot be had.
@@ -305,6 +305,14 @@ func (s *State) FreedFuncs(f func(ids []uint32)) {
 	}
 }
 
+// HasQueued reports whether anything waits for Go in C: released function
+// ids, object slots or companions, or copies of large programs. One test
+// for the hot paths, which then skip the individual drains.
+func (s *State) HasQueued() bool {
+	e := s.env
+	return e.freed_len|e.objfreed_len|e.svfreed_len != 0 || e.inflight != nil
+}
+
 // HasFreedFuncs reports whether released ids wait in the queue.
 func (s *State) HasFreedFuncs() bool { return s.env.freed_len > 0 }
 
@@ -325,9 +333,8 @@ func (s *State) Reclaim() { C.zlua_reclaim(s.env) }
 // It returns a Lua status; on error one error value is on t's stack. For
 // OpRef the new ref is returned.
 func (s *State) Run(t Thread, opcode, nargs, nres, n int) (status int, ref int) {
-	var out C.int
-	st := C.zlua_run(s.env, t.p, C.int(opcode), C.int(nargs), C.int(nres), C.int(n), &out)
-	return int(st), int(out)
+	st := C.zlua_run(s.env, t.p, C.int(opcode), C.int(nargs), C.int(nres), C.int(n))
+	return int(st), int(s.env.op_ref)
 }
 
 // Load compiles chunk (mode "t", "b" or "bt") and leaves the function on

@@ -37,6 +37,11 @@ const (
 	SvF32  = int(C.ZLUA_SV_F32)
 	SvF64  = int(C.ZLUA_SV_F64)
 	SvBool = int(C.ZLUA_SV_BOOL)
+	// SvInt, SvUint and SvUintptr are SvI64, SvU64 and SvU64 named as Go
+	// names them in range errors.
+	SvInt     = int(C.ZLUA_SV_INT)
+	SvUint    = int(C.ZLUA_SV_UINT)
+	SvUintptr = int(C.ZLUA_SV_UINTPTR)
 )
 
 // ValHeader is what Go reads of a ByVal userdata made by this state.
@@ -119,8 +124,9 @@ func (s *State) PutNewValMetatable(gc bool) {
 	}
 }
 
-// PutValIndexer pops fields, methods, getter, setter, type id and name and
-// sets __index and __newindex of the metatable below them.
+// PutValIndexer pops fields, methods, getter, setter, type id, struct
+// size (0 for a companion type, whose scalar fields C then caches) and
+// name, and sets __index and __newindex of the metatable below them.
 func (s *State) PutValIndexer() {
 	s.progAlloc = true
 	s.op(C.ZLUA_OP_SVINDEX)

@@ -8,7 +8,9 @@
  *  - Functions marked [lua] run as lua_CFunctions or inside a protected call;
  *    they may raise, because no Go frame sits between them and the catching
  *    setjmp.
- *  - No Go pointer is ever stored in memory declared here.
+ *  - No Go pointer is stored in memory declared here, except the address
+ *    of a Go object pinned with runtime.Pinner for as long as it is kept
+ *    (ZLuaObjectUserData.ptr, as an integer).
  * Each function states its Lua stack effect as [-pop, +push].
  */
 #ifndef ZLUA_H
@@ -55,9 +57,12 @@ int zlua_isinteger(lua_State *L, int idx);
 #define lua_absindex_compat(L, i) \
 	(((i) > 0 || (i) <= LUA_REGISTRYINDEX) ? (i) : lua_gettop(L) + (i) + 1)
 
-/* Stack slots a Go frame may use without asking: every C function that
- * enters Go (trampoline, protected dispatcher) reserves this many first. */
-#define ZLUA_GO_STACK 200
+/* Stack slots Go code may use inside a gate call without asking: Lua
+ * guarantees LUA_MINSTACK (20) free slots to every C function, and the
+ * trampoline uses none of them before it enters Go (the stack is reserved
+ * lazily, not on every call). Go code that needs more (reading nested
+ * tables) reserves it first with zlua_reserve. */
+#define ZLUA_GO_STACK 16
 
 /* ---- userdata layouts ---- */
 
@@ -77,6 +82,8 @@ enum zlua_kind {
 
 /* header flags */
 #define ZLUA_F_RELEASED 1u /* __gc ran: any later use is an error */
+#define ZLUA_F_KEYED 2u    /* ByObj pushed with identity: the only live
+                            * userdata of its (object, binding) */
 
 typedef struct zlua_udheader {
 	uint32_t magic;
@@ -86,13 +93,18 @@ typedef struct zlua_udheader {
 	uint32_t reserved;
 } zlua_udheader;
 
-/* ByObj: the Go object lives in the Go slot table; C keeps integers only.
- * header.type_id is the binding id: the Go type and the declared view
- * (interface) it was pushed with. 24 bytes. */
+/* ByObj: the Go object lives in the Go slot table; C keeps its slot index
+ * and, once Go pinned the object, its address. header.type_id is the
+ * binding id: the Go type and the declared view (interface) it was pushed
+ * with. 32 bytes. */
 typedef struct ZLuaObjectUserData {
 	zlua_udheader header; /* kind == ZLUA_KIND_BYOBJ */
 	uint32_t slot;        /* index into the env's slot table */
 	uint32_t gen;         /* slot generation at push time */
+	uint64_t ptr;         /* address of the Go struct whose numeric fields C
+	                       * serves, pinned by Go (runtime.Pinner) until the
+	                       * slot is released; 0 until the first field access
+	                       * (see objfields.c) */
 } ZLuaObjectUserData;
 
 /* ByVal: a blittable Go struct is copied into the payload, which follows
@@ -147,9 +159,11 @@ enum zlua_status {
 	ZLUA_ARGERR = 3,  /* program: INT argn, STR fname, STR detail */
 	ZLUA_YIELD = 4,   /* program pushes the yielded values */
 	ZLUA_RET1 = 5,    /* one result in fr->ret, pushed without a program */
-	ZLUA_RETOBJ = 6   /* one ByObj userdata, pushed without a program:
+	ZLUA_RETOBJ = 6,  /* one ByObj userdata, pushed without a program:
 	                   * fr->ret.v.i = slot | gen << 32, fr->ret.len =
 	                   * type_id | mt ref << 32, fr->ret.isint = cached */
+	ZLUA_RET0 = 7,    /* no results, no program */
+	ZLUA_RET2 = 8     /* two scalars in fr->ret and fr->ret2, no program */
 };
 
 typedef struct zlua_frame {
@@ -157,7 +171,8 @@ typedef struct zlua_frame {
 	int32_t nargs;
 	int32_t pad;
 	zlua_arg args[ZLUA_FAST_ARGS];
-	zlua_arg ret; /* ZLUA_RET1: the one scalar result (nil/bool/number) */
+	zlua_arg ret;  /* ZLUA_RET1/RET2: the (first) scalar result (nil/bool/number) */
+	zlua_arg ret2; /* ZLUA_RET2: the second one */
 	uintptr_t tid; /* zlua_tid() of the thread running the call */
 } zlua_frame;
 
@@ -180,12 +195,19 @@ enum zlua_op {
 	                       * the ByObj userdata of slot (see objects.c) */
 	ZLUA_OP_NEWMT = 12,   /* stack: name -> a new ByObj metatable */
 	ZLUA_OP_INDEXER = 13, /* stack: mt, methods, getter -> mt (mt.__index set) */
+	ZLUA_OP_OBJFIELDS = 14, /* stack: mt, methods, getter, setter, fields,
+	                         * type id, size, name -> mt (__index and
+	                         * __newindex serving fields in C, objfields.c) */
+	ZLUA_OP_PLAININDEX = 15, /* stack: mt, methods, name -> mt (__index is
+	                          * the methods table; a miss is an error) */
+	ZLUA_OP_EQWRAP = 16,  /* stack: Go __eq -> the C __eq over it */
 	/* StructRegistry (structs.c) */
 	ZLUA_OP_BYVAL = 32,   /* u32 type_id, i32 mt ref, u32 size, u32 companion,
 	                       * u32 gen, size bytes: a ByVal userdata */
 	ZLUA_OP_SVMT = 33,    /* u8 gc; stack: name -> a new ByVal metatable */
 	ZLUA_OP_SVINDEX = 34, /* stack: mt, fields, methods, getter, setter,
-	                       * type id, name -> mt (__index, __newindex set) */
+	                       * type id, size (0: a companion type), name -> mt
+	                       * (__index, __newindex set) */
 	ZLUA_OP_LIGHTUD = 35  /* u64: a light userdata (opaque handle) */
 };
 
@@ -239,6 +261,11 @@ typedef struct zlua_inflight {
 	unsigned char data[];
 } zlua_inflight;
 
+typedef struct zlua_fielddir zlua_fielddir; /* fields.c */
+
+/* Entries of the env's cache of recognised metatables (a power of 2). */
+#define ZLUA_OWN_CACHE 256
+
 /* Per-state C side of an Env; Go holds the pointer, never the reverse. */
 /* The gate remembers the last ZLUA_RECENT Go errors raised into Lua
  * (callbackgate/errors.go); for each raised with the caller's position the
@@ -278,6 +305,7 @@ typedef struct zlua_env {
 	int collect_ref;  /* LuaJIT: registry ref of the zlua_collect closure */
 	int filemt_ref;   /* registry ref of the string "FILE*" (LuaJIT) */
 	int errinfo_set;  /* message handler filled errinfo since last reset */
+	int op_ref;       /* the ref the last DO_REF or DO_PROGREF made */
 	/* the operation zlua_op is calling the dispatcher for; the dispatcher
 	 * serves only that one, once (scripts can reach the dispatcher) */
 	struct zlua_opargs *op_pending;
@@ -300,6 +328,14 @@ typedef struct zlua_env {
 	 * a __gc brings it to 0 the slot is queued in objfreed for Go. */
 	int cache_ref;    /* registry ref of the weak-valued cache: slot -> ud */
 	int indexer_ref;  /* LuaJIT: registry ref of the __index factory */
+	/* Metatables found to carry this env's marker, by (kind, type id):
+	 * zlua_toown compares a userdata's metatable with its entry instead of
+	 * looking the marker up. Every such metatable is anchored in the
+	 * registry for the env's life, so an entry never dangles. */
+	const void *own_mt[ZLUA_OWN_CACHE];
+	/* Field directories (fields.c), by kind (ZLUA_DIR_*) and type id. */
+	zlua_fielddir **dirs[2];
+	size_t dirs_cap[2];
 	uint32_t *objcnt;
 	size_t objcnt_cap;
 	uint32_t *objfreed;
@@ -560,11 +596,16 @@ typedef struct zlua_callres {
 
 /* [go-safe] Calls the committed program "REF f, args..." under lua_pcall
  * with zlua's message handler. simple != 0 promises the program only holds
- * non-allocating ops (nil, booleans, numbers, refs) and at most 12 values:
- * then it runs without the dispatcher. nres is a count or LUA_MULTRET.
+ * ops that need not allocate (nil, booleans, numbers, refs, objects) and
+ * at most 12 values: then it runs without the dispatcher, unless an
+ * object's userdata is not in the cache. nres is a count or LUA_MULTRET.
  * Up to ZLUA_CALL_RES results are read into r; if every result is a scalar
  * they are popped. Stack: [-0, +results (unless popped) or +1 error]. */
 int zlua_callref(zlua_env *env, lua_State *L, int nres, int simple, zlua_callres *r);
+/* [go-safe] Pushes _G[name] under protection (the committed program holds
+ * name) and reads it into r->res[0] like a call's one result: popped when
+ * it is a scalar. Stack: [-0, +1 (unless popped) or +1 error]. */
+int zlua_getglobal(zlua_env *env, lua_State *L, zlua_callres *r);
 /* [go-safe] An address unique to the calling OS thread. */
 uintptr_t zlua_tid(void);
 /* [go-safe] Whether *owner (read atomically) is zlua_tid(): load and
@@ -639,6 +680,12 @@ int zlua_funcud_gc(lua_State *L);
  * (counted in objcnt, entered in the cache when cached). [-0, +1] */
 void zlua_obj_push(lua_State *L, zlua_env *env, uint32_t slot, uint32_t gen,
 		   uint32_t type_id, int mtref, int cached);
+/* [go-safe] Pushes the userdata of slot from the weak cache when it is
+ * there with generation gen and not released, and returns 1; else pushes
+ * nothing and returns 0. Allocates nothing. The cache and its entries are
+ * checked (type; length, magic, kind): a script can reach them through
+ * debug.getregistry. [-0, +1|0] */
+int zlua_obj_cached(lua_State *L, zlua_env *env, uint32_t slot, uint32_t gen);
 /* [lua] __gc of ByObj userdata: marks it released, drops its cache entry
  * if the entry is still this userdata, and queues the slot when its last
  * userdata is gone. Pure C. [-0, +0] */
@@ -646,6 +693,28 @@ int zlua_obj_gc(lua_State *L);
 /* [lua] __index of ByObj userdata: upvalue 1 the methods table (looked up
  * raw, in C), upvalue 2 the Go field getter called on a miss. */
 int zlua_obj_index(lua_State *L);
+/* [lua] __eq shared by every ByObj metatable (upvalue 1: the Go __eq).
+ * Decided in C when both operands are ByObj userdata of this env (the env
+ * is the allocator's ud): same slot is equal; released, or keyed with the
+ * same binding and different slots, is not; anything not ours is not.
+ * Only the same object seen through two bindings (or unkeyed) asks Go. */
+int zlua_obj_eq(lua_State *L);
+/* [lua] ZLUA_OP_OBJFIELDS (objfields.c). [-7, +0] */
+void zlua_obj_fields(lua_State *L, zlua_env *env);
+/* [lua] __index of ByObj userdata with fields served in C: upvalue 1 the
+ * methods table, which on Lua 5.4 also maps each C field's name to its
+ * directory index (one lookup for both; nil on LuaJIT, where a Lua
+ * closure looked methods up and fields are found by name), upvalue 2 the
+ * Go getter. Methods, then numeric and boolean fields of the pinned
+ * struct, else Go. */
+int zlua_obj_findex(lua_State *L);
+/* [lua] __newindex of the same: upvalue 1 the Go setter. */
+int zlua_obj_fnewindex(lua_State *L);
+/* [lua] ZLUA_OP_PLAININDEX. [-2, +0] */
+void zlua_obj_plainindex(lua_State *L, zlua_env *env);
+/* [lua] __index of the methods table of a type without fields: raises
+ * "T has no field or method 'k'" (upvalue 1: T). */
+int zlua_obj_nokey(lua_State *L);
 /* [lua] Replaces the methods table and the getter on top with the __index
  * function over them: a C closure of zlua_obj_index on Lua 5.4; on LuaJIT
  * a Lua closure, which the JIT compiles (a C __index would stop every
@@ -656,7 +725,13 @@ void zlua_obj_indexer(lua_State *L, zlua_env *env);
 /* [lua] Replaces the name on top with a new ByObj metatable: marker,
  * __name, __metatable, __gc. [-1, +1] */
 void zlua_obj_newmt(lua_State *L, zlua_env *env);
-/* [lua] Creates the weak-valued cache table (DO_INIT). [-0, +0] */
+/* [lua] LuaJIT: replaces the globals pairs and ipairs with functions that
+ * honour __pairs, and index a userdata with __index from 1, as Lua 5.4's
+ * do; every other value goes to the original function. A no-op on Lua 5.4
+ * and without a base library (iterate.c). [-0, +0] */
+void zlua_open_iterators(lua_State *L);
+/* [lua] Creates the weak-valued cache table and (LuaJIT) the iterators
+ * (DO_INIT). [-0, +0] */
 void zlua_obj_init(lua_State *L, zlua_env *env);
 /* Lua 5.4 GC pause set by zlua_obj_init (see there). */
 #define ZLUA_GC_PAUSE 150
@@ -666,12 +741,51 @@ int zlua_objcnt_reserve(zlua_env *env, size_t n);
 
 /* ---- StructRegistry userdata (structs.c) ---- */
 
-/* Field codes in a ByVal type's field table: kind | offset << 8. */
+/* Field codes in a field table (ByVal structs, and the C-served fields of
+ * ByObj structs): kind | offset << 8. INT, UINT and UINTPTR are I64, U64
+ * and U64 under the names Go gives them in range errors. */
 enum zlua_svkind {
 	ZLUA_SV_I8 = 1, ZLUA_SV_I16, ZLUA_SV_I32, ZLUA_SV_I64,
 	ZLUA_SV_U8, ZLUA_SV_U16, ZLUA_SV_U32, ZLUA_SV_U64,
-	ZLUA_SV_F32, ZLUA_SV_F64, ZLUA_SV_BOOL
+	ZLUA_SV_F32, ZLUA_SV_F64, ZLUA_SV_BOOL,
+	ZLUA_SV_INT, ZLUA_SV_UINT, ZLUA_SV_UINTPTR
 };
+
+/* Field directories (fields.c): per type, in C memory owned by the env,
+ * the fields C serves. ZLUA_DIR_OBJ is indexed by ByObj binding id,
+ * ZLUA_DIR_VAL by ByVal struct type id. */
+enum { ZLUA_DIR_OBJ = 0, ZLUA_DIR_VAL = 1 };
+typedef struct zlua_dirent {
+	const void *hint;  /* the interned Lua string of the name (compared,
+	                    * never dereferenced) */
+	size_t len;
+	const char *name;  /* C copy */
+	lua_Integer code;  /* kind | offset << 8, offset + size within the type */
+} zlua_dirent;
+/* [lua] Makes the directory of type type_id (size bytes, named tname)
+ * from the field table at t (name -> code; codes outside the type are
+ * dropped) and stores it in env->dirs[which]; raises on allocation
+ * failure. [-0, +0] */
+void zlua_dir_make(lua_State *L, zlua_env *env, int which, int t, uint32_t type_id,
+		   size_t size, const char *tname);
+/* [go-safe] Frees every directory (state closed). */
+void zlua_dirs_free(zlua_env *env);
+/* The directory of type_id, or NULL. */
+static inline const zlua_fielddir *zlua_dir(const zlua_env *env, int which, uint32_t type_id)
+{
+	return type_id < env->dirs_cap[which] ? env->dirs[which][type_id] : NULL;
+}
+/* The struct size of a directory, its number of entries, entry i. */
+size_t zlua_dir_size(const zlua_fielddir *d);
+size_t zlua_dir_count(const zlua_fielddir *d);
+const zlua_dirent *zlua_dir_entry(const zlua_fielddir *d, size_t i);
+/* [lua] The entry of the string key at 2, or NULL. [-0, +0] */
+const zlua_dirent *zlua_dir_find(lua_State *L, const zlua_fielddir *d);
+/* [lua] Pushes the field of kind at q. [-0, +1] */
+void zlua_sv_read(lua_State *L, int kind, const unsigned char *q);
+/* [lua] Stores the value at 3 as kind at q, converted and range-checked
+ * like the Go setter; errors name the key at 2 and d's type. [-0, +0] */
+void zlua_sv_write(lua_State *L, const zlua_fielddir *d, int kind, unsigned char *q);
 
 /* [lua] Runs one ZLUA_OP_BYVAL at p (after the op byte); returns the
  * operand bytes consumed. [-0, +1] */
@@ -679,10 +793,13 @@ size_t zlua_sv_push(lua_State *L, zlua_env *env, const unsigned char *p);
 /* [lua] Replaces the name on top with a new ByVal metatable (marker,
  * __name, __metatable, and __gc when gc). [-1, +1] */
 void zlua_sv_newmt(lua_State *L, zlua_env *env, int gc);
-/* [lua] ZLUA_OP_SVINDEX. [-6, +0] */
+/* [lua] ZLUA_OP_SVINDEX: makes the type's field directory, then
+ * __index (upvalues: methods, getter, companion cache) and __newindex
+ * (setter, companion cache). [-7, +0] */
 void zlua_sv_indexer(lua_State *L, zlua_env *env);
 /* [lua] __index of ByVal userdata: numeric and boolean fields read in C
- * from the field table; then methods; then the Go getter. */
+ * through the type's directory; then methods; then (companions) the
+ * cache; then the Go getter, whose scalar results a companion caches. */
 int zlua_sv_index(lua_State *L);
 /* [lua] __newindex of ByVal userdata: numeric and boolean fields written
  * in C, with Lua-style errors; other keys go to the Go setter. */
@@ -720,9 +837,16 @@ lua_Number zlua_tonum(lua_State *L, int idx, int *ok);
 /* [go-safe] Type name the way luaL_typeerror spells it (honours a string
  * __name in the metatable, looked up without metamethods). [-0, +0] */
 const char *zlua_typename(zlua_env *env, lua_State *L, int idx);
-/* [go-safe] The zlua header of the userdata at idx if it was made by env,
- * else NULL. [-0, +0] */
+/* [go-safe] The zlua header of the userdata at idx if it was made by env
+ * (magic, then zlua_ownmt), else NULL. [-0, +0] */
 zlua_udheader *zlua_toown(zlua_env *env, lua_State *L, int idx);
+/* [go-safe] zlua_toown for a value known to be a full userdata. */
+zlua_udheader *zlua_toown_ud(zlua_env *env, lua_State *L, int idx);
+/* [go-safe] Whether the metatable of the userdata at idx, whose zlua
+ * header is h, is one of env's: compared with the entry cached for h's
+ * kind and type id, else looked up (marker key mapped to env) and then
+ * cached. Needs 2 free stack slots. [-0, +0] */
+int zlua_ownmt(zlua_env *env, lua_State *L, int idx, const zlua_udheader *h);
 
 /* Address whose lightuserdata is the key of zlua's marker in every zlua
  * metatable; the value is the owning env as a lightuserdata. */

@@ -28,6 +28,14 @@
 // its __gc. A per-slot count of live userdata (kept in C) decides when the
 // slot is really free, so that old __gc never breaks the new entry.
 //
+// # Pins
+//
+// C reads and writes the numeric fields of a struct object through its
+// address once Go has pinned it ([Registry.Pin], with a runtime.Pinner
+// kept per slot in a slice made at the first pin). The pin lasts until
+// the slot is released or the registry closes; [LivePins] counts the pins
+// of every registry, for leak checks.
+//
 // # Programs
 //
 // Slots are handed out while Go writes a push program, before C creates

@@ -2,6 +2,7 @@ package objreg
 
 import (
 	"errors"
+	"runtime"
 	"sync/atomic"
 	"unsafe"
 )
@@ -55,6 +56,7 @@ type Slot struct {
 	keyed   bool
 	live    bool
 	pending bool
+	pinned  bool // pins[slot] pins Val (see Pin)
 }
 
 // Ptr returns the data word of Val: for pointers, maps and channels the
@@ -66,13 +68,19 @@ type Stats struct {
 	Live, Peak   int    // slots holding an object now, and the most ever
 	Pushes, Hits uint64 // objects pushed, and pushes served by a live slot
 	Capacity     int    // slots allocated
+	Pinned       int    // live slots whose object is pinned (see Pin)
 }
 
 // Registry is the slot table and identity map of one Lua state. It is used
 // by one goroutine at a time, except Stats, which any goroutine may call.
 type Registry struct {
-	c       Counts
-	slots   []Slot
+	c     Counts
+	slots []Slot
+	// pins parallels slots once an object was pinned (nil before, so a
+	// registry that never pins pays nothing per slot). A Pinner outlives
+	// the objects of its slot: one that unpinned keeps its backing store,
+	// so pinning the slot's next object allocates nothing.
+	pins    []runtime.Pinner
 	free    []uint32
 	ids     map[Key]uint32
 	pending []uint32 // slots found by Lookup since the last Settle
@@ -80,8 +88,8 @@ type Registry struct {
 
 	// Counters, written by the owner and read by Stats from anywhere.
 	// Pushes is hits + adds, so a cached push costs one atomic add.
-	live, peak, capacity atomic.Int64
-	hits, adds           atomic.Uint64
+	live, peak, capacity, pinned atomic.Int64
+	hits, adds                   atomic.Uint64
 }
 
 // New returns an empty registry whose C side is c. Slot 0 is never used, so
@@ -124,6 +132,11 @@ func (r *Registry) Add(key Key, keyed bool, val any, binding uint32) (slot, gen 
 			copy(grown, r.slots)
 			r.slots = grown
 			r.capacity.Store(int64(cap(grown)))
+			if r.pins != nil {
+				pins := make([]runtime.Pinner, cap(r.slots))
+				copy(pins, r.pins)
+				r.pins = pins
+			}
 		}
 		slot = uint32(len(r.slots))
 		if !r.c.ReserveSlots(slot) {
@@ -160,6 +173,46 @@ func (r *Registry) Get(slot, gen uint32) *Slot {
 	return s
 }
 
+// Pin pins the object of the live slot s (from Get, with no push in
+// between), a pointer, so that C may keep its address (the fields C
+// serves are read and written through it), and returns that address. The
+// object stays pinned until the slot is released (or the registry
+// closed). Pinning a pinned slot does nothing.
+func (r *Registry) Pin(s *Slot) unsafe.Pointer {
+	slot := (uintptr(unsafe.Pointer(s)) - uintptr(unsafe.Pointer(&r.slots[0]))) / unsafe.Sizeof(Slot{})
+	if slot >= uintptr(len(r.slots)) || &r.slots[slot] != s {
+		panic("objreg: Pin of a slot from an older table") // s must come from Get just before
+	}
+	if !s.pinned {
+		if r.pins == nil {
+			r.pins = make([]runtime.Pinner, cap(r.slots))
+		}
+		r.pins[slot].Pin(s.Val)
+		s.pinned = true
+		r.pinned.Add(1)
+		livePins.Add(1)
+	}
+	return s.Ptr()
+}
+
+// livePins counts the objects pinned by every registry of the process.
+var livePins atomic.Int64
+
+// LivePins returns the number of objects pinned by all registries now: 0
+// once every slot that pinned was released or its registry closed (tests
+// check it for leaks).
+func LivePins() int64 { return livePins.Load() }
+
+// unpin ends the pin of slot i, if any.
+func (r *Registry) unpin(i uint32, s *Slot) {
+	if s.pinned {
+		r.pins[i].Unpin()
+		s.pinned = false
+		r.pinned.Add(-1)
+		livePins.Add(-1)
+	}
+}
+
 // Drain releases the slots whose last userdata was collected, except
 // slots found by Lookup since the last Settle: the program they were
 // handed to may not have run yet. A slot from Add reaches the queue only
@@ -180,6 +233,11 @@ func (r *Registry) drain(all bool) {
 		}
 	})
 }
+
+// Quiet reports that Settle has nothing to do but drain the C queue
+// (which the caller checks itself): no slot was handed out or found since
+// the last Settle.
+func (r *Registry) Quiet() bool { return len(r.pending) == 0 && len(r.unarmed) == 0 }
 
 // Settle drains the release queue and releases slots handed to programs
 // whose userdata was never created. Call it only when no push program can
@@ -204,6 +262,7 @@ func (r *Registry) release(i uint32, s *Slot) {
 			delete(r.ids, key)
 		}
 	}
+	r.unpin(i, s)
 	*s = Slot{Gen: s.Gen + 1}
 	r.free = append(r.free, i)
 	r.live.Add(-1)
@@ -214,7 +273,10 @@ func (r *Registry) release(i uint32, s *Slot) {
 func (r *Registry) Close() (leaked int) {
 	r.Settle()
 	leaked = int(r.live.Load())
-	r.slots = make([]Slot, 1)
+	for i := range r.slots {
+		r.unpin(uint32(i), &r.slots[i])
+	}
+	r.slots, r.pins = make([]Slot, 1), nil
 	r.capacity.Store(1)
 	r.free, r.pending, r.unarmed = nil, nil, nil
 	clear(r.ids)
@@ -227,5 +289,6 @@ func (r *Registry) Close() (leaked int) {
 func (r *Registry) Stats() Stats {
 	hits := r.hits.Load()
 	return Stats{Live: int(r.live.Load()), Peak: int(r.peak.Load()),
-		Pushes: hits + r.adds.Load(), Hits: hits, Capacity: int(r.capacity.Load())}
+		Pushes: hits + r.adds.Load(), Hits: hits, Capacity: int(r.capacity.Load()),
+		Pinned: int(r.pinned.Load())}
 }

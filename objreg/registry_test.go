@@ -107,3 +107,45 @@ func TestSlotTableDoubles(t *testing.T) {
 		t.Errorf("Close reported %d leaked slots that never had userdata", leaked)
 	}
 }
+
+// A pinned object stays pinned while the table grows, and is unpinned
+// when its slot is released and when the registry closes.
+func TestPinsFollowSlots(t *testing.T) {
+	r, c := newFake()
+	base := LivePins()
+	type obj struct{ n int }
+	first := &obj{1}
+	slot, gen, _ := r.Add(0, false, first, 1)
+	c.create(slot)
+	if p := r.Pin(r.Get(slot, gen)); p != unsafe.Pointer(first) {
+		t.Fatalf("Pin = %p, want the object's address %p", p, first)
+	}
+	r.Pin(r.Get(slot, gen)) // again: nothing more
+	if r.Stats().Pinned != 1 || LivePins() != base+1 {
+		t.Fatalf("pinned %d, live pins %d", r.Stats().Pinned, LivePins()-base)
+	}
+	var keep []uint32
+	for i := 0; i < 3*InitialSlots; i++ { // grows the table twice
+		s, g, _ := r.Add(0, false, &obj{i}, 1)
+		c.create(s)
+		if i%100 == 0 {
+			r.Pin(r.Get(s, g))
+			keep = append(keep, s)
+		}
+	}
+	r.Settle()
+	if r.Stats().Pinned != 1+len(keep) || !r.slots[slot].pinned {
+		t.Fatalf("pinned %d after growth", r.Stats().Pinned)
+	}
+	c.collect(slot)
+	r.Drain()
+	if r.Stats().Pinned != len(keep) || LivePins() != base+int64(len(keep)) {
+		t.Fatalf("released slot still pinned: %d", r.Stats().Pinned)
+	}
+	if leaked := r.Close(); leaked != 3*InitialSlots {
+		t.Fatalf("Close leaked %d", leaked)
+	}
+	if LivePins() != base {
+		t.Fatalf("%d pins left after Close", LivePins()-base)
+	}
+}

@@ -56,17 +56,14 @@ func LayoutOf(t reflect.Type) *Layout {
 		if !f.IsExported() {
 			continue
 		}
-		name := f.Name
-		if tag, ok := f.Tag.Lookup("lua"); ok {
-			if tag == "-" {
-				continue
-			}
-			name, _, _ = strings.Cut(tag, ",")
+		name, _, ok := FieldName(f)
+		if !ok {
+			continue
 		}
 		fd := &Field{Name: name, Index: f.Index, Type: f.Type}
 		if l.Blittable {
-			fd.Offset = offsetOf(t, f.Index)
-			fd.Kind = kindOf(f.Type)
+			fd.Offset, _ = OffsetOf(t, f.Index)
+			fd.Kind = KindOf(f.Type)
 		}
 		l.Fields[name] = fd
 		l.Order = append(l.Order, fd)
@@ -75,17 +72,45 @@ func LayoutOf(t reflect.Type) *Layout {
 	return got.(*Layout)
 }
 
-func offsetOf(t reflect.Type, index []int) uintptr {
-	var off uintptr
+// FieldName returns the Lua name of the struct field f: its tag
+// lua:"name" or its Go name (lua:",opt" keeps the Go name), the tag's
+// options after the name, and false for lua:"-" (hidden).
+func FieldName(f reflect.StructField) (name string, opts []string, ok bool) {
+	tag, tagged := f.Tag.Lookup("lua")
+	if !tagged {
+		return f.Name, nil, true
+	}
+	if tag == "-" {
+		return "", nil, false
+	}
+	name, rest, more := strings.Cut(tag, ",")
+	if name == "" {
+		name = f.Name
+	}
+	if more {
+		opts = strings.Split(rest, ",")
+	}
+	return name, opts, true
+}
+
+// OffsetOf returns the byte offset in struct t of the field at index path
+// index; ok is false when the path goes through a pointer (an embedded
+// *T), where no offset from t's start exists.
+func OffsetOf(t reflect.Type, index []int) (off uintptr, ok bool) {
 	for _, i := range index {
+		if t.Kind() != reflect.Struct {
+			return 0, false
+		}
 		f := t.Field(i)
 		off += f.Offset
 		t = f.Type
 	}
-	return off
+	return off, true
 }
 
-func kindOf(t reflect.Type) int {
+// KindOf returns the C field kind (cgo.Sv*) of a number or boolean type,
+// or 0 for any other type.
+func KindOf(t reflect.Type) int {
 	switch t.Kind() {
 	case reflect.Int8:
 		return cgo.SvI8
@@ -93,16 +118,29 @@ func kindOf(t reflect.Type) int {
 		return cgo.SvI16
 	case reflect.Int32:
 		return cgo.SvI32
-	case reflect.Int, reflect.Int64:
+	case reflect.Int64:
 		return cgo.SvI64
+	case reflect.Int:
+		if t.Size() == 8 {
+			return cgo.SvInt
+		}
+		return cgo.SvI32
 	case reflect.Uint8:
 		return cgo.SvU8
 	case reflect.Uint16:
 		return cgo.SvU16
 	case reflect.Uint32:
 		return cgo.SvU32
-	case reflect.Uint, reflect.Uint64, reflect.Uintptr:
+	case reflect.Uint64:
 		return cgo.SvU64
+	case reflect.Uint, reflect.Uintptr:
+		if t.Size() != 8 {
+			return cgo.SvU32
+		}
+		if t.Kind() == reflect.Uint {
+			return cgo.SvUint
+		}
+		return cgo.SvUintptr
 	case reflect.Float32:
 		return cgo.SvF32
 	case reflect.Float64:

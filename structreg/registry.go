@@ -121,6 +121,10 @@ func (r *Registry) Settle() {
 	r.unarmed = r.unarmed[:0]
 }
 
+// Quiet reports that Settle has nothing to do but drain the C queue
+// (which the caller checks itself): no slot waits for its userdata.
+func (r *Registry) Quiet() bool { return len(r.unarmed) == 0 }
+
 // Live returns the number of companions held; Peak the most ever.
 // Safe from any goroutine.
 func (r *Registry) Live() int { return int(r.live.Load()) }

@@ -1,0 +1,202 @@
+/* objfields.c: ByObj work done without entering Go. Numeric and boolean
+ * fields of a Go struct are read and written through its address, which
+ * Go stores in the userdata once it has pinned the object (on the first
+ * field access that reaches Go, so pushes never pay for it). __eq is
+ * decided here when identity is known in C. A type without fields indexes
+ * its methods table directly. */
+#include "zlua.h"
+
+/* The ByObj userdata at 1 as the C field functions see it. */
+typedef struct objref {
+	ZLuaObjectUserData *u;
+	zlua_env *env;
+	const zlua_fielddir *d; /* its binding's directory */
+} objref;
+
+/* [lua] Whether the value at 1 is a live ByObj userdata whose object Go
+ * has pinned, of a binding with a directory; fills o. Only the header is
+ * checked here, the metatable by obj_ours once a field was found. The
+ * metamethods can be fetched with debug.getmetatable and called on
+ * anything, and their upvalues replaced with debug.setupvalue: nothing
+ * here comes from an upvalue. [-0, +0] */
+static int obj_fields(lua_State *L, objref *o)
+{
+	ZLuaObjectUserData *u = (ZLuaObjectUserData *)lua_touserdata(L, 1);
+	/* NULL for all but userdata; a light userdata has length 0 */
+	if (u == NULL || zlua_rawlen(L, 1) != sizeof *u || u->header.magic != ZLUA_MAGIC ||
+	    u->header.kind != ZLUA_KIND_BYOBJ || (u->header.flags & ZLUA_F_RELEASED) || u->ptr == 0)
+		return 0;
+	o->u = u;
+	o->env = zlua_envof(L);
+	o->d = zlua_dir(o->env, ZLUA_DIR_OBJ, u->header.type_id);
+	return o->d != NULL;
+}
+
+/* [lua] Whether the userdata of o has a metatable of this env: only zlua
+ * writes headers, but the identity of the metatable is what proves the
+ * header is one. [-0, +0] */
+static int obj_ours(lua_State *L, const objref *o)
+{
+	return zlua_ownmt(o->env, L, 1, &o->u->header);
+}
+
+/* The address of field f of o's object. */
+static unsigned char *obj_field(const objref *o, const zlua_dirent *f)
+{
+	return (unsigned char *)(uintptr_t)o->u->ptr + (f->code >> 8);
+}
+
+int zlua_obj_findex(lua_State *L)
+{
+	objref o;
+	const zlua_dirent *f = NULL;
+	if (lua_type(L, lua_upvalueindex(1)) == LUA_TTABLE) {
+		/* Lua 5.4: one lookup answers both: the methods table also maps
+		 * each C field's name to its index in the directory. */
+		int t;
+		lua_pushvalue(L, 2); /* nil when called without a key */
+		lua_rawget(L, lua_upvalueindex(1));
+		t = lua_type(L, -1);
+		if (t != LUA_TNUMBER && t != LUA_TNIL)
+			return 1; /* a method */
+		if (t == LUA_TNUMBER && obj_fields(L, &o)) {
+			lua_Integer i = lua_tointeger(L, -1);
+			if (i >= 0 && (size_t)i < zlua_dir_count(o.d))
+				f = zlua_dir_entry(o.d, (size_t)i);
+		}
+	} else if (lua_type(L, 2) == LUA_TSTRING && obj_fields(L, &o)) {
+		f = zlua_dir_find(L, o.d); /* LuaJIT: its Lua closure looked methods up */
+	}
+	if (f != NULL && obj_ours(L, &o)) {
+		zlua_sv_read(L, (int)(f->code & 0xff), obj_field(&o, f));
+		return 1;
+	}
+	lua_settop(L, 2);
+	lua_pushvalue(L, lua_upvalueindex(2));
+	lua_insert(L, 1);
+	lua_call(L, 2, 1);
+	return 1;
+}
+
+int zlua_obj_fnewindex(lua_State *L)
+{
+	objref o;
+	const zlua_dirent *f;
+	if (lua_type(L, 2) == LUA_TSTRING && obj_fields(L, &o) &&
+	    (f = zlua_dir_find(L, o.d)) != NULL && obj_ours(L, &o)) {
+		zlua_sv_write(L, o.d, (int)(f->code & 0xff), obj_field(&o, f));
+		return 0;
+	}
+	lua_settop(L, 3);
+	lua_pushvalue(L, lua_upvalueindex(1));
+	lua_insert(L, 1);
+	lua_call(L, 3, 0);
+	return 0;
+}
+
+void zlua_obj_fields(lua_State *L, zlua_env *env)
+{
+	int mt = lua_gettop(L) - 7;
+	zlua_dir_make(L, env, ZLUA_DIR_OBJ, mt + 4, (uint32_t)lua_tointeger(L, mt + 5),
+		      (size_t)lua_tointeger(L, mt + 6), lua_tostring(L, mt + 7));
+#ifdef ZLUA_LUAJIT
+	/* The JIT compiles the Lua closure's method lookup; only fields (and
+	 * misses) call C. */
+	lua_rawgeti(L, LUA_REGISTRYINDEX, env->indexer_ref);
+	lua_pushvalue(L, mt + 1);
+	lua_pushnil(L);
+	lua_pushvalue(L, mt + 2);
+	lua_pushcclosure(L, zlua_obj_findex, 2);
+	lua_call(L, 2, 1);
+#else
+	{
+		/* the methods table also maps each C field to its directory index */
+		const zlua_fielddir *d = zlua_dir(env, ZLUA_DIR_OBJ, (uint32_t)lua_tointeger(L, mt + 5));
+		size_t i, n = d != NULL ? zlua_dir_count(d) : 0;
+		for (i = 0; i < n; i++) {
+			const zlua_dirent *f = zlua_dir_entry(d, i);
+			lua_pushlstring(L, f->name, f->len);
+			lua_pushinteger(L, (lua_Integer)i);
+			lua_rawset(L, mt + 1);
+		}
+	}
+	lua_pushvalue(L, mt + 1);
+	lua_pushvalue(L, mt + 2);
+	lua_pushcclosure(L, zlua_obj_findex, 2);
+#endif
+	lua_setfield(L, mt, "__index");
+	lua_pushvalue(L, mt + 3);
+	lua_pushcclosure(L, zlua_obj_fnewindex, 1);
+	lua_setfield(L, mt, "__newindex");
+	lua_settop(L, mt);
+}
+
+void zlua_obj_plainindex(lua_State *L, zlua_env *env)
+{
+	int mt = lua_gettop(L) - 2;
+	(void)env;
+	lua_createtable(L, 0, 1);
+	lua_pushvalue(L, mt + 2);
+	lua_pushcclosure(L, zlua_obj_nokey, 1);
+	lua_setfield(L, -2, "__index");
+	lua_setmetatable(L, mt + 1);
+	lua_pushvalue(L, mt + 1);
+	lua_setfield(L, mt, "__index");
+	lua_settop(L, mt);
+}
+
+int zlua_obj_nokey(lua_State *L)
+{
+	int t = lua_type(L, 2);
+	luaL_where(L, 1);
+	if (lua_type(L, lua_upvalueindex(1)) == LUA_TSTRING)
+		lua_pushvalue(L, lua_upvalueindex(1));
+	else
+		lua_pushliteral(L, "?");
+	lua_pushliteral(L, " has no field or method '");
+	/* the key as the Go getter spells it (Lua's tostring for numbers) */
+	if (t == LUA_TSTRING) {
+		lua_pushvalue(L, 2);
+	} else if (t == LUA_TNUMBER && lua_tonumber(L, 2) != lua_tonumber(L, 2)) {
+		lua_pushliteral(L, "nan");
+	} else if (t == LUA_TNUMBER) {
+		lua_pushvalue(L, 2);
+		lua_tostring(L, -1); /* converts the copy */
+	} else {
+		lua_pushfstring(L, "(%s key)", zlua_typename(zlua_envof(L), L, 2));
+	}
+	lua_pushliteral(L, "'");
+	lua_concat(L, 5);
+	return lua_error(L);
+}
+
+int zlua_obj_eq(lua_State *L)
+{
+	zlua_env *env = zlua_envof(L);
+	zlua_udheader *a = zlua_toown(env, L, 1), *b = zlua_toown(env, L, 2);
+	const ZLuaObjectUserData *ua, *ub;
+	if (a == NULL || b == NULL || a->kind != ZLUA_KIND_BYOBJ || b->kind != ZLUA_KIND_BYOBJ ||
+	    zlua_rawlen(L, 1) != sizeof *ua || zlua_rawlen(L, 2) != sizeof *ub ||
+	    ((a->flags | b->flags) & ZLUA_F_RELEASED)) {
+		lua_pushboolean(L, 0); /* what the Go __eq answers for these */
+		return 1;
+	}
+	ua = (const ZLuaObjectUserData *)a;
+	ub = (const ZLuaObjectUserData *)b;
+	if (ua->slot == ub->slot && ua->gen == ub->gen) {
+		lua_pushboolean(L, 1);
+		return 1;
+	}
+	/* One live keyed userdata per (object, binding): another slot of the
+	 * same binding is another object. */
+	if (a->type_id == b->type_id && (a->flags & b->flags & ZLUA_F_KEYED)) {
+		lua_pushboolean(L, 0);
+		return 1;
+	}
+	/* The same object through two bindings (views), or unkeyed. */
+	lua_settop(L, 2);
+	lua_pushvalue(L, lua_upvalueindex(1));
+	lua_insert(L, 1);
+	lua_call(L, 2, 1);
+	return 1;
+}
