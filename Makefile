@@ -2,27 +2,25 @@
 # needs (Debian packages) through `deps`, idempotently.
 
 GO       ?= go
-DEB_PKGS := liblua5.4-dev libluajit-5.1-dev pkg-config
 BENCH_COUNT ?= 6
 
-.PHONY: all deps vet test test-lua54 test-luajit bench bench-luajit bench-smoke fuzz-smoke fuzz-smoke-luajit
+.PHONY: all deps ci-warm vet test test-lua54 test-luajit bench bench-luajit bench-smoke fuzz-smoke fuzz-smoke-luajit
 
 all: test test-luajit
 
 # deps installs the Lua 5.4 and LuaJIT development packages when pkg-config
-# cannot find them. Needs root (or sudo) and apt; says so when it cannot.
+# cannot find them (.ci/deps: needs root or sudo, and apt, to install; does
+# nothing when they are there).
 deps:
-	@if pkg-config --exists lua5.4 luajit 2>/dev/null; then exit 0; fi; \
-	if ! command -v apt-get >/dev/null 2>&1; then \
-		echo "zlua: need Lua 5.4 and LuaJIT headers (pkg-config lua5.4 luajit); install $(DEB_PKGS) or your system's equivalent" >&2; exit 1; \
-	fi; \
-	SUDO=; if [ "$$(id -u)" != 0 ]; then \
-		if command -v sudo >/dev/null 2>&1; then SUDO=sudo; else \
-			echo "zlua: run as root, or install $(DEB_PKGS) first" >&2; exit 1; fi; \
-	fi; \
-	echo "zlua: installing $(DEB_PKGS)"; \
-	$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $(DEB_PKGS) >/dev/null && \
-	pkg-config --exists lua5.4 luajit
+	@sh .ci/deps
+
+# ci-warm compiles everything test and test-luajit compile (every backend,
+# race, cgocheck2 and fuzz build) and runs nothing: GOFLAGS=-exec=true makes
+# each go test run `true` instead of the test binary. The Dockerfile runs it
+# to bake the build cache into the CI image; being the same targets, it cannot
+# miss a build that CI does.
+ci-warm: deps
+	GOFLAGS='$(strip $(GOFLAGS) -exec=true)' $(MAKE) --no-print-directory test test-luajit
 
 vet: deps
 	$(GO) vet ./...
