@@ -9,9 +9,11 @@
 #   docker run --rm --user 1000:1000 zlua-ci
 #   docker run --rm -v "$PWD:/src" zlua-ci    (a checkout of any owner)
 #
-# Verified with golang:1.26.8-bookworm (Go 1.26.8, Debian 12.15); the
-# README's CI section has the image size and the CMD's time.
-ARG GO_IMAGE=golang:1.26.8-bookworm
+# GO_IMAGE defaults to the Go 1.26 line on bookworm; verified with Go 1.26.8
+# on Debian 12.15 (golang:1.26.8-bookworm, to pin: --build-arg
+# GO_IMAGE=golang:1.26.8-bookworm); the README's CI section has the image
+# size and the CMD's time.
+ARG GO_IMAGE=golang:1.26-bookworm
 FROM ${GO_IMAGE}
 
 # The Debian packages. This layer depends on .ci/deps alone (make deps runs
