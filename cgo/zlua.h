@@ -841,6 +841,10 @@ zlua_udheader *zlua_toown_ud(zlua_env *env, lua_State *L, int idx);
  * kind and type id, else looked up (marker key mapped to env) and then
  * cached. Needs 2 free stack slots. [-0, +0] */
 int zlua_ownmt(zlua_env *env, lua_State *L, int idx, const zlua_udheader *h);
+/* [go-safe] zlua_ownmt for a metatable the caller already pushed (at mt):
+ * the same decision without the push and pop, for callers that check
+ * several userdata. Needs 1 free stack slot. [-0, +0] */
+int zlua_ownmt_at(zlua_env *env, lua_State *L, int mt, const zlua_udheader *h);
 
 /* Address whose lightuserdata is the key of zlua's marker in every zlua
  * metatable; the value is the owning env as a lightuserdata. */
