@@ -24,8 +24,9 @@ func TestMapsAndSlicesAreCopiedUnlessByRef(t *testing.T) {
 		invCopy.bow = 9
 		assert(#xs == 3 and xs[2] == 2)
 		xs[2] = 20
-		local ok, err = pcall(function() return xs[4] end)
-		assert(not ok and err:find("index 4 out of range for %[%]int of length 3"), err)
+		assert(xs[4] == nil and xs[0] == nil, "past the end reads nil, as a table does")
+		local ok, err = pcall(function() xs[4] = 1 end)
+		assert(not ok and err:find("index 4 out of range for %[%]int of length 3 %(a slice pushed with ByRef%(s%) cannot grow"), err)
 		ok, err = pcall(function() inv.sword = "x" end)
 		assert(not ok and err:find("number expected, got string"), err)
 	`)
@@ -35,7 +36,7 @@ func TestMapsAndSlicesAreCopiedUnlessByRef(t *testing.T) {
 	if xs[1] != 20 {
 		t.Errorf("xs = %v", xs)
 	}
-	if err := e.SetGlobal("bad", zlua.ByRef(3)); err == nil || !strings.Contains(err.Error(), "map or slice") {
+	if err := e.SetGlobal("bad", zlua.ByRef(3)); err == nil || !strings.Contains(err.Error(), "map or slice or a pointer to one") {
 		t.Errorf("ByRef(3) err = %v", err)
 	}
 }

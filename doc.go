@@ -67,6 +67,20 @@
 // expected, got FILE*)"; a userdata whose object was released (one a
 // finalizer resurrected) gives "attempt to use a released object".
 //
+// # Operators and collections
+//
+// [Metamethods] gives the userdata of a Go type operators (+, ==, <, #,
+// .., calls, tostring) implemented by Go functions, for copies of a
+// struct type and for objects of a pointer type. A map or slice pushed
+// with [ByRef] works with #, pairs and ipairs, on LuaJIT as on Lua 5.4:
+// stock LuaJIT's pairs and ipairs accept only tables, so every Env on
+// LuaJIT replaces the two globals with functions that, for a userdata,
+// call its __pairs or index it from 1 as Lua 5.4 does, and call the
+// original for every other value (same results, same errors). A slice or
+// map field of an object is a copy unless tagged lua:",ref": then it reads
+// as a view of the field, and appending (t[#t+1] = x) grows the object's
+// slice.
+//
 // # Structs by value
 //
 // A struct value (not a pointer) pushed to Lua becomes a userdata holding

@@ -29,6 +29,15 @@ func AsView[I any](v I) any {
 // gets a userdata indexed like a table (a slice from 1 to #s) whose
 // changes are Go's, instead of a copy. A map keeps its identity (the same
 // map pushed twice is the same userdata); a slice does not.
+//
+// The userdata works with # (__len), pairs (__pairs) and ipairs, on
+// LuaJIT too (see Env's pairs and ipairs in the package documentation);
+// reading an index past the end of a slice gives nil, as a table does.
+// A slice pushed as ByRef(s) has a fixed length; ByRef(&s), a pointer to
+// the slice (or to a map), is a view through the pointer, so s[#s+1] = x
+// appends to the Go variable. Slice and map fields of objects are copies
+// unless tagged lua:",ref" (lua:"name,ref"), which reads them as such
+// views of the object's field.
 func ByRef(v any) any { return callbackgate.Ref{V: v} }
 
 // Register places v under the root table (Options.Root, default go) at a

@@ -287,6 +287,44 @@ var sweepScenarios = []sweepScenario{
 	}},
 }
 
+// sweepBag has a slice field scripts append to through the object.
+type sweepBag struct {
+	Items []string       `lua:"items,ref"`
+	Count map[string]int `lua:"count,ref"`
+}
+
+func init() {
+	sweepScenarios = append(sweepScenarios, sweepScenario{"operators and collections", false, func(e *Env) error {
+		return e.SetGlobal("vec", func(x, y float64) sweepVec { return sweepVec{x, y} })
+	}, func(e *Env) error {
+		if err := e.SetGlobal("before", sweepVec{1, 1}); err != nil {
+			return err
+		}
+		err := Metamethods[sweepVec](e, map[string]any{
+			"__add":      func(a, b sweepVec) sweepVec { return sweepVec{a.X + b.X, a.Y + b.Y} },
+			"__eq":       func(a, b sweepVec) bool { return a == b },
+			"__tostring": func(a sweepVec) string { return fmt.Sprint(a.X, ",", a.Y) },
+		})
+		if err != nil {
+			return err
+		}
+		bag := &sweepBag{}
+		if err := e.SetGlobal("bag", bag); err != nil {
+			return err
+		}
+		if err := e.SetGlobal("inv", ByRef(map[string]int{"a": 1, "b": 2})); err != nil {
+			return err
+		}
+		return e.DoString(`
+			assert(before + vec(1, 2) == vec(2, 3) and tostring(before) == "1,1")
+			for k, v in pairs(inv) do bag.items[#bag.items + 1] = k; bag.count[k] = v end
+			local n = 0
+			for i, v in ipairs(bag.items) do n = n + bag.count[v] end
+			assert(n == 3 and #bag.items == 2)
+			before, bag, inv = nil, nil, nil`)
+	}})
+}
+
 // sweepOptions are the Options of the scenarios that need some.
 var sweepOptions = map[string]Options{
 	"require": {Modules: sweepModules},
@@ -380,7 +418,7 @@ func sweepOnce(t *testing.T, sc sweepScenario, k uint64, ref Stats) (left Stats,
 	}
 	// Usable again, and nothing leaked once everything is dropped.
 	runtime.GC()
-	if err := e.DoString(`hero, heroes, s, v, rec, cfg, copy = nil; collectgarbage(); collectgarbage()`); err != nil {
+	if err := e.DoString(`hero, heroes, s, v, rec, cfg, copy, before, bag, inv = nil; collectgarbage(); collectgarbage()`); err != nil {
 		t.Fatalf("k=%d: Env unusable after the failure: %v", k, err)
 	}
 	if err := e.Pump(); err != nil && !e.g.Closed() {

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
-	"strings"
 	"unsafe"
 
 	"github.com/zlua-go/zlua/cgo"
@@ -31,6 +30,7 @@ type binding struct {
 type field struct {
 	index []int
 	typ   reflect.Type
+	ref   bool // lua:",ref": a slice or map read as a view, not a copy
 }
 
 type bindKey struct{ typ, view reflect.Type }
@@ -75,7 +75,18 @@ func (g *Gate) bind(typ, view reflect.Type) (*binding, error) {
 	if isHandle(typ) { // never an object with the handle's methods
 		return nil, handlePushError(typ)
 	}
+	if view == nil && typ.Kind() == reflect.Pointer && typ.Elem().Kind() == reflect.Struct {
+		for name, f := range structFields(typ.Elem()) {
+			if k := f.typ.Kind(); f.ref && k != reflect.Slice && k != reflect.Map {
+				return nil, fmt.Errorf("%w: field %s of %v: lua:\",ref\" needs a slice or map, got %v",
+					ErrCannotPush, name, typ.Elem(), f.typ)
+			}
+		}
+	}
 	b := &binding{id: uint32(len(g.bindByID)), typ: typ, view: view, name: luaName(typ)}
+	if isContainerPtr(typ) && typ.Elem().Name() == "" {
+		b.name = typ.Elem().String() // a view of a []string reads "[]string"
+	}
 	g.bindByID = append(g.bindByID, b)
 	if view != nil {
 		b.name = luaName(view)
@@ -104,21 +115,20 @@ func (g *Gate) bind(typ, view reflect.Type) (*binding, error) {
 }
 
 // structFields lists the exported fields of t, promoted ones included,
-// under their Lua names (tag lua:"name"; lua:"-" hides a field).
+// under their Lua names (tag lua:"name"; lua:"-" hides a field); lua:",ref"
+// (or lua:"name,ref") makes a slice or map field read as a view.
 func structFields(t reflect.Type) map[string]*field {
 	fields := map[string]*field{}
 	for _, f := range reflect.VisibleFields(t) {
 		if !f.IsExported() {
 			continue
 		}
-		name := f.Name
-		if tag, ok := f.Tag.Lookup("lua"); ok {
-			if tag == "-" {
-				continue
-			}
-			name, _, _ = strings.Cut(tag, ",")
+		name, opts, ok := structreg.FieldName(f)
+		if !ok {
+			continue
 		}
-		fields[name] = &field{index: f.Index, typ: f.Type}
+		ref := slices.Contains(opts, "ref")
+		fields[name] = &field{index: f.Index, typ: f.Type, ref: ref}
 	}
 	return fields
 }
@@ -143,10 +153,11 @@ func cFields(t reflect.Type, fields map[string]*field, methods []*method) map[st
 	return out
 }
 
-// elems reports whether b's keys are the elements of a ByRef map or slice.
+// elems reports whether b's keys are the elements of a map or slice: one
+// pushed with ByRef, or reached through a pointer.
 func (b *binding) elems() bool {
 	k := b.typ.Kind()
-	return b.view == nil && (k == reflect.Map || k == reflect.Slice)
+	return b.view == nil && (k == reflect.Map || k == reflect.Slice || isContainerPtr(b.typ))
 }
 
 // buildMetatable creates b's metatable in a protected operation and
@@ -216,17 +227,23 @@ func (g *Gate) buildMetatable(b *binding) (int32, error) {
 	s.PutGoFunc(id)
 	s.PutRawSet()
 	if b.elems() {
-		id, err := g.registerEntry(funcEntry{name: b.name + ".__len", fn: b, call: objLen})
-		if err != nil {
-			return 0, err
+		for _, mm := range [...]struct {
+			key  string
+			call callFunc
+		}{{"__len", objLen}, {"__pairs", objPairs}} {
+			id, err := g.registerEntry(funcEntry{name: b.name + "." + mm.key, fn: b, call: mm.call})
+			if err != nil {
+				return 0, err
+			}
+			s.PutStr(mm.key)
+			s.PutGoFunc(id)
+			s.PutRawSet()
 		}
-		s.PutStr("__len")
-		s.PutGoFunc(id)
-		s.PutRawSet()
 	}
 	s.PutStr("__eq")
 	s.PutRef(g.eqRef) // one shared __eq: LuaJIT compares handlers by identity
 	s.PutRawSet()
+	g.putUserMeta(b.typ)
 	if err := s.Commit(); err != nil {
 		return 0, err
 	}

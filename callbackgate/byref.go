@@ -8,27 +8,43 @@ import (
 	"github.com/zlua-go/zlua/cgo"
 )
 
-// Maps and slices pushed by reference (Ref) are indexed like tables: a map
-// by its key type, a slice by 1-based integers up to its length.
+// Maps and slices pushed by reference (Ref, or a pointer to a map or a
+// slice) are indexed like tables: a map by its key type, a slice by
+// 1-based integers. An index past the end reads nil, as in a table, so
+// ipairs and `while t[i]` loops stop there. Only a slice reached through
+// a pointer (ByRef(&s), a struct field tagged lua:",ref") can grow:
+// assigning index #s+1 appends through the pointer.
+
+// elemsOf returns the map or slice a container binding's object holds
+// (through its pointer when it is one).
+func elemsOf(ov reflect.Value) reflect.Value {
+	if ov.Kind() == reflect.Pointer {
+		return ov.Elem()
+	}
+	return ov
+}
 
 func (g *Gate) elemGet(fr cgo.Frame, b *binding, ov reflect.Value, key *cgo.Arg) int32 {
 	var ev reflect.Value
-	if ov.Kind() == reflect.Map {
-		k := reflect.New(b.typ.Key()).Elem()
+	if ov = elemsOf(ov); ov.Kind() == reflect.Map {
+		k := reflect.New(ov.Type().Key()).Elem()
 		if err := g.readArg(fr, 1, k); err != nil {
 			return g.raiseText(fmt.Sprintf("bad key for %s (%v)", b.name, err), nil)
 		}
 		if ev = ov.MapIndex(k); !ev.IsValid() {
-			g.S.ProgReset()
-			g.S.PutNil()
-			return g.commitReturn()
+			fr.ReturnNil()
+			return cgo.StatusReturn1
 		}
 	} else {
-		i, st := g.sliceIndex(fr, b, ov, key)
-		if i < 0 {
-			return st
+		n, err := g.readInt(fr.Thread(), 2, key)
+		if err != nil {
+			return g.raiseText(fmt.Sprintf("bad index for %s (%v)", b.name, err), nil)
 		}
-		ev = ov.Index(i)
+		if n < 1 || n > int64(ov.Len()) {
+			fr.ReturnNil() // past the end, as a table reads
+			return cgo.StatusReturn1
+		}
+		ev = ov.Index(int(n - 1))
 	}
 	g.S.ProgReset()
 	if err := g.pushValue(ev, "", 0); err != nil {
@@ -38,43 +54,53 @@ func (g *Gate) elemGet(fr cgo.Frame, b *binding, ov reflect.Value, key *cgo.Arg)
 }
 
 func (g *Gate) elemSet(fr cgo.Frame, b *binding, ov reflect.Value, key *cgo.Arg) int32 {
-	if ov.Kind() == reflect.Map {
-		k := reflect.New(b.typ.Key()).Elem()
+	holder := ov
+	if ov = elemsOf(ov); ov.Kind() == reflect.Map {
+		k := reflect.New(ov.Type().Key()).Elem()
 		if err := g.readArg(fr, 1, k); err != nil {
 			return g.raiseText(fmt.Sprintf("bad key for %s (%v)", b.name, err), nil)
 		}
 		if a := arg(fr, 2); a.Type == int32(cgo.TNil) {
-			ov.SetMapIndex(k, reflect.Value{}) // t[k] = nil deletes, as in Lua
+			if !ov.IsNil() {
+				ov.SetMapIndex(k, reflect.Value{}) // t[k] = nil deletes, as in Lua
+			}
 			return g.ret0()
 		}
-		ev := reflect.New(b.typ.Elem()).Elem()
+		ev := reflect.New(ov.Type().Elem()).Elem()
 		if err := g.readArg(fr, 2, ev); err != nil {
 			return g.raiseText(fmt.Sprintf("bad value for %s (%v)", b.name, err), nil)
+		}
+		if ov.IsNil() { // a nil map field reached through its pointer
+			ov.Set(reflect.MakeMap(ov.Type()))
 		}
 		ov.SetMapIndex(k, ev)
 		return g.ret0()
 	}
-	i, st := g.sliceIndex(fr, b, ov, key)
-	if i < 0 {
-		return st
+	n, err := g.readInt(fr.Thread(), 2, key)
+	if err != nil {
+		return g.raiseText(fmt.Sprintf("bad index for %s (%v)", b.name, err), nil)
 	}
-	if err := g.readArg(fr, 2, ov.Index(i)); err != nil {
+	grow := holder.Kind() == reflect.Pointer
+	if n == int64(ov.Len())+1 && grow {
+		ev := reflect.New(ov.Type().Elem()).Elem()
+		if err := g.readArg(fr, 2, ev); err != nil {
+			return g.raiseText(fmt.Sprintf("bad value for %s (%v)", b.name, err), nil)
+		}
+		ov.Set(reflect.Append(ov, ev))
+		return g.ret0()
+	}
+	if n < 1 || n > int64(ov.Len()) {
+		msg := "index " + strconv.FormatInt(n, 10) + " out of range for " + b.name +
+			" of length " + strconv.Itoa(ov.Len())
+		if !grow && n == int64(ov.Len())+1 {
+			msg += " (a slice pushed with ByRef(s) cannot grow; push ByRef(&s), or tag a struct field lua:\",ref\", to append)"
+		}
+		return g.raiseText(msg, nil)
+	}
+	if err := g.readArg(fr, 2, ov.Index(int(n-1))); err != nil {
 		return g.raiseText(fmt.Sprintf("bad value for %s (%v)", b.name, err), nil)
 	}
 	return g.ret0()
-}
-
-// sliceIndex converts a 1-based Lua index into a 0-based one, or raises.
-func (g *Gate) sliceIndex(fr cgo.Frame, b *binding, ov reflect.Value, key *cgo.Arg) (int, int32) {
-	n, err := g.readInt(fr.Thread(), 2, key)
-	if err != nil {
-		return -1, g.raiseText(fmt.Sprintf("bad index for %s (%v)", b.name, err), nil)
-	}
-	if n < 1 || n > int64(ov.Len()) {
-		return -1, g.raiseText("index "+strconv.FormatInt(n, 10)+" out of range for "+b.name+
-			" of length "+strconv.Itoa(ov.Len()), nil)
-	}
-	return int(n - 1), 0
 }
 
 // objLen is __len of maps and slices pushed by reference.
@@ -84,5 +110,68 @@ func objLen(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
 	if s == nil {
 		return st
 	}
-	return retInt(fr, int64(reflect.ValueOf(s.Val).Len()))
+	return retInt(fr, int64(elemsOf(reflect.ValueOf(s.Val)).Len()))
+}
+
+// elemIter is the state of one pairs() loop over a map or slice pushed by
+// reference. A slice is read at each step (elements appended meanwhile are
+// visited); a map goes through reflect.MapIter, with Go's rules for maps
+// changed while ranging (deleted entries not reached are not produced,
+// added ones may be).
+type elemIter struct {
+	b  *binding
+	ov reflect.Value // the object: a map, a slice, or a pointer to one
+	it *reflect.MapIter
+	i  int
+}
+
+// objPairs is __pairs of maps and slices pushed by reference: it returns
+// a new Go iterator function (stateful: the loop's other values are nil).
+func objPairs(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
+	b := e.fn.(*binding)
+	s, st := g.self(fr, b)
+	if s == nil {
+		return st
+	}
+	it := &elemIter{b: b, ov: reflect.ValueOf(s.Val)}
+	if m := elemsOf(it.ov); m.Kind() == reflect.Map {
+		it.it = m.MapRange()
+	}
+	id, err := g.registerEntry(funcEntry{name: b.name + " iterator", fn: it, call: iterNext})
+	if err != nil {
+		return g.raiseText(fmt.Sprintf("pairs of %s: %v", b.name, err), err)
+	}
+	g.S.ProgReset()
+	g.S.PutGoFunc(id)
+	return g.commitReturn()
+}
+
+// iterNext is one step of an elemIter: the next key and value, or nil.
+func iterNext(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
+	it := e.fn.(*elemIter)
+	var k, v reflect.Value
+	if it.it != nil {
+		if !it.it.Next() {
+			fr.ReturnNil()
+			return cgo.StatusReturn1
+		}
+		k, v = it.it.Key(), it.it.Value()
+	} else {
+		sl := elemsOf(it.ov)
+		if it.i >= sl.Len() {
+			fr.ReturnNil()
+			return cgo.StatusReturn1
+		}
+		it.i++
+		k, v = reflect.ValueOf(it.i), sl.Index(it.i-1)
+	}
+	g.S.ProgReset()
+	err := g.pushValue(k, "", 0)
+	if err == nil {
+		err = g.pushValue(v, "", 0)
+	}
+	if err != nil {
+		return g.raiseText(fmt.Sprintf("element of %s: %v", it.b.name, err), err)
+	}
+	return g.commitReturn()
 }

@@ -2,6 +2,7 @@ package callbackgate
 
 import (
 	"errors"
+	"reflect"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -75,6 +76,7 @@ type Gate struct {
 	// ObjectRegistry and the metatable cache: one binding per (type, view).
 	objs     *objreg.Registry
 	binds    map[bindKey]*binding
+	meta     map[reflect.Type]metaSet // user metamethods (meta.go)
 	bindByID []*binding
 	lastBind *binding
 	eqRef    int32
@@ -166,6 +168,7 @@ func (g *Gate) Reopen() error {
 	g.liveRefs.Store(0)
 	g.liveFuncs.Store(0)
 	g.binds = map[bindKey]*binding{}
+	g.meta = map[reflect.Type]metaSet{}
 	g.bindByID = []*binding{nil} // binding id 0 is never used
 	g.lastBind = nil
 	return nil
@@ -196,7 +199,7 @@ func (g *Gate) Teardown() {
 	g.lifeMu.Lock()
 	g.S.Close()
 	g.lifeMu.Unlock()
-	g.binds, g.bindByID, g.lastBind = nil, nil, nil
+	g.binds, g.bindByID, g.lastBind, g.meta = nil, nil, nil, nil
 	g.funcs, g.free, g.unarmed = nil, nil, nil
 	g.callRes = nil // freed with the state
 	g.liveFuncs.Store(0)

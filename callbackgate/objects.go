@@ -111,9 +111,13 @@ func (g *Gate) pushViewed(v reflect.Value, view reflect.Type) error {
 	return g.pushValue(v, "", 0)
 }
 
-// pushRef pushes a map (identity-cached) or slice as a userdata.
+// pushRef pushes a map (identity-cached) or slice, or a pointer to one
+// (identity-cached; a slice that can grow), as a userdata.
 func (g *Gate) pushRef(x any) error {
 	v := reflect.ValueOf(x)
+	if isContainerPtr(v.Type()) && !v.IsNil() {
+		return g.pushObj(v, nil)
+	}
 	switch v.Kind() {
 	case reflect.Map, reflect.Slice:
 		if v.IsNil() {
@@ -122,7 +126,17 @@ func (g *Gate) pushRef(x any) error {
 		}
 		return g.pushObj(v, nil)
 	}
-	return fmt.Errorf("%w: ByRef needs a map or slice, got %T", ErrCannotPush, x)
+	return fmt.Errorf("%w: ByRef needs a map or slice or a pointer to one, got %T", ErrCannotPush, x)
+}
+
+// isContainerPtr reports whether t is a pointer to a map or a slice:
+// pushed as a view of the map or slice it points to.
+func isContainerPtr(t reflect.Type) bool {
+	if t == nil || t.Kind() != reflect.Pointer {
+		return false
+	}
+	k := t.Elem().Kind()
+	return k == reflect.Map || k == reflect.Slice
 }
 
 // funcShapePlan serves functions returning one pointer (constructors,
@@ -214,11 +228,8 @@ func (g *Gate) fieldAccess(fr cgo.Frame, b *binding, what string) (ov reflect.Va
 	}
 	key = arg(fr, 1)
 	ov = reflect.ValueOf(s.Val)
-	switch b.typ.Kind() {
-	case reflect.Map, reflect.Slice:
-		if b.view == nil {
-			return ov, key, nil, true, 0
-		}
+	if b.elems() {
+		return ov, key, nil, true, 0
 	}
 	if key.Type == int32(cgo.TString) && b.fields != nil {
 		f = b.fields[key.View()]
@@ -257,9 +268,12 @@ func fieldGet(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
 		return cgo.StatusReturn1
 	}
 	g.S.ProgReset()
-	if fv.Kind() == reflect.Struct {
+	switch k := fv.Kind(); {
+	case k == reflect.Struct:
 		err = g.pushObj(fv.Addr(), nil) // the field itself, kept alive by its parent
-	} else {
+	case f.ref && (k == reflect.Slice || k == reflect.Map):
+		err = g.pushObj(fv.Addr(), nil) // lua:",ref": a view through the field
+	default:
 		err = g.pushValue(fv, key.View(), 0)
 	}
 	if err != nil {

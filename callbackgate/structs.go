@@ -154,6 +154,7 @@ func (g *Gate) buildValMetatable(vt *valType) (int32, error) {
 	s.PutStr("__tostring")
 	s.PutGoFunc(id)
 	s.PutRawSet()
+	g.putUserMeta(vt.typ)
 	if err := s.Commit(); err != nil {
 		return 0, err
 	}

@@ -189,6 +189,7 @@ void zlua_obj_init(lua_State *L, zlua_env *env)
 	lua_call(L, 0, 1);
 	env->indexer_ref = luaL_ref(L, LUA_REGISTRYINDEX);
 #endif
+	zlua_open_iterators(L);
 }
 
 int zlua_objcnt_reserve(zlua_env *env, size_t n)

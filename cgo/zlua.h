@@ -725,7 +725,13 @@ void zlua_obj_indexer(lua_State *L, zlua_env *env);
 /* [lua] Replaces the name on top with a new ByObj metatable: marker,
  * __name, __metatable, __gc. [-1, +1] */
 void zlua_obj_newmt(lua_State *L, zlua_env *env);
-/* [lua] Creates the weak-valued cache table (DO_INIT). [-0, +0] */
+/* [lua] LuaJIT: replaces the globals pairs and ipairs with functions that
+ * honour __pairs, and index a userdata with __index from 1, as Lua 5.4's
+ * do; every other value goes to the original function. A no-op on Lua 5.4
+ * and without a base library (iterate.c). [-0, +0] */
+void zlua_open_iterators(lua_State *L);
+/* [lua] Creates the weak-valued cache table and (LuaJIT) the iterators
+ * (DO_INIT). [-0, +0] */
 void zlua_obj_init(lua_State *L, zlua_env *env);
 /* Lua 5.4 GC pause set by zlua_obj_init (see there). */
 #define ZLUA_GC_PAUSE 150

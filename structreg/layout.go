@@ -56,12 +56,9 @@ func LayoutOf(t reflect.Type) *Layout {
 		if !f.IsExported() {
 			continue
 		}
-		name := f.Name
-		if tag, ok := f.Tag.Lookup("lua"); ok {
-			if tag == "-" {
-				continue
-			}
-			name, _, _ = strings.Cut(tag, ",")
+		name, _, ok := FieldName(f)
+		if !ok {
+			continue
 		}
 		fd := &Field{Name: name, Index: f.Index, Type: f.Type}
 		if l.Blittable {
@@ -73,6 +70,27 @@ func LayoutOf(t reflect.Type) *Layout {
 	}
 	got, _ := layouts.LoadOrStore(t, l)
 	return got.(*Layout)
+}
+
+// FieldName returns the Lua name of the struct field f: its tag
+// lua:"name" or its Go name (lua:",opt" keeps the Go name), the tag's
+// options after the name, and false for lua:"-" (hidden).
+func FieldName(f reflect.StructField) (name string, opts []string, ok bool) {
+	tag, tagged := f.Tag.Lookup("lua")
+	if !tagged {
+		return f.Name, nil, true
+	}
+	if tag == "-" {
+		return "", nil, false
+	}
+	name, rest, more := strings.Cut(tag, ",")
+	if name == "" {
+		name = f.Name
+	}
+	if more {
+		opts = strings.Split(rest, ",")
+	}
+	return name, opts, true
 }
 
 // OffsetOf returns the byte offset in struct t of the field at index path
