@@ -1,6 +1,7 @@
 package zlua_test
 
 import (
+	"fmt"
 	"testing"
 )
 
@@ -83,5 +84,34 @@ func TestPointerResultIdentityAcrossBindings(t *testing.T) {
 			if i % 2 == 0 then assert(vec().X == 1) end
 			assert(rawequal(p:Self(), first))
 		end
+	`)
+}
+
+// The trampoline reads argument 1 in the order that won at the function's
+// last call (userdata first or not): a function called alternately with
+// an object and with other values reads each correctly, and a method
+// called with a bad self after good calls (and back) still says so.
+func TestFirstArgumentReadOrderFollowsTheCalls(t *testing.T) {
+	e := newEnv(t)
+	must(t, e.SetGlobal("p", &Player{Name: "p", HP: 100}))
+	must(t, e.SetGlobal("v", Vec3{1, 2, 3}))
+	must(t, e.SetGlobal("describe", func(x any) string { return fmt.Sprintf("%T %v", x, x) }))
+	run(t, e, `
+		local x; local lu = debug.upvalueid(function() return x end, 1)
+		local want = {describe(p), describe(1.5), describe(7), describe("s"), describe(v), describe(true)}
+		assert(want[1]:find("Player", 1, true) and want[2] == "float64 1.5" and want[4] == "string s")
+		local hurt = p.Hurt
+		for i = 1, 20 do
+			assert(describe(p) == want[1] and describe(1.5) == want[2] and describe(p) == want[1])
+			assert(describe(7) == want[3] and describe("s") == want[4] and describe(v) == want[5])
+			assert(describe(true) == want[6] and describe(p) == want[1])
+			assert(p:Hurt(1) == true)
+			local ok, err = pcall(hurt, i, 1)
+			assert(not ok and err:find("bad self (Player expected, got number)", 1, true), err)
+			ok, err = pcall(hurt, lu, 1)
+			assert(not ok and err:find("bad self (Player expected, got light userdata)", 1, true), err)
+			assert(hurt(p, 1) == true)
+		end
+		assert(p:Health() == 60)
 	`)
 }

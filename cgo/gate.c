@@ -171,11 +171,12 @@ void zlua_read_arg(zlua_env *env, lua_State *L, int idx, zlua_arg *a)
 	}
 }
 
-/* [go-safe] zlua_read_arg for argument 1, which is a method's receiver
- * on the hot path: a full userdata is recognised by its pointer and length
- * (a light userdata has length 0) before its type is asked, two API calls
- * fewer for a receiver; anything else takes zlua_read_arg. The same checks
- * as zlua_toown_ud decide ownership. [-0, +0] */
+/* [go-safe] zlua_read_arg for argument 1 when it is probably a method's
+ * receiver: a full userdata is recognised by its pointer and length (a
+ * light userdata has length 0) before its type is asked, two API calls
+ * fewer for a receiver (one more for anything else, which then takes
+ * zlua_read_arg). The same checks as zlua_toown_ud decide ownership.
+ * [-0, +0] */
 static void read_self(zlua_env *env, lua_State *L, zlua_arg *a)
 {
 	zlua_udheader *h = (zlua_udheader *)lua_touserdata(L, 1);
@@ -301,8 +302,17 @@ int zlua_trampoline(lua_State *L)
 	fr.tid = zlua_tid();
 	fr.nargs = n;
 	fr.pad = 0;
-	if (n > 0)
-		read_self(env, L, &fr.args[0]);
+	if (n > 0) {
+		/* A Go function is called the same way each time: its last call
+		 * says which read order wins (a wrong guess costs one call). */
+		int selfud = (fu->header.flags & ZLUA_F_SELFUD) != 0;
+		if (selfud)
+			read_self(env, L, &fr.args[0]);
+		else
+			zlua_read_arg(env, L, 1, &fr.args[0]);
+		if ((fr.args[0].type == LUA_TUSERDATA) != selfud)
+			fu->header.flags ^= ZLUA_F_SELFUD;
+	}
 	for (i = 1; i < n && i < ZLUA_FAST_ARGS; i++)
 		zlua_read_arg(env, L, i + 1, &fr.args[i]);
 	st = zluaGateCall(env->goid, fu->fnid, &fr);

@@ -85,6 +85,9 @@ enum zlua_kind {
 #define ZLUA_F_KEYED 2u    /* ByObj pushed with identity: the only live
                             * userdata of its (object, binding) */
 
+#define ZLUA_F_SELFUD 4u /* FUNC: argument 1 of the last call was a full
+			 * userdata (a method's receiver); only a hint for the
+			 * order in which the trampoline reads it */
 typedef struct zlua_udheader {
 	uint32_t magic;
 	uint16_t kind;
