@@ -59,6 +59,15 @@ func TestPairsAndIpairsKeepStockBehaviourForOtherValues(t *testing.T) {
 		!strings.Contains(err.Error(), "' (table expected, got number)") {
 		t.Errorf("pairs(5): %v", err)
 	}
+	// No argument at all: both stock interpreters say "value expected"
+	// (the replacement must pass the arguments on as given, not a nil).
+	for _, f := range []string{"pairs", "ipairs"} {
+		err := e.DoString("local a = " + f + "()")
+		want := "(dostring):1: bad argument #1 to '" + f + "' (value expected)"
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s(): %v, want %q", f, err, want)
+		}
+	}
 }
 
 func TestPairsOverByRefElementsThatCannotBePushed(t *testing.T) {

@@ -2,9 +2,7 @@ package zlua
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/zlua-go/zlua/callbackgate"
 	"github.com/zlua-go/zlua/cgo"
@@ -42,72 +40,11 @@ func (e *Env) DoStringContext(ctx context.Context, chunk string) error {
 	}
 	var fired bool
 	err := e.protect(func(t cgo.Thread) int {
-		st, f := e.limited(ctx, t, func() int {
+		st, f := e.g.Limited(ctx, t, func() int {
 			return e.g.S.DoString(t, chunk, doStringName, e.opts.Libs.chunkMode())
 		})
 		fired = f
 		return st
 	})
-	return ctxResult(ctx, err, fired)
+	return callbackgate.CtxResult(ctx, err, fired)
 }
-
-// ctxResult is the error of a limited call that returned err. Once the
-// context was done during the call (fired), the call ends with the
-// context's error even if the script caught every interruption (pcall,
-// xpcall, a coroutine) and returned normally.
-func ctxResult(ctx context.Context, err error, fired bool) error {
-	if err == nil && fired {
-		err = callbackgate.NewLuaError("interrupted: " + ctx.Err().Error())
-	}
-	if err != nil && ctx.Err() != nil {
-		return &ctxError{ctx: ctx.Err(), err: err}
-	}
-	return err
-}
-
-// limited runs f (a protected operation on t) with the count hook
-// installed and a watcher that interrupts it when ctx is done, and reports
-// whether the watcher fired before f returned. The watcher has finished
-// when limited returns, so it never touches a closed state.
-func (e *Env) limited(ctx context.Context, t cgo.Thread, f func() int) (st int, fired bool) {
-	s := e.g.S
-	s.LimitBegin(t)
-	interrupt, clear := s.Interrupter()
-	done := make(chan struct{})
-	stop := context.AfterFunc(ctx, func() {
-		reason := cgo.InterruptCanceled
-		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-			reason = cgo.InterruptDeadline
-		}
-		interrupt(reason)
-		close(done)
-	})
-	st = f()
-	if !stop() {
-		<-done
-		clear()
-		fired = true
-	}
-	s.LimitEnd(t)
-	return st, fired
-}
-
-// ctxError is a limited call stopped because its context was done: it
-// matches the context's error and the Lua error that stopped the script.
-type ctxError struct {
-	ctx error
-	err error
-}
-
-// Error is the Lua error's text, which names the interruption unless the
-// hook's error was replaced on its way out (LuaJIT reports an error raised
-// inside a message handler as "error in error handling").
-func (e *ctxError) Error() string {
-	msg := e.err.Error()
-	if strings.Contains(msg, "interrupted: ") {
-		return msg
-	}
-	return "zlua: interrupted: " + e.ctx.Error() + " (" + msg + ")"
-}
-
-func (e *ctxError) Unwrap() []error { return []error{e.ctx, e.err} }

@@ -65,7 +65,7 @@ func TestSetGlobalGlobalRoundTrip(t *testing.T) {
 
 func TestGlobalConversionErrors(t *testing.T) {
 	e := newEnv(t)
-	run(t, e, `co = coroutine.create(print); s = "text"; f = 1.5; big = 300; neg = -1; t = {1, "x"}; deep = {}; deep.self = deep`)
+	run(t, e, `co = io.stdout; s = "text"; f = 1.5; big = 300; neg = -1; t = {1, "x"}; deep = {}; deep.self = deep`)
 	cases := []struct {
 		name string
 		out  any
@@ -80,7 +80,7 @@ func TestGlobalConversionErrors(t *testing.T) {
 		{"s", new(map[string]int), `zlua: global "s": table expected, got string`},
 		{"deep", new(any), `value nesting too deep`},
 		{"missing", new(int), `zlua: global "missing": number expected, got nil`},
-		{"co", new(any), `cannot convert a thread to a Go value`},
+		{"co", new(any), `cannot convert a FILE* to a Go value`},
 		{"s", new(chan int), `zlua: global "s": chan int expected, got string`},
 	}
 	for _, c := range cases {

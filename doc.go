@@ -147,7 +147,20 @@
 // function run on unstopped. [LibsSafe] opens the
 // libraries without file, process, debug, native code or bytecode access.
 // Deep Lua→Go→Lua recursion ends with a "stack overflow" error. See
-// docs/SANDBOX.md and docs/RELIABILITY.md.
+// docs/SANDBOX.md and docs/RELIABILITY.md. [Function.CallContext], typed
+// funcs whose first parameter is a context.Context, and
+// [Thread.ResumeContext] give calls from Go into Lua the same deadline.
+//
+// # Coroutines driven from Go
+//
+// [Env.NewThread] makes a Lua thread (a coroutine) that Go runs with
+// [Thread.Resume]: it returns the values the thread yields, then its
+// function's results, and [Thread.Done] reports when it has finished. A Go
+// function returning [Yield] inside a thread Go resumed suspends the thread
+// and hands the values to Go; the next Resume's arguments become the Go
+// function's results in Lua. That is how a game loop runs scripts that
+// wait(seconds) (see the scheduler example). A Lua thread reaching a Go
+// parameter of type any or *Thread becomes a [*Thread].
 //
 // # Threads
 //

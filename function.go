@@ -1,6 +1,7 @@
 package zlua
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"reflect"
@@ -39,6 +40,25 @@ func (f *Function) Call(args ...any) ([]any, error) {
 		return nil, errNilHandle
 	}
 	return f.h.Call(args...)
+}
+
+// CallContext is Call under ctx, with the guarantees of DoStringContext:
+// the Lua code the call runs is interrupted within 1000 instructions once
+// ctx is done, pcall, xpcall and coroutines cannot swallow the
+// interruption, and the error matches both ctx.Err() and *LuaError (also
+// when the script caught every interruption and returned). On LuaJIT the
+// call runs interpreted. A nil or never-done ctx calls as Call does,
+// without the hook; a ctx already done calls nothing.
+//
+// A typed func whose first parameter is a context.Context (bound with
+// GetFunction, Table.Method, or received for a Lua function by a Go
+// parameter) calls the same way: func(context.Context, float64) error runs
+// the Lua function with one argument under the context it is given.
+func (f *Function) CallContext(ctx context.Context, args ...any) ([]any, error) {
+	if f == nil {
+		return nil, errNilHandle
+	}
+	return f.h.CallContext(ctx, args...)
 }
 
 // Name returns the name the handle was made under: the global or path

@@ -37,7 +37,7 @@ func TestMain(m *testing.M) {
 		return true
 	})
 	if n := heldRefsAfterGC(); n != 0 {
-		leaks = append(leaks, fmt.Sprintf("%d Lua reference(s) held by Function/Table handles or error values were never released nor collected", n))
+		leaks = append(leaks, fmt.Sprintf("%d Lua reference(s) held by Function/Table/Thread handles or error values were never released nor collected", n))
 	}
 	if n := leakedSlots.Load(); n > 0 {
 		leaks = append(leaks, fmt.Sprintf("%d object slot(s) or struct companion(s) still live after Close ran every __gc", n))

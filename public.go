@@ -7,7 +7,7 @@ import (
 	"github.com/zlua-go/zlua/callbackgate"
 )
 
-// Function, Table, LuaError and PanicError are declared here, so that the
+// Function, Table, Thread, LuaError and PanicError are declared here, so that the
 // documentation shows their methods and fields, with the memory layout of
 // the gate's types: the gate makes the values and hands them out as these
 // types (the same allocation seen through the public type), and converts
@@ -19,6 +19,7 @@ func init() {
 		Table:      reflect.TypeFor[*Table](),
 		LuaError:   reflect.TypeFor[*LuaError](),
 		PanicError: reflect.TypeFor[*PanicError](),
+		Thread:     reflect.TypeFor[*Thread](),
 	})
 }
 
@@ -27,3 +28,6 @@ func pubFunction(f *callbackgate.Function) *Function { return (*Function)(unsafe
 
 // pubTable views a gate handle as the public *Table.
 func pubTable(t *callbackgate.Table) *Table { return (*Table)(unsafe.Pointer(t)) }
+
+// pubThread views a gate handle as the public *Thread.
+func pubThread(t *callbackgate.Thread) *Thread { return (*Thread)(unsafe.Pointer(t)) }

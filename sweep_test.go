@@ -1,6 +1,7 @@
 package zlua
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"runtime"
@@ -268,6 +269,92 @@ var sweepScenarios = []sweepScenario{
 			return err
 		}
 		return e.Eval(`#Shop.items`, &price)
+	}},
+	{"threads and limited calls", false, func(e *Env) error {
+		if err := e.SetGlobal("wait", func(s float64) error { return Yield(s, "waiting") }); err != nil {
+			return err
+		}
+		return e.DoString(`function script(cfg) local got = wait(cfg.delay) local x = coroutine.yield({got, cfg.name}) return x .. "!" end
+			function fails() wait(1) error("boom", 0) end
+			function update(dt) local t = {} for i = 1, 20 do t[i] = {dt} end return #t end
+			co = coroutine.create(function(a) return coroutine.yield(a) end)
+			function many() return select("#", coroutine.yield()) end`)
+	}, func(e *Env) error {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		var script, fails, update, many *Function
+		for name, f := range map[string]**Function{"script": &script, "fails": &fails, "update": &update, "many": &many} {
+			if err := e.GetFunction(name, f); err != nil {
+				return err
+			}
+			defer (*f).Release()
+		}
+		th, err := e.NewThread(script)
+		if err != nil {
+			return err
+		}
+		defer th.Release()
+		if _, err := th.Resume(map[string]any{"delay": 0.5, "name": "bob"}); err != nil {
+			return err
+		}
+		if _, err := th.ResumeContext(ctx, "woke"); err != nil {
+			return err
+		}
+		if _, err := th.Resume("done"); err != nil {
+			return err
+		}
+		// A suspended thread's stack grows for many arguments.
+		wide, err := e.NewThread(many)
+		if err != nil {
+			return err
+		}
+		defer wide.Release()
+		if _, err := wide.Resume(); err != nil {
+			return err
+		}
+		args := make([]any, 300)
+		for i := range args {
+			args[i] = i
+		}
+		if _, err := wide.Resume(args...); err != nil {
+			return err
+		}
+		bad, err := e.NewThread(fails)
+		if err != nil {
+			return err
+		}
+		defer bad.Release()
+		if _, err := bad.Resume(); err != nil {
+			return err
+		}
+		if _, err := bad.Resume(); err == nil || err.Error() != "boom" {
+			if err == nil {
+				err = errors.New("failing thread returned")
+			}
+			return err
+		}
+		var co *Thread
+		if err := e.Global("co", &co); err != nil {
+			return err
+		}
+		defer co.Release()
+		out, err := co.ResumeContext(ctx, co)
+		if err != nil {
+			return err
+		}
+		self, ok := out[0].(*Thread)
+		if !ok {
+			return fmt.Errorf("thread yielded %v", out)
+		}
+		self.Release()
+		if _, err := update.CallContext(ctx, 0.25); err != nil {
+			return err
+		}
+		var typed func(context.Context, float64) error
+		if err := e.GetFunction("update", &typed); err != nil {
+			return err
+		}
+		return typed(ctx, 0.5)
 	}},
 	{"require", false, func(e *Env) error {
 		return e.Preload("util", map[string]any{"add": func(a, b int) int { return a + b }})

@@ -19,8 +19,8 @@ func TestConversionErrorsNameTheElementKey(t *testing.T) {
 		seqs = {{1}, {2, "x"}}
 		maps = {{k = "x"}}
 		strkeys = {x = 1}
-		anyseq = {1, {a = coroutine.create(print)}}
-		anyfloat = {[2.5] = {q = coroutine.create(print)}}
+		anyseq = {1, {a = io.stdout}}
+		anyfloat = {[2.5] = {q = io.stdout}}
 		bools = {[true] = "x"}
 		deep = {a = {b = {c = "x"}}}
 		nestedkey = {{x = 1}}`)
@@ -35,8 +35,8 @@ func TestConversionErrorsNameTheElementKey(t *testing.T) {
 		{"maps", new([]map[string]int), `element [1]["k"]: number expected, got string`},
 		{"strkeys", new(map[int]int), `key ["x"]: number expected, got string`},
 		{"nestedkey", new([]map[int]int), `element [1]: key ["x"]: number expected, got string`},
-		{"anyseq", new(any), `element [2]["a"]: cannot convert a thread to a Go value`},
-		{"anyfloat", new(any), `element [2.5]["q"]: cannot convert a thread to a Go value`},
+		{"anyseq", new(any), `element [2]["a"]: cannot convert a FILE* to a Go value`},
+		{"anyfloat", new(any), `element [2.5]["q"]: cannot convert a FILE* to a Go value`},
 		{"bools", new(map[bool]int), `element [true]: number expected, got string`},
 		{"deep", new(map[string]map[string]map[string]int), `element ["a"]["b"]["c"]: number expected, got string`},
 	} {
@@ -54,7 +54,7 @@ func TestConversionErrorsNameTheElementKey(t *testing.T) {
 }
 
 // TestAnyRefusesValuesWithoutAGoFormInLuaWords: a value with no Go form (a
-// file, a thread) passed to an any parameter is refused the same way at
+// file) passed to an any parameter is refused the same way at
 // top level and inside tables; before, a file at top level read
 // "interface {} expected, got FILE*".
 func TestAnyRefusesValuesWithoutAGoFormInLuaWords(t *testing.T) {
@@ -63,7 +63,7 @@ func TestAnyRefusesValuesWithoutAGoFormInLuaWords(t *testing.T) {
 	for _, c := range []struct{ chunk, want string }{
 		{`keep(io.stdout)`, "bad argument #1 to 'keep' (cannot convert a FILE* to a Go value)"},
 		{`keep({io.stdout})`, "bad argument #1 to 'keep' (element [1]: cannot convert a FILE* to a Go value)"},
-		{`keep(coroutine.create(print))`, "bad argument #1 to 'keep' (cannot convert a thread to a Go value)"},
+		{`keep({k = io.stderr})`, "bad argument #1 to 'keep' (element [\"k\"]: cannot convert a FILE* to a Go value)"},
 	} {
 		err := e.DoString(c.chunk)
 		if err == nil || !strings.HasSuffix(err.Error(), c.want) {

@@ -10,8 +10,12 @@ import (
 // pushed like SetGlobal values, results converted like Go function
 // arguments. If typ's last result is error, failures come back there;
 // otherwise the func panics with the error. Common signatures call without
-// reflection and without allocating.
+// reflection and without allocating. A first parameter of type
+// context.Context is not passed to Lua: the call runs under it (callctx.go).
 func (g *Gate) MakeDelegate(f *Function, typ reflect.Type) reflect.Value {
+	if typ.NumIn() > 0 && typ.In(0) == contextType {
+		return g.makeContextDelegate(f, typ)
+	}
 	if mk, ok := fastDelegates[typ]; ok {
 		return reflect.ValueOf(mk(f))
 	}

@@ -146,6 +146,9 @@ func (g *Gate) readArg(fr cgo.Frame, i int, v reflect.Value) error {
 // returned (as is, not wrapped) yields, anything else is raised.
 func (g *Gate) fail(err error) int32 {
 	if y, ok := err.(*yieldRequest); ok {
+		if g.cur == g.S.Main() { // LuaJIT would say "across C-call boundary"
+			return g.raiseText("attempt to yield from outside a coroutine", nil)
+		}
 		g.S.ProgReset()
 		for _, v := range y.values {
 			if err := g.push(v, "", 0); err != nil {

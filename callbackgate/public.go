@@ -21,6 +21,7 @@ import (
 // error types.
 type PublicTypes struct {
 	Function, Table, LuaError, PanicError reflect.Type
+	Thread                                reflect.Type
 }
 
 var (
@@ -28,7 +29,7 @@ var (
 	panicErrorType = reflect.TypeFor[*PanicError]()
 
 	// pub holds the registered public types; until then, the gate's own.
-	pub = PublicTypes{functionType, tableType, luaErrorType, panicErrorType}
+	pub = PublicTypes{functionType, tableType, luaErrorType, panicErrorType, threadType}
 )
 
 // RegisterPublic makes the gate produce and accept p's types. Each must be
@@ -38,6 +39,7 @@ func RegisterPublic(p PublicTypes) {
 	for _, c := range [...]struct{ got, want reflect.Type }{
 		{p.Function, functionType}, {p.Table, tableType},
 		{p.LuaError, luaErrorType}, {p.PanicError, panicErrorType},
+		{p.Thread, threadType},
 	} {
 		if c.got == nil || c.got.Kind() != reflect.Pointer || !sameLayout(c.got.Elem(), c.want.Elem()) {
 			panic(fmt.Sprintf("zlua: public type %v is not laid out as %v", c.got, c.want))
@@ -91,6 +93,14 @@ func pubTable(tb *Table) any {
 		return tb
 	}
 	return asPublic(pub.Table, unsafe.Pointer(tb)).Interface()
+}
+
+// pubThread returns th as the public *Thread.
+func pubThread(th *Thread) any {
+	if pub.Thread == threadType {
+		return th
+	}
+	return asPublic(pub.Thread, unsafe.Pointer(th)).Interface()
 }
 
 // pubLuaError returns le as the public *LuaError.
@@ -152,7 +162,8 @@ func isHandle(t reflect.Type) bool {
 		t = t.Elem()
 	}
 	switch t {
-	case functionType.Elem(), tableType.Elem(), pub.Function.Elem(), pub.Table.Elem():
+	case functionType.Elem(), tableType.Elem(), pub.Function.Elem(), pub.Table.Elem(),
+		threadType.Elem(), pub.Thread.Elem():
 		return true
 	}
 	return false
@@ -176,13 +187,20 @@ func (g *Gate) pushHandle(v reflect.Value) (handled bool, err error) {
 			return true, nil
 		}
 		return true, (*Table)(v.UnsafePointer()).put(g, "table")
+	case threadType, pub.Thread:
+		if v.IsNil() {
+			g.S.PutNil()
+			return true, nil
+		}
+		return true, (*Thread)(v.UnsafePointer()).put(g)
 	}
 	return false, nil
 }
 
 // readHandle converts the Lua value at idx into v when v's type is a
 // handle pointer: a function into a new *Function, a table into a new
-// *Table (nil into nil). ok is false for other types.
+// *Table, a thread into a new *Thread (nil into nil). ok is false for
+// other types.
 func (g *Gate) readHandle(t cgo.Thread, idx int, a *cgo.Arg, v reflect.Value) (ok bool, err error) {
 	typ := v.Type()
 	want, name := cgo.TFunction, "function"
@@ -190,6 +208,8 @@ func (g *Gate) readHandle(t cgo.Thread, idx int, a *cgo.Arg, v reflect.Value) (o
 	case functionType, pub.Function:
 	case tableType, pub.Table:
 		want, name = cgo.TTable, "table"
+	case threadType, pub.Thread:
+		want, name = cgo.TThread, "thread"
 	default:
 		return false, nil
 	}
@@ -201,18 +221,25 @@ func (g *Gate) readHandle(t cgo.Thread, idx int, a *cgo.Arg, v reflect.Value) (o
 		return true, typeError(name, g.typeName(t, idx, a))
 	}
 	var p unsafe.Pointer
-	if want == cgo.TFunction {
+	switch want {
+	case cgo.TFunction:
 		f, err := g.NewFunction(t, idx, "function")
 		if err != nil {
 			return true, err
 		}
 		p = unsafe.Pointer(f)
-	} else {
+	case cgo.TTable:
 		tb, err := g.NewTableRef(t, idx)
 		if err != nil {
 			return true, err
 		}
 		p = unsafe.Pointer(tb)
+	default:
+		th, err := g.NewThreadRef(t, idx)
+		if err != nil {
+			return true, err
+		}
+		p = unsafe.Pointer(th)
 	}
 	v.Set(asPublic(typ, p))
 	return true, nil

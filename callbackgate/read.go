@@ -482,12 +482,18 @@ func (g *Gate) naturalAs(t cgo.Thread, idx int, a *cgo.Arg, depth int, anyKeys b
 			return nil, err
 		}
 		return pubFunction(f), nil
+	case int32(cgo.TThread):
+		th, err := g.NewThreadRef(t, idx)
+		if err != nil {
+			return nil, err
+		}
+		return pubThread(th), nil
 	}
 	return nil, cannotConvert(g.typeName(t, idx, a))
 }
 
-// cannotConvert is the failure of a value without a Go form (a thread,
-// another library's userdata) reaching any.
+// cannotConvert is the failure of a value without a Go form (another
+// library's userdata, a light userdata) reaching any.
 func cannotConvert(typeName string) error {
 	return &argError{detail: "cannot convert a " + typeName + " to a Go value"}
 }

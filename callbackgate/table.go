@@ -223,8 +223,8 @@ func (g *Gate) handleOrNatural(t cgo.Thread, idx int) (any, error) {
 	return g.natural(t, idx, &a, 0)
 }
 
-// ReleaseAll releases the handles (Function, Table, gate or public types)
-// among vs.
+// ReleaseAll releases the handles (Function, Table, Thread, gate or
+// public types) among vs.
 func ReleaseAll(vs []any) {
 	for _, v := range vs {
 		if v == nil {
@@ -235,6 +235,8 @@ func ReleaseAll(vs []any) {
 			(*Function)(rv.UnsafePointer()).Release()
 		case tableType, pub.Table:
 			(*Table)(rv.UnsafePointer()).Release()
+		case threadType, pub.Thread:
+			(*Thread)(rv.UnsafePointer()).Release()
 		}
 	}
 }

@@ -4,7 +4,8 @@
  * without LUAJIT_ENABLE_LUA52COMPAT, as the distribution's libluajit-5.1
  * is) accepts only tables in both; zlua replaces the two globals with Lua
  * functions that act as 5.4 does for userdata and call the original
- * function for every other value (same results, same errors). */
+ * function for every other value with the arguments as given (same results,
+ * same errors, `pairs()` included). */
 #include "zlua.h"
 
 #ifdef ZLUA_LUAJIT
@@ -32,7 +33,8 @@ static const char iterators_src[] =
 	"  local v = u[i]\n"
 	"  if v ~= nil then return i, v end\n"
 	"end\n"
-	"return function(t, ...)\n"
+	"return function(...)\n"
+	"  local t = ...\n"
 	"  if type(t) == 'userdata' then\n"
 	"    local h = metafield(t, '__pairs')\n"
 	"    if h ~= nil then\n"
@@ -40,12 +42,13 @@ static const char iterators_src[] =
 	"      return f, s, c\n"
 	"    end\n"
 	"  end\n"
-	"  return pairs(t, ...)\n"
-	"end, function(t, ...)\n"
+	"  return pairs(...)\n"
+	"end, function(...)\n"
+	"  local t = ...\n"
 	"  if type(t) == 'userdata' and metafield(t, '__index') ~= nil then\n"
 	"    return inext, t, 0\n"
 	"  end\n"
-	"  return ipairs(t, ...)\n"
+	"  return ipairs(...)\n"
 	"end\n";
 #endif
 

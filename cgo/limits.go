@@ -15,7 +15,7 @@ const (
 	OpOpenSafe = int(C.ZLUA_DO_OPENSAFE)
 )
 
-// Interrupt reasons for [State.Interrupter].
+// Interrupt reasons for [Interrupts.Interrupt].
 const (
 	InterruptCanceled = int(C.ZLUA_INT_CANCELED)
 	InterruptDeadline = int(C.ZLUA_INT_DEADLINE)
@@ -51,15 +51,20 @@ func (s *State) LimitBegin(t Thread) { C.zlua_limit_begin(s.env, t.p) }
 // LimitEnd ends a limited call begun on t.
 func (s *State) LimitEnd(t Thread) { C.zlua_limit_end(s.env, t.p) }
 
-// Interrupter returns a function that any goroutine may call to mark one
-// context done (an atomic store into C memory; it runs no Lua), and the
-// function that withdraws that mark once its limited call has ended. Both
-// must stop being called before the state closes.
-func (s *State) Interrupter() (interrupt func(reason int), clear func()) {
-	env := s.env
-	return func(reason int) { C.zlua_interrupt(env, C.int(reason)) },
-		func() { C.zlua_interrupt_clear(env) }
-}
+// Interrupts marks contexts of the state's limited calls done. It is a
+// plain value: any goroutine may call its methods (an atomic store into C
+// memory; no Lua runs), until the state closes.
+type Interrupts struct{ env *C.zlua_env }
+
+// Interrupts returns the state's Interrupts.
+func (s *State) Interrupts() Interrupts { return Interrupts{s.env} }
+
+// Interrupt marks one context done with a reason (Interrupt*): the hook
+// of the running limited call raises at its next check.
+func (i Interrupts) Interrupt(reason int) { C.zlua_interrupt(i.env, C.int(reason)) }
+
+// Clear withdraws one mark once its limited call has ended.
+func (i Interrupts) Clear() { C.zlua_interrupt_clear(i.env) }
 
 // StockPatternsKey is the registry key of the table holding the backend's
 // original pattern functions (string.find, match, gmatch, gsub), which

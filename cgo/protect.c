@@ -2,40 +2,48 @@
  * here, under lua_pcall, with no Go frame between the raise and the catch. */
 #include "zlua.h"
 
+void zlua_errinfo_record(lua_State *L, zlua_env *env, int errv, int tb)
+{
+	int t = lua_type(L, errv);
+	/* inside a limited call, after an error from a hook no script code
+	 * (__tostring) runs here: it would run without hooks */
+	int guarded = zlua_handler_guard(env);
+	int top = lua_gettop(L);
+	errv = lua_absindex_compat(L, errv);
+	tb = lua_absindex_compat(L, tb);
+	if (t == LUA_TSTRING || t == LUA_TNUMBER) {
+		lua_pushvalue(L, errv);
+		lua_tostring(L, -1); /* converts the copy, never the error value */
+	} else if (!guarded && luaL_callmeta(L, errv, "__tostring") && lua_type(L, -1) == LUA_TSTRING) {
+		/* message from __tostring */
+	} else {
+		lua_settop(L, top);
+		lua_pushfstring(L, "(error object is a %s value)", luaL_typename(L, errv));
+	}
+	lua_rawgeti(L, LUA_REGISTRYINDEX, env->errinfo_ref);
+	if (lua_type(L, -1) != LUA_TTABLE) { /* replaced by a script */
+		lua_settop(L, top);
+		return;
+	}
+	lua_pushvalue(L, -2);
+	lua_rawseti(L, -2, 1);
+	lua_pushvalue(L, tb);
+	lua_rawseti(L, -2, 2);
+	lua_pushvalue(L, errv);
+	lua_rawseti(L, -2, 3);
+	env->errinfo_set = 1;
+	lua_settop(L, top);
+}
+
 /* [lua] zlua's message handler: records a printable message and a
  * traceback in the errinfo table and returns the error value unchanged, so
  * error objects keep their identity. A script reaches it through
  * debug.getregistry; called by hand it only records. [-0, +0] */
 int zlua_msgh(lua_State *L)
 {
-	zlua_env *env = zlua_envof(L);
-	int t = lua_type(L, 1);
-	/* inside a limited call, after an error from a hook no script code
-	 * (__tostring) runs here: it would run without hooks */
-	int guarded = zlua_handler_guard(env);
 	lua_settop(L, 1);
-	if (t == LUA_TSTRING || t == LUA_TNUMBER) {
-		lua_pushvalue(L, 1);
-		lua_tostring(L, -1); /* converts the copy, never the error value */
-	} else if (!guarded && luaL_callmeta(L, 1, "__tostring") && lua_type(L, -1) == LUA_TSTRING) {
-		/* message from __tostring */
-	} else {
-		lua_settop(L, 1);
-		lua_pushfstring(L, "(error object is a %s value)", luaL_typename(L, 1));
-	}
 	luaL_traceback(L, L, NULL, 1);
-	lua_rawgeti(L, LUA_REGISTRYINDEX, env->errinfo_ref);
-	if (lua_type(L, -1) != LUA_TTABLE) { /* replaced by a script */
-		lua_settop(L, 1);
-		return 1;
-	}
-	lua_pushvalue(L, 2);
-	lua_rawseti(L, -2, 1);
-	lua_pushvalue(L, 3);
-	lua_rawseti(L, -2, 2);
-	lua_pushvalue(L, 1);
-	lua_rawseti(L, -2, 3);
-	env->errinfo_set = 1;
+	zlua_errinfo_record(L, zlua_envof(L), 1, 2);
 	lua_settop(L, 1);
 	return 1;
 }
@@ -135,6 +143,13 @@ int zlua_dispatch(lua_State *L)
 		zlua_prog_run(L, env, a->prog, a->prog_len);
 		zlua_pairs(L);
 		return 1;
+	case ZLUA_DO_NEWTHREAD: /* program: f */
+		return zlua_thread_new(L, env, a);
+	case ZLUA_DO_RESUME: /* program: co, args */
+		return zlua_thread_resume(L, env, a);
+	case ZLUA_DO_GROWCO: /* stack: co */
+		lua_checkstack(lua_tothread(L, 1), a->n);
+		return 0;
 	case ZLUA_DO_RESERVE:
 		luaL_checkstack(L, a->n, "zlua: cannot reserve stack");
 		return 0;
@@ -205,7 +220,8 @@ int zlua_op(zlua_env *env, lua_State *L, int opcode, int nargs, int nres,
 	if (opcode == ZLUA_DO_SETGLOBAL || opcode == ZLUA_DO_GETGLOBAL ||
 	    opcode == ZLUA_DO_CALL || opcode == ZLUA_DO_PROGREF ||
 	    opcode == ZLUA_DO_CALLPROG || opcode == ZLUA_DO_SVINIT ||
-	    (opcode >= ZLUA_DO_INDEX && opcode <= ZLUA_DO_PAIRS)) {
+	    (opcode >= ZLUA_DO_INDEX && opcode <= ZLUA_DO_PAIRS) ||
+	    opcode == ZLUA_DO_NEWTHREAD || opcode == ZLUA_DO_RESUME) {
 		a->prog_len = env->prog_len;
 		env->prog_len = 0;
 	}

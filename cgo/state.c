@@ -68,6 +68,8 @@ static int boot(lua_State *L)
 
 	lua_pushliteral(L, "FILE*");
 	env->filemt_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+
+	zlua_resume_boot(L);
 	return 0;
 }
 

@@ -240,7 +240,13 @@ enum zlua_opcode {
 	ZLUA_DO_INDEX = 40,    /* program: [obj,] key; leaves obj[key] */
 	ZLUA_DO_NEWINDEX = 41, /* program: [obj,] key, value; obj[key] = value */
 	ZLUA_DO_LEN = 42,      /* program: [obj]; leaves #obj (honours __len) */
-	ZLUA_DO_PAIRS = 43     /* program: [obj]; leaves {k1, v1, k2, v2, ...} */
+	ZLUA_DO_PAIRS = 43,    /* program: [obj]; leaves {k1, v1, k2, v2, ...} */
+	/* Threads driven from Go (resume.c). */
+	ZLUA_DO_NEWTHREAD = 44, /* program: f; leaves a new thread running f */
+	ZLUA_DO_RESUME = 45,    /* program: co, args; leaves the results, or the
+	                         * error value with args->ref the failed status */
+	ZLUA_DO_GROWCO = 46     /* stack: co; grows co's stack by args->n slots
+	                         * (LuaJIT, resume.c) */
 };
 
 /* Inputs and outputs of one protected operation; lives on zlua_op's C
@@ -576,6 +582,12 @@ void zlua_reclaim(zlua_env *env);
  * protect.c). [-0, +0] */
 void zlua_collect_after_refusal(zlua_env *env, lua_State *L);
 #endif
+/* [lua] Records in errinfo what zlua's message handler records for an
+ * error value: the message of the value at errv (a string or number as is,
+ * else __tostring unless zlua_handler_guard says no script code may run,
+ * else "(error object is a T value)"), the traceback string at tb, and the
+ * value itself. [-0, +0] */
+void zlua_errinfo_record(lua_State *L, zlua_env *env, int errv, int tb);
 /* [go-safe] Copies errinfo (message, traceback) into out pointers valid
  * while the errinfo table holds them; returns 0 if the handler did not run.
  * [-0, +0] */
@@ -659,6 +671,41 @@ static inline int zlua_push_scalar_op(lua_State *L, int op, const unsigned char 
 	}
 	return 0;
 }
+
+/* ---- threads driven from Go (resume.c) ---- */
+
+/* What coroutine.status would say of a thread. */
+enum zlua_costatus {
+	ZLUA_CO_SUSPENDED = 0, /* yielded, or not started: resumable */
+	ZLUA_CO_RUNNING = 1,   /* the thread running now */
+	ZLUA_CO_NORMAL = 2,    /* active, but it resumed another thread */
+	ZLUA_CO_DEAD = 3,      /* finished, or failed */
+	/* Not a status of zlua_costatus: ZLUA_DO_RESUME's a->ref when LuaJIT
+	 * could not grow a yielded thread's stack for the arguments and the
+	 * thread was killed (resume.c). zlua_costatus may call it normal. */
+	ZLUA_CO_KILLED = -1
+};
+/* [go-safe] The status of co as seen from L, the thread running now
+ * (coroutine.status's rules; the main thread is never suspended).
+ * Allocates nothing. [-0, +0] */
+int zlua_costatus(lua_State *L, lua_State *co);
+/* [lua] ZLUA_DO_NEWTHREAD: a new thread whose body is the program's
+ * function; it inherits L's hook as coroutine.create's threads do.
+ * [-0, +1] */
+int zlua_thread_new(lua_State *L, zlua_env *env, zlua_opargs *a);
+/* [lua] ZLUA_DO_RESUME: resumes the program's thread with the program's
+ * other values (a dead, running or normal thread is refused with the
+ * standard message; a limited call hooks it first; on LuaJIT, a yielded
+ * thread whose stack cannot grow for the arguments is killed, see
+ * ZLUA_CO_KILLED). Leaves the values the
+ * thread yielded or returned, a->ref = LUA_YIELD or LUA_OK; or, when it
+ * failed, its error value, its message and traceback recorded as the
+ * message handler does and a->ref = the error status. A failed thread is
+ * closed (Lua 5.4: its to-be-closed variables run). [-0, +results] */
+int zlua_thread_resume(lua_State *L, zlua_env *env, zlua_opargs *a);
+/* [lua] Boot step: anchors the strings lua_resume's refusals create, so
+ * that creating them never allocates (Lua 5.4). [-0, +0] */
+void zlua_resume_boot(lua_State *L);
 
 /* ---- gate (gate.c) ---- */
 

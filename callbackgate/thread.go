@@ -1,0 +1,180 @@
+package callbackgate
+
+import (
+	"context"
+	"fmt"
+	"reflect"
+	"sync/atomic"
+
+	"github.com/zlua-go/zlua/cgo"
+)
+
+// Thread is a Lua thread (coroutine) held by Go through a registry ref,
+// with the lifetime rules of Function (see luaRef). Resume runs it until
+// it yields, returns or fails; each resume is an API call whose Lua work
+// is one protected operation (cgo/resume.c).
+type Thread struct {
+	luaRef
+	co   cgo.Thread  // the lua_State; valid while the ref holds the thread
+	dead atomic.Bool // last status seen: finished or failed (see Done)
+	// killed: a resume killed the thread (cgo.CoKilled); it stays done
+	// although its status may read normal.
+	killed bool
+}
+
+var threadType = reflect.TypeFor[*Thread]()
+
+// NewThreadRef refs the thread at absolute index idx of t.
+func (g *Gate) NewThreadRef(t cgo.Thread, idx int) (*Thread, error) {
+	ref, err := g.refValue(t, idx)
+	if err != nil {
+		return nil, err
+	}
+	th := &Thread{co: t.ToThread(idx)}
+	th.luaRef = own(g, th, ref)
+	return th, nil
+}
+
+// CreateThread makes a new thread whose body is f and a handle on it. The
+// caller is inside an API call on t.
+func (g *Gate) CreateThread(t cgo.Thread, f *Function) (*Thread, error) {
+	if err := f.check(); err != nil {
+		return nil, err
+	}
+	s := g.S
+	s.ProgReset()
+	if err := f.push(g); err != nil {
+		return nil, err
+	}
+	if err := s.Commit(); err != nil {
+		return nil, err
+	}
+	if st, _ := s.Run(t, cgo.OpNewThread, 0, 1, 0); st != cgo.OK {
+		return nil, g.ErrorFromTop(t, st)
+	}
+	if !s.Reserve(t, 2) { // refValue pushes a copy
+		return nil, ErrMemory
+	}
+	return g.NewThreadRef(t, t.Top())
+}
+
+// Release releases the thread now (the ref is freed at the next Pump).
+// Later uses fail with ErrReleased. Idempotent.
+func (th *Thread) Release() { th.release() }
+
+// Done reports whether the thread can no longer be resumed: it finished
+// or failed, or the handle was released, or its Env reset or closed.
+// Called while another goroutine uses the Env, it reports what the last
+// resume from Go saw.
+func (th *Thread) Done() bool {
+	if th.g == nil || th.released {
+		return true
+	}
+	g := th.g
+	if err := g.Enter(); err != nil {
+		return err == ErrClosed || th.dead.Load()
+	}
+	defer g.Exit()
+	if th.check() != nil || th.killed {
+		return true
+	}
+	dead := g.cur.CoStatus(th.co) == cgo.CoDead
+	th.dead.Store(dead)
+	return dead
+}
+
+// Resume resumes the thread with args (converted like SetGlobal values)
+// and returns the values it yielded, or its results once it returned, in
+// their natural Go form. A thread that fails returns its error as a
+// *LuaError (message and traceback of the thread) and is dead from then
+// on. Under a ctx that can be done, the resume is a limited call.
+func (th *Thread) Resume(ctx context.Context, args []any) ([]any, error) {
+	if th.g == nil {
+		return nil, errZeroHandle
+	}
+	if th.released {
+		return nil, ErrReleased
+	}
+	limited := !Unlimited(ctx)
+	if limited {
+		if err := ctx.Err(); err != nil {
+			return nil, fmt.Errorf("zlua: resume: %w", err)
+		}
+	}
+	// The handle is checked once the claim is won (see Function.start).
+	g := th.g
+	if err := g.Enter(); err != nil {
+		if err == ErrClosed {
+			return nil, ErrStale
+		}
+		return nil, err
+	}
+	defer g.Exit()
+	if err := th.check(); err != nil {
+		return nil, err
+	}
+	t := g.cur
+	top := t.Top()
+	defer t.SetTop(top)
+	var l *limit
+	if limited {
+		l = g.beginLimit(ctx, t)
+	}
+	out, err := th.resume(g, t, top, args)
+	if l != nil {
+		if err = CtxResult(ctx, err, l.end()); err != nil && out != nil {
+			ReleaseAll(out) // the context ended the call: no results
+			out = nil
+		}
+	}
+	return out, err
+}
+
+// resume is Resume inside the API call, on thread t whose stack top is
+// top.
+func (th *Thread) resume(g *Gate, t cgo.Thread, top int, args []any) ([]any, error) {
+	s := g.S
+	s.ProgReset()
+	s.PutRef(th.ref)
+	for i, a := range args {
+		if err := g.push(a, "", 0); err != nil {
+			return nil, fmt.Errorf("zlua: resume: argument #%d: %w", i+1, err)
+		}
+	}
+	if err := s.Commit(); err != nil {
+		return nil, err
+	}
+	if th.killed {
+		return nil, NewLuaError("cannot resume dead coroutine")
+	}
+	st, status := s.Resume(t)
+	if st != cgo.OK { // refused, or the arguments or results did not fit
+		th.killed = status == cgo.CoKilled
+		th.dead.Store(th.killed || t.CoStatus(th.co) == cgo.CoDead)
+		return nil, g.ErrorFromTop(t, st)
+	}
+	if status != cgo.OK && status != cgo.Yield {
+		th.dead.Store(true)
+		return nil, g.ErrorFromTop(t, status)
+	}
+	th.dead.Store(status == cgo.OK)
+	n := t.Top() - top
+	if !s.Reserve(t, ReadStack) {
+		return nil, ErrMemory
+	}
+	out := make([]any, n)
+	for i := range out {
+		idx := top + 1 + i
+		a := t.Arg(idx)
+		v, err := g.natural(t, idx, &a, 0)
+		if err != nil {
+			ReleaseAll(out[:i])
+			return nil, fmt.Errorf("zlua: resume: result #%d: %w", i+1, err)
+		}
+		out[i] = v
+	}
+	return out, nil
+}
+
+// put appends a push of the thread to g's program.
+func (th *Thread) put(g *Gate) error { return th.luaRef.put(g, "thread") }

@@ -1,0 +1,107 @@
+package zlua
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/zlua-go/zlua/callbackgate"
+	"github.com/zlua-go/zlua/cgo"
+)
+
+// Thread is a Lua thread (a coroutine) held by Go, with the lifetime
+// rules of [Function]: it keeps the thread alive until Release or until
+// Go drops the handle (then the next Pump releases it); its uses fail with
+// ErrStale after a Reset or Close and with ErrReleased after Release;
+// another Env refuses it. Pushed into its own Env it is the coroutine
+// itself, which scripts can resume too.
+//
+// Resume runs the thread until it yields or returns. Inside it, a Go
+// function returning [Yield](values...) yields to the code that resumed
+// the thread: to Go when Go resumed it (Resume returns the values, and the
+// arguments of the next Resume become the Go function's results in Lua).
+// That is how a game loop runs scripts that wait:
+//
+//	env.SetGlobal("wait", func(seconds float64) error { return zlua.Yield(seconds) })
+//	th, _ := env.NewThread(script)
+//	out, err := th.Resume() // runs until the script calls wait(2): out is [2]
+//
+// A Lua thread reaching a Go parameter of type *Thread or any, or read
+// with Env.Global, Table.Get or Table.ForEach, becomes a *Thread.
+type Thread struct{ h callbackgate.Thread }
+
+// NewThread creates a thread (a coroutine) whose body is fn. It starts
+// suspended: the first Resume calls fn with its arguments. fn must be a
+// handle of this Env; a method bound with Table.Method runs without its
+// receiver.
+func (e *Env) NewThread(fn *Function) (*Thread, error) {
+	if fn == nil {
+		return nil, fmt.Errorf("zlua: new thread: %w", errNilHandle)
+	}
+	var th *callbackgate.Thread
+	var terr error
+	err := e.protect(func(t cgo.Thread) int {
+		th, terr = e.g.CreateThread(t, &fn.h)
+		return cgo.OK
+	})
+	if err == nil {
+		err = terr
+	}
+	if err != nil {
+		return nil, fmt.Errorf("zlua: new thread: %w", err)
+	}
+	return pubThread(th), nil
+}
+
+// Resume starts or continues the thread with args (converted like
+// SetGlobal values: the function's arguments at the first Resume, then the
+// results of the coroutine.yield, or of the Go function returning Yield,
+// that suspended it). It returns the values the thread yielded, or its
+// results once its function returned; Done then reports true.
+//
+// A thread that fails returns its error as a *LuaError with the thread's
+// message and traceback, and is dead from then on (on Lua 5.4 it is
+// closed: its pending to-be-closed variables run, with the error).
+// Resuming a dead thread is the Lua error "cannot resume dead coroutine";
+// resuming the thread that is running, or one that resumed the running
+// one (from a Go function called inside it), is "cannot resume
+// non-suspended coroutine". Resume is an Env call: it may be made from a
+// Go function Lua called, like DoString.
+func (th *Thread) Resume(args ...any) ([]any, error) {
+	if th == nil {
+		return nil, fmt.Errorf("zlua: resume: %w", errNilHandle)
+	}
+	return th.h.Resume(nil, args)
+}
+
+// ResumeContext is Resume under ctx, with the guarantees of
+// DoStringContext: the Lua code the thread runs is interrupted within
+// 1000 instructions once ctx is done, pcall, xpcall and coroutines inside
+// it cannot swallow the interruption, and the error matches ctx.Err() and
+// *LuaError. The interruption is an error in the thread, which is then
+// dead. A thread created outside a limited call is limited too (Lua 5.4
+// hooks each thread when it is resumed). A nil or never-done ctx resumes
+// as Resume does.
+func (th *Thread) ResumeContext(ctx context.Context, args ...any) ([]any, error) {
+	if th == nil {
+		return nil, fmt.Errorf("zlua: resume: %w", errNilHandle)
+	}
+	return th.h.Resume(ctx, args)
+}
+
+// Done reports whether the thread can no longer be resumed: its function
+// returned or failed, or the handle was released, or its Env was reset or
+// closed (or, on LuaJIT, a Resume failed to make room for its arguments
+// on the thread's stack, which kills it: see docs/ARCHITECTURE.md). A thread that yielded, or was never resumed, is not done. Call
+// it on the Env's goroutine (from another one, while the Env runs Lua
+// code, it reports what the last Resume saw).
+func (th *Thread) Done() bool { return th == nil || th.h.Done() }
+
+// Release releases the thread now; the reference is freed at the next
+// Pump (a suspended thread no longer referenced by Lua is then collected,
+// as Lua collects an abandoned coroutine: its pending to-be-closed
+// variables do not run). Later uses fail with ErrReleased. Idempotent.
+func (th *Thread) Release() {
+	if th != nil {
+		th.h.Release()
+	}
+}
