@@ -155,6 +155,16 @@ func TestYieldsThatCannotReachGoAreErrors(t *testing.T) {
 	run(t, e, `function wrappedyield() wrapped() end`)
 	_, err = newThread(t, e, "wrappedyield").Resume()
 	errorWant(t, "wrapped Yield", err, "zlua: Yield returned outside a Go function called from Lua")
+	// Returned as a value (an any result, a table element, SetGlobal) it
+	// is refused, not pushed as a userdata nobody can use.
+	must(t, e.SetGlobal("asvalue", func() any { return zlua.Yield(1) }))
+	must(t, e.SetGlobal("inlist", func() []any { return []any{1, zlua.Yield(2)} }))
+	for _, chunk := range []string{"local x = asvalue()", "local t = inlist()"} {
+		errorWant(t, chunk, e.DoString(chunk), "zlua.Yield must be returned as a Go function's error result, not as a value")
+	}
+	if err := e.SetGlobal("y", zlua.Yield(3)); !errors.Is(err, zlua.ErrCannotPush) {
+		t.Errorf("SetGlobal of a Yield: %v, want ErrCannotPush", err)
+	}
 }
 
 func TestThreadErrorCarriesTheThreadsTraceback(t *testing.T) {

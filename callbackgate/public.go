@@ -193,6 +193,8 @@ func (g *Gate) pushHandle(v reflect.Value) (handled bool, err error) {
 			return true, nil
 		}
 		return true, (*Thread)(v.UnsafePointer()).put(g)
+	case yieldType:
+		return true, errYieldAsValue
 	}
 	return false, nil
 }

@@ -2,12 +2,21 @@ package callbackgate
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"reflect"
 )
 
 // ErrCannotPush reports a Go value that has no Lua form (yet).
 var ErrCannotPush = errors.New("cannot push Go value")
+
+// errYieldAsValue refuses Yield's result pushed as a value: it is a
+// request to the gate, meaningful only as a Go function's error result,
+// and as a value it would reach Lua as a userdata nobody can use.
+var errYieldAsValue = fmt.Errorf("%w: zlua.Yield must be returned as a Go function's error result, not as a value", ErrCannotPush)
+
+// yieldType is the type of Yield's result.
+var yieldType = reflect.TypeFor[*yieldRequest]()
 
 // Push appends v to the push program being built: nil, booleans, numbers,
 // strings and []byte as Lua values, maps, slices and arrays as new tables,
@@ -48,6 +57,8 @@ func (g *Gate) push(v any, name string, depth int) error {
 			return nil
 		}
 		return x.put(g, "table")
+	case *yieldRequest:
+		return errYieldAsValue
 	case []any:
 		if depth >= MaxDepth {
 			return errTooDeep
