@@ -203,12 +203,30 @@ func makeMethodShapes() map[string]methodMaker {
 		":p": func(m *method, code unsafe.Pointer) callFunc {
 			f := as[func(unsafe.Pointer) unsafe.Pointer](code)
 			out := m.out[0]
+			// last is the binding bindingFor last gave for out: while it
+			// is still the gate's last binding, it is what bindingFor would
+			// return (one pointer comparison instead of two reflect.Type
+			// interface comparisons). The method belongs to one gate
+			// generation, like its bindings.
+			var last *binding
 			return func(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
 				s, st := g.popThis(fr, m.b, e.name)
 				if s == nil {
 					return st
 				}
-				return g.retPtr(fr, f(s.Ptr()), out, e.name)
+				p := f(s.Ptr())
+				if p == nil {
+					fr.ReturnNil()
+					return cgo.StatusReturn1
+				}
+				if last == nil || last != g.lastBind {
+					b, err := g.bindingFor(out, nil)
+					if err != nil {
+						return g.retPtrAs(fr, p, out, nil, err, e.name)
+					}
+					last = b
+				}
+				return g.retPtrAs(fr, p, out, last, nil, e.name)
 			}
 		},
 		"i:": func(m *method, code unsafe.Pointer) callFunc {

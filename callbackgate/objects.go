@@ -62,6 +62,12 @@ func (g *Gate) retPtr(fr cgo.Frame, p unsafe.Pointer, typ reflect.Type, name str
 		return cgo.StatusReturn1
 	}
 	b, err := g.bindingFor(typ, nil)
+	return g.retPtrAs(fr, p, typ, b, err, name)
+}
+
+// retPtrAs is retPtr once the binding of typ (or the error binding it
+// gave) is known.
+func (g *Gate) retPtrAs(fr cgo.Frame, p unsafe.Pointer, typ reflect.Type, b *binding, err error, name string) int32 {
 	if err == nil {
 		if key, ok := objreg.MakeKey(p, b.id); ok {
 			if slot, gen, ok := g.objs.Lookup(key); ok {

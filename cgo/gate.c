@@ -171,6 +171,25 @@ void zlua_read_arg(zlua_env *env, lua_State *L, int idx, zlua_arg *a)
 	}
 }
 
+/* [go-safe] zlua_read_arg for argument 1 when it is probably a method's
+ * receiver: a full userdata is recognised by its pointer and length (a
+ * light userdata has length 0) before its type is asked, two API calls
+ * fewer for a receiver (one more for anything else, which then takes
+ * zlua_read_arg). The same checks as zlua_toown_ud decide ownership.
+ * [-0, +0] */
+static void read_self(zlua_env *env, lua_State *L, zlua_arg *a)
+{
+	zlua_udheader *h = (zlua_udheader *)lua_touserdata(L, 1);
+	if (h != NULL && zlua_rawlen(L, 1) >= sizeof *h) {
+		a->type = LUA_TUSERDATA;
+		a->isint = 1; /* checked: v.p is the header, or NULL if not ours */
+		a->len = 0;
+		a->v.p = h->magic == ZLUA_MAGIC && zlua_ownmt(env, L, 1, h) ? h : NULL;
+		return;
+	}
+	zlua_read_arg(env, L, 1, a);
+}
+
 /* [lua] Raises "bad argument #n to 'f' (detail)" like luaL_argerror, with
  * the caller's position, from a program INT argn, STR fname, STR detail. */
 static int raise_argerror(lua_State *L, zlua_env *env)
@@ -283,7 +302,18 @@ int zlua_trampoline(lua_State *L)
 	fr.tid = zlua_tid();
 	fr.nargs = n;
 	fr.pad = 0;
-	for (i = 0; i < n && i < ZLUA_FAST_ARGS; i++)
+	if (n > 0) {
+		/* A Go function is called the same way each time: its last call
+		 * says which read order wins (a wrong guess costs one call). */
+		int selfud = (fu->header.flags & ZLUA_F_SELFUD) != 0;
+		if (selfud)
+			read_self(env, L, &fr.args[0]);
+		else
+			zlua_read_arg(env, L, 1, &fr.args[0]);
+		if ((fr.args[0].type == LUA_TUSERDATA) != selfud)
+			fu->header.flags ^= ZLUA_F_SELFUD;
+	}
+	for (i = 1; i < n && i < ZLUA_FAST_ARGS; i++)
 		zlua_read_arg(env, L, i + 1, &fr.args[i]);
 	st = zluaGateCall(env->goid, fu->fnid, &fr);
 	switch (st) {

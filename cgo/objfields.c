@@ -170,19 +170,41 @@ int zlua_obj_nokey(lua_State *L)
 	return lua_error(L);
 }
 
+/* Whether the value at idx is a full userdata of exactly a ByObj
+ * userdata's size with zlua's header, kind ByObj and not released (a light
+ * userdata has length 0). The metatable is not checked here. [-0, +0] */
+static const ZLuaObjectUserData *byobj_at(lua_State *L, int idx)
+{
+	const ZLuaObjectUserData *u = (const ZLuaObjectUserData *)lua_touserdata(L, idx);
+	if (u == NULL || zlua_rawlen(L, idx) != sizeof *u || u->header.magic != ZLUA_MAGIC ||
+	    u->header.kind != ZLUA_KIND_BYOBJ || (u->header.flags & ZLUA_F_RELEASED))
+		return NULL;
+	return u;
+}
+
 int zlua_obj_eq(lua_State *L)
 {
 	zlua_env *env = zlua_envof(L);
-	zlua_udheader *a = zlua_toown(env, L, 1), *b = zlua_toown(env, L, 2);
-	const ZLuaObjectUserData *ua, *ub;
-	if (a == NULL || b == NULL || a->kind != ZLUA_KIND_BYOBJ || b->kind != ZLUA_KIND_BYOBJ ||
-	    zlua_rawlen(L, 1) != sizeof *ua || zlua_rawlen(L, 2) != sizeof *ub ||
-	    ((a->flags | b->flags) & ZLUA_F_RELEASED)) {
+	const ZLuaObjectUserData *ua = byobj_at(L, 1), *ub = ua != NULL ? byobj_at(L, 2) : NULL;
+	const zlua_udheader *a, *b;
+	int ours = 0;
+	/* Both metatables must be env's (zlua_toown's rule), checked with
+	 * both pushed at once: one pop instead of two. */
+	if (ub != NULL && lua_getmetatable(L, 1)) {
+		if (lua_getmetatable(L, 2)) {
+			ours = zlua_ownmt_at(env, L, -2, &ua->header) &&
+			       zlua_ownmt_at(env, L, -1, &ub->header);
+			lua_pop(L, 2);
+		} else {
+			lua_pop(L, 1);
+		}
+	}
+	if (!ours) {
 		lua_pushboolean(L, 0); /* what the Go __eq answers for these */
 		return 1;
 	}
-	ua = (const ZLuaObjectUserData *)a;
-	ub = (const ZLuaObjectUserData *)b;
+	a = &ua->header;
+	b = &ub->header;
 	if (ua->slot == ub->slot && ua->gen == ub->gen) {
 		lua_pushboolean(L, 1);
 		return 1;

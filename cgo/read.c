@@ -49,22 +49,18 @@ const char *zlua_typename(zlua_env *env, lua_State *L, int idx)
 	return name != NULL ? name : lua_typename(L, lua_type(L, idx));
 }
 
-int zlua_ownmt(zlua_env *env, lua_State *L, int idx, const zlua_udheader *h)
+int zlua_ownmt_at(zlua_env *env, lua_State *L, int mt, const zlua_udheader *h)
 {
 	const void **hit = &env->own_mt[(h->type_id * 4u + h->kind) & (ZLUA_OWN_CACHE - 1)];
-	const void *mt;
+	const void *p = lua_topointer(L, mt);
 	int ours;
-	if (!lua_getmetatable(L, idx)) /* [+1] */
-		return 0;
-	mt = lua_topointer(L, -1);
-	if (mt == *hit) {
-		lua_pop(L, 1);
+	if (p == *hit)
 		return 1;
-	}
+	mt = lua_absindex_compat(L, mt);
 	lua_pushlightuserdata(L, (void *)&zlua_marker);
-	lua_rawget(L, -2);
+	lua_rawget(L, mt);
 	ours = lua_touserdata(L, -1) == (void *)env;
-	lua_pop(L, 2);
+	lua_pop(L, 1);
 	/* The env's own metatables are anchored for its life, so their
 	 * addresses stay theirs. A script can also pass this test with a table
 	 * it built (debug.getmetatable shows the marker key and its value) and
@@ -72,7 +68,17 @@ int zlua_ownmt(zlua_env *env, lua_State *L, int idx, const zlua_udheader *h)
 	 * would not. What proves a zlua userdata is its header, which only
 	 * zlua writes: callers check magic, kind and length besides. */
 	if (ours)
-		*hit = mt;
+		*hit = p;
+	return ours;
+}
+
+int zlua_ownmt(zlua_env *env, lua_State *L, int idx, const zlua_udheader *h)
+{
+	int ours;
+	if (!lua_getmetatable(L, idx)) /* [+1] */
+		return 0;
+	ours = zlua_ownmt_at(env, L, -1, h);
+	lua_pop(L, 1);
 	return ours;
 }
 

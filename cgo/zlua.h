@@ -85,6 +85,9 @@ enum zlua_kind {
 #define ZLUA_F_KEYED 2u    /* ByObj pushed with identity: the only live
                             * userdata of its (object, binding) */
 
+#define ZLUA_F_SELFUD 4u /* FUNC: argument 1 of the last call was a full
+			 * userdata (a method's receiver); only a hint for the
+			 * order in which the trampoline reads it */
 typedef struct zlua_udheader {
 	uint32_t magic;
 	uint16_t kind;
@@ -894,6 +897,10 @@ zlua_udheader *zlua_toown_ud(zlua_env *env, lua_State *L, int idx);
  * kind and type id, else looked up (marker key mapped to env) and then
  * cached. Needs 2 free stack slots. [-0, +0] */
 int zlua_ownmt(zlua_env *env, lua_State *L, int idx, const zlua_udheader *h);
+/* [go-safe] zlua_ownmt for a metatable the caller already pushed (at mt):
+ * the same decision without the push and pop, for callers that check
+ * several userdata. Needs 1 free stack slot. [-0, +0] */
+int zlua_ownmt_at(zlua_env *env, lua_State *L, int mt, const zlua_udheader *h);
 
 /* Address whose lightuserdata is the key of zlua's marker in every zlua
  * metatable; the value is the owning env as a lightuserdata. */
