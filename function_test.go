@@ -1,9 +1,11 @@
 package zlua_test
 
 import (
+	"context"
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/zlua-go/zlua"
 )
@@ -172,4 +174,34 @@ func TestHandlesCalledFromInsideLua(t *testing.T) {
 	run(t, e, `assert(viaGo(21) == 42)
 		local co = coroutine.wrap(function() return viaGo(5) end)
 		assert(co() == 10)`)
+}
+
+// A result that cannot be converted fails the call; the handles made for
+// the results before it are released (freed by the next Pump), not left
+// to a cleanup that only a garbage collection would run.
+func TestCallFailingOnAResultReleasesTheHandlesBeforeIt(t *testing.T) {
+	e := newEnv(t)
+	run(t, e, `function pair() return function() end, {}, io.stdout end`)
+	var f *zlua.Function
+	must(t, e.GetFunction("pair", &f))
+	defer f.Release()
+	base := e.Stats().LiveRefs
+	for _, call := range []func() ([]any, error){
+		func() ([]any, error) { return f.Call() },
+		func() ([]any, error) { return f.CallContext(context.Background()) },
+		func() ([]any, error) {
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			return f.CallContext(ctx)
+		},
+	} {
+		out, err := call()
+		if err == nil || !strings.Contains(err.Error(), "result #3") || out != nil {
+			t.Fatalf("Call = %v, %v; want the third result refused", out, err)
+		}
+		must(t, e.Pump()) // releases during a call are freed by the next Pump
+		if got := e.Stats().LiveRefs; got != base {
+			t.Errorf("LiveRefs = %d after the failed call and a Pump, want %d", got, base)
+		}
+	}
 }

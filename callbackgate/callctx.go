@@ -55,16 +55,7 @@ func (f *Function) CallContext(ctx context.Context, args ...any) ([]any, error) 
 	fired := l.end()
 	var out []any
 	if err == nil {
-		out = make([]any, r.N)
-		for i := range out {
-			a, idx := g.result(r, top, i)
-			if out[i], err = g.natural(g.cur, idx, &a, 0); err != nil {
-				ReleaseAll(out[:i])
-				err = f.resultError(i, err)
-				out = nil
-				break
-			}
-		}
+		out, err = f.naturalResults(g, r, top)
 	}
 	g.endCall(r, top)
 	if err = CtxResult(ctx, err, fired); err != nil && out != nil {
@@ -120,28 +111,9 @@ func (g *Gate) makeContextDelegate(f *Function, typ reflect.Type) reflect.Value 
 	}
 	return reflect.MakeFunc(typ, func(args []reflect.Value) []reflect.Value {
 		ctx, _ := args[0].Interface().(context.Context)
-		args = args[1:]
-		if typ.IsVariadic() && len(args) > 0 {
-			last := args[len(args)-1]
-			spread := make([]reflect.Value, 0, len(args)-1+last.Len())
-			spread = append(spread, args[:len(args)-1]...)
-			for i := 0; i < last.Len(); i++ {
-				spread = append(spread, last.Index(i))
-			}
-			args = spread
-		}
-		out := make([]reflect.Value, nout)
-		for i := range out {
-			out[i] = reflect.New(typ.Out(i)).Elem()
-		}
-		err := f.callReflectContext(ctx, args, out[:nres])
-		if err != nil && !errLast {
-			panic(err)
-		}
-		if errLast && err != nil {
-			out[nout-1].Set(reflect.ValueOf(err))
-		}
-		return out
+		return reflectCall(typ, args[1:], nres, errLast, func(args, out []reflect.Value) error {
+			return f.callReflectContext(ctx, args, out)
+		})
 	})
 }
 

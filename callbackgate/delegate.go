@@ -26,28 +26,37 @@ func (g *Gate) MakeDelegate(f *Function, typ reflect.Type) reflect.Value {
 		nres--
 	}
 	return reflect.MakeFunc(typ, func(args []reflect.Value) []reflect.Value {
-		if typ.IsVariadic() && len(args) > 0 {
-			last := args[len(args)-1]
-			spread := make([]reflect.Value, 0, len(args)-1+last.Len())
-			spread = append(spread, args[:len(args)-1]...)
-			for i := 0; i < last.Len(); i++ {
-				spread = append(spread, last.Index(i))
-			}
-			args = spread
-		}
-		out := make([]reflect.Value, nout)
-		for i := range out {
-			out[i] = reflect.New(typ.Out(i)).Elem()
-		}
-		err := f.callReflect(args, out[:nres])
-		if err != nil && !errLast {
-			panic(err)
-		}
-		if errLast && err != nil {
-			out[nout-1].Set(reflect.ValueOf(err))
-		}
-		return out
+		return reflectCall(typ, args, nres, errLast, f.callReflect)
 	})
+}
+
+// reflectCall is the body of a reflect-made delegate of type typ: spreads
+// a variadic last argument, makes the zero results, calls call with the
+// first nres of them, and delivers its error as the error result (errLast)
+// or as a panic (a func without one has no other way to report it).
+func reflectCall(typ reflect.Type, args []reflect.Value, nres int, errLast bool,
+	call func(args, out []reflect.Value) error) []reflect.Value {
+	if typ.IsVariadic() && len(args) > 0 {
+		last := args[len(args)-1]
+		spread := make([]reflect.Value, 0, len(args)-1+last.Len())
+		spread = append(spread, args[:len(args)-1]...)
+		for i := 0; i < last.Len(); i++ {
+			spread = append(spread, last.Index(i))
+		}
+		args = spread
+	}
+	out := make([]reflect.Value, typ.NumOut())
+	for i := range out {
+		out[i] = reflect.New(typ.Out(i)).Elem()
+	}
+	err := call(args, out[:nres])
+	if err != nil && !errLast {
+		panic(err)
+	}
+	if errLast && err != nil {
+		out[len(out)-1].Set(reflect.ValueOf(err))
+	}
+	return out
 }
 
 func (f *Function) callReflect(args, out []reflect.Value) error {

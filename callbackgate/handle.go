@@ -178,18 +178,26 @@ func (f *Function) Call(args ...any) ([]any, error) {
 	r, top, err := f.finish(g, cgo.MultRet, len(args))
 	var out []any
 	if err == nil {
-		out = make([]any, r.N)
-		for i := range out {
-			a, idx := g.result(r, top, i)
-			if out[i], err = g.natural(g.cur, idx, &a, 0); err != nil {
-				err = f.resultError(i, err)
-				out = nil
-				break
-			}
-		}
+		out, err = f.naturalResults(g, r, top)
 	}
 	g.endCall(r, top)
 	return out, err
+}
+
+// naturalResults converts the r.N results of a call in their natural Go
+// form; on a failed conversion it releases the handles already made (a
+// result list that is not returned must not hold refs until a cleanup).
+func (f *Function) naturalResults(g *Gate, r *cgo.CallResult, top int) ([]any, error) {
+	out := make([]any, r.N)
+	for i := range out {
+		a, idx := g.result(r, top, i)
+		var err error
+		if out[i], err = g.natural(g.cur, idx, &a, 0); err != nil {
+			ReleaseAll(out[:i])
+			return nil, f.resultError(i, err)
+		}
+	}
+	return out, nil
 }
 
 // push appends a *Function as its Lua function (for a bound method, the
