@@ -84,13 +84,7 @@ func (f *Function) callReflectContext(ctx context.Context, args, out []reflect.V
 	r, top, err := f.finish(g, len(out), len(args))
 	fired := l.end()
 	if err == nil {
-		for i := range out {
-			a, idx := g.result(r, top, i)
-			if e := g.read(g.cur, idx, &a, out[i], 0); e != nil {
-				err = f.resultError(i, e)
-				break
-			}
-		}
+		err = f.readResults(g, r, top, out)
 	}
 	g.endCall(r, top)
 	return CtxResult(ctx, err, fired)

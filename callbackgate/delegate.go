@@ -72,16 +72,22 @@ func (f *Function) callReflect(args, out []reflect.Value) error {
 	}
 	r, top, err := f.finish(g, len(out), len(args))
 	if err == nil {
-		for i := range out {
-			a, idx := g.result(r, top, i)
-			if e := g.read(g.cur, idx, &a, out[i], 0); e != nil {
-				err = f.resultError(i, e)
-				break
-			}
-		}
+		err = f.readResults(g, r, top, out)
 	}
 	g.endCall(r, top)
 	return err
+}
+
+// readResults converts a call's first len(out) results into out, the
+// typed results of a reflect-made delegate.
+func (f *Function) readResults(g *Gate, r *cgo.CallResult, top int, out []reflect.Value) error {
+	for i := range out {
+		a, idx := g.result(r, top, i)
+		if err := g.read(g.cur, idx, &a, out[i], 0); err != nil {
+			return f.resultError(i, err)
+		}
+	}
+	return nil
 }
 
 func must(err error) {
