@@ -75,30 +75,7 @@ func (g *Gate) pushPlain(v reflect.Value, name string, depth int) error {
 	case reflect.Array:
 		return g.pushPlainSeq(v, name, depth)
 	case reflect.Map:
-		if v.IsNil() {
-			s.PutNil()
-			return nil
-		}
-		if depth >= MaxDepth {
-			return errTooDeep
-		}
-		s.PutNewTable(0, v.Len())
-		it := v.MapRange()
-		for it.Next() {
-			k := it.Key()
-			if err := g.pushValue(k, name, depth+1); err != nil {
-				return err
-			}
-			sub := name
-			if k.Kind() == reflect.String {
-				sub = k.String()
-			}
-			if err := g.pushPlain(it.Value(), sub, depth+1); err != nil {
-				return err
-			}
-			s.PutRawSet()
-		}
-		return nil
+		return g.pushMap(v, name, depth, g.pushPlain)
 	}
 	return g.pushValue(v, name, depth)
 }

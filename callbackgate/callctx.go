@@ -97,12 +97,7 @@ func (g *Gate) makeContextDelegate(f *Function, typ reflect.Type) reflect.Value 
 	if mk, ok := fastContextDelegates[typ]; ok {
 		return reflect.ValueOf(mk(f))
 	}
-	nout := typ.NumOut()
-	errLast := nout > 0 && typ.Out(nout-1) == errorType
-	nres := nout
-	if errLast {
-		nres--
-	}
+	nres, errLast := resultShape(typ)
 	return reflect.MakeFunc(typ, func(args []reflect.Value) []reflect.Value {
 		ctx, _ := args[0].Interface().(context.Context)
 		return reflectCall(typ, args[1:], nres, errLast, func(args, out []reflect.Value) error {

@@ -19,15 +19,21 @@ func (g *Gate) MakeDelegate(f *Function, typ reflect.Type) reflect.Value {
 	if mk, ok := fastDelegates[typ]; ok {
 		return reflect.ValueOf(mk(f))
 	}
-	nout := typ.NumOut()
-	errLast := nout > 0 && typ.Out(nout-1) == errorType
-	nres := nout
-	if errLast {
-		nres--
-	}
+	nres, errLast := resultShape(typ)
 	return reflect.MakeFunc(typ, func(args []reflect.Value) []reflect.Value {
 		return reflectCall(typ, args, nres, errLast, f.callReflect)
 	})
+}
+
+// resultShape reports how many of a delegate type's results come from
+// Lua (nres) and whether its last result is the error (errLast).
+func resultShape(typ reflect.Type) (nres int, errLast bool) {
+	nres = typ.NumOut()
+	errLast = nres > 0 && typ.Out(nres-1) == errorType
+	if errLast {
+		nres--
+	}
+	return nres, errLast
 }
 
 // reflectCall is the body of a reflect-made delegate of type typ: spreads

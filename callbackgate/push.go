@@ -162,29 +162,7 @@ func (g *Gate) pushValue(v reflect.Value, name string, depth int) error {
 	case reflect.Array:
 		return g.pushSeq(v, name, depth)
 	case reflect.Map:
-		if v.IsNil() {
-			s.PutNil()
-			return nil
-		}
-		if depth >= MaxDepth {
-			return errTooDeep
-		}
-		s.PutNewTable(0, v.Len())
-		it := v.MapRange()
-		for it.Next() {
-			k := it.Key()
-			if err := g.pushValue(k, name, depth+1); err != nil {
-				return err
-			}
-			sub := name
-			if k.Kind() == reflect.String {
-				sub = k.String()
-			}
-			if err := g.pushValue(it.Value(), sub, depth+1); err != nil {
-				return err
-			}
-			s.PutRawSet()
-		}
+		return g.pushMap(v, name, depth, g.pushValue)
 	case reflect.Func:
 		if v.IsNil() {
 			s.PutNil()
@@ -226,3 +204,35 @@ type pushError struct{ t reflect.Type }
 func (e *pushError) Error() string { return "cannot push Go value of type " + e.t.String() }
 
 func (e *pushError) Is(target error) bool { return target == ErrCannotPush }
+
+// pushMap pushes map v as a new table (nil as nil): keys as pushValue
+// pushes them, values through elem (pushValue, or pushPlain for AsTable
+// copies), each named after its string key for Go functions inside.
+func (g *Gate) pushMap(v reflect.Value, name string, depth int,
+	elem func(v reflect.Value, name string, depth int) error) error {
+	s := g.S
+	if v.IsNil() {
+		s.PutNil()
+		return nil
+	}
+	if depth >= MaxDepth {
+		return errTooDeep
+	}
+	s.PutNewTable(0, v.Len())
+	it := v.MapRange()
+	for it.Next() {
+		k := it.Key()
+		if err := g.pushValue(k, name, depth+1); err != nil {
+			return err
+		}
+		sub := name
+		if k.Kind() == reflect.String {
+			sub = k.String()
+		}
+		if err := elem(it.Value(), sub, depth+1); err != nil {
+			return err
+		}
+		s.PutRawSet()
+	}
+	return nil
+}
