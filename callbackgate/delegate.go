@@ -205,27 +205,78 @@ func anyCall[T float64 | int64 | bool](f *Function, a any) (T, error) {
 	return v, err
 }
 
+// startScalars begins a call whose arguments are scalars the caller sets
+// in r.In before finishScalars: start without a push program (the function
+// and its receiver are passed by ref).
+func (f *Function) startScalars() (*Gate, *cgo.CallResult, error) {
+	if f.g == nil {
+		return nil, nil, errZeroHandle
+	}
+	if f.released {
+		return nil, nil, ErrReleased
+	}
+	g := f.g
+	if err := g.Enter(); err != nil {
+		if err == ErrClosed {
+			return nil, nil, ErrStale
+		}
+		return nil, nil, err
+	}
+	if err := f.check(); err != nil {
+		g.Exit()
+		return nil, nil, err
+	}
+	r, err := g.callResult()
+	if err != nil {
+		g.Exit()
+		return nil, nil, err
+	}
+	return g, r, nil
+}
+
+// finishScalars calls f with the nin arguments set in r.In (one cgo call,
+// cgo/call.c) and reads up to nres results into r, like finish. The caller
+// ends with g.endCall(r, top).
+func (f *Function) finishScalars(g *Gate, r *cgo.CallResult, nin, nres int) (top int, err error) {
+	t := g.cur
+	self := cgo.NoRef
+	if f.self.g != nil {
+		self = f.self.ref
+	}
+	st := g.S.CallScalars(t, f.ref, self, nin, nres, r)
+	top = int(r.Base)
+	if st != cgo.OK {
+		err = g.ErrorFromTop(t, st)
+		r.Popped = 1 // the error value was popped
+		return top, err
+	}
+	if r.Popped == 0 && !g.S.Reserve(t, ReadStack) {
+		return top, ErrMemory
+	}
+	return top, nil
+}
+
 func (f *Function) call0() error {
-	g, err := f.start()
+	g, r, err := f.startScalars()
 	if err != nil {
 		return err
 	}
-	r, top, err := f.finish(g, 0, 0)
+	top, err := f.finishScalars(g, r, 0, 0)
 	g.endCall(r, top)
 	return err
 }
 
 func (f *Function) callNum(i int64, n float64, isInt bool) error {
-	g, err := f.start()
+	g, r, err := f.startScalars()
 	if err != nil {
 		return err
 	}
 	if isInt {
-		g.S.PutInt(i)
+		r.SetInt(0, i)
 	} else {
-		g.S.PutNum(n)
+		r.SetNum(0, n)
 	}
-	r, top, err := f.finish(g, 0, 1)
+	top, err := f.finishScalars(g, r, 1, 0)
 	g.endCall(r, top)
 	return err
 }
@@ -242,13 +293,13 @@ func (f *Function) callStr(s string) error {
 }
 
 func (f *Function) callIntInt(a, b int64) (int64, error) {
-	g, err := f.start()
+	g, r, err := f.startScalars()
 	if err != nil {
 		return 0, err
 	}
-	g.S.PutInt(a)
-	g.S.PutInt(b)
-	r, top, err := f.finish(g, 1, 2)
+	r.SetInt(0, a)
+	r.SetInt(1, b)
+	top, err := f.finishScalars(g, r, 2, 1)
 	var v int64
 	if err == nil {
 		res, idx := g.result(r, top, 0)

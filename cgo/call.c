@@ -48,21 +48,26 @@ static int run_simple(zlua_env *env, lua_State *L, const unsigned char *p, size_
 	return 1;
 }
 
-/* [go-safe] Reads the results above base into r; pops them when all are
- * scalars. [-0, -results if popped] */
-static void read_results(zlua_env *env, lua_State *L, int base, zlua_callres *r)
+/* [go-safe] Reads the results of a call that started at stack top base
+ * into r: they start above base, or above base + 1 when msgh (the message
+ * handler is still there, below them). When all are scalars they are
+ * popped with the handler; otherwise the handler is removed and they stay,
+ * starting above base. [-(msgh), -results if popped] */
+static void read_results(zlua_env *env, lua_State *L, int base, int msgh, zlua_callres *r)
 {
-	int n = lua_gettop(L) - base, i, scalars = 1;
+	int first = base + 1 + msgh, n = lua_gettop(L) - first + 1, i, scalars = 1;
 	r->n = n;
 	r->popped = 0;
 	for (i = 0; i < n && i < ZLUA_CALL_RES; i++) {
-		zlua_read_arg(env, L, base + 1 + i, &r->res[i]);
+		zlua_read_arg(env, L, first + i, &r->res[i]);
 		if (r->res[i].type > LUA_TNUMBER || r->res[i].type == LUA_TLIGHTUSERDATA)
 			scalars = 0; /* strings and objects must stay on the stack */
 	}
 	if (scalars && n <= ZLUA_CALL_RES) {
 		lua_settop(L, base);
 		r->popped = 1;
+	} else if (msgh) {
+		lua_remove(L, base + 1); /* strings read in place stay valid */
 	}
 }
 
@@ -83,6 +88,10 @@ int zlua_callref(zlua_env *env, lua_State *L, int nres, int simple, zlua_callres
 		} else {
 			env->errinfo_set = 0;
 			st = lua_pcall(L, lua_gettop(L) - base - 2, nres, base + 1);
+			if (st == LUA_OK) {
+				read_results(env, L, base, 1, r);
+				return st;
+			}
 			lua_remove(L, base + 1);
 		}
 	}
@@ -94,9 +103,53 @@ int zlua_callref(zlua_env *env, lua_State *L, int nres, int simple, zlua_callres
 		st = zlua_op(env, L, ZLUA_DO_CALLPROG, 0, nres, &a);
 	}
 	if (st == LUA_OK)
-		read_results(env, L, base, r);
+		read_results(env, L, base, 0, r);
 #ifdef ZLUA_LUAJIT
 	else if (simple && env->mem_refused) /* zlua_op did it on the other path */
+		zlua_collect_after_refusal(env, L);
+#endif
+	return st;
+}
+
+int zlua_callscalars(zlua_env *env, lua_State *L, int ref, int selfref, int nin, int nres,
+		     zlua_callres *r)
+{
+	int base = lua_gettop(L), st, i, nargs = nin;
+	r->base = base;
+	lua_rawgeti(L, LUA_REGISTRYINDEX, env->msgh_ref);
+	lua_rawgeti(L, LUA_REGISTRYINDEX, ref);
+	if (selfref != LUA_NOREF) {
+		lua_rawgeti(L, LUA_REGISTRYINDEX, selfref);
+		nargs++;
+	}
+	for (i = 0; i < nin; i++) {
+		const zlua_arg *a = &r->in[i];
+		switch (a->type) {
+		case LUA_TBOOLEAN:
+			lua_pushboolean(L, a->v.b);
+			break;
+		case LUA_TNUMBER:
+#ifndef ZLUA_LUAJIT
+			if (a->isint) {
+				lua_pushinteger(L, a->v.i);
+				break;
+			}
+#endif
+			lua_pushnumber(L, a->isint ? (lua_Number)a->v.i : a->v.n);
+			break;
+		default:
+			lua_pushnil(L);
+		}
+	}
+	env->errinfo_set = 0;
+	st = lua_pcall(L, nargs, nres, base + 1);
+	if (st == LUA_OK) {
+		read_results(env, L, base, 1, r);
+		return st;
+	}
+	lua_remove(L, base + 1); /* the message handler, below the error value */
+#ifdef ZLUA_LUAJIT
+	if (env->mem_refused)
 		zlua_collect_after_refusal(env, L);
 #endif
 	return st;
@@ -113,6 +166,6 @@ int zlua_getglobal(zlua_env *env, lua_State *L, zlua_callres *r)
 	r->popped = 0;
 	st = zlua_op(env, L, ZLUA_DO_GETGLOBAL, 0, 1, &a);
 	if (st == LUA_OK)
-		read_results(env, L, base, r);
+		read_results(env, L, base, 0, r);
 	return st;
 }

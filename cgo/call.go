@@ -13,6 +13,14 @@ static int zlua_callref_u(uintptr_t env, uintptr_t L, int nres, int simple, uint
 	return zlua_callref((zlua_env *)env, (lua_State *)L, nres, simple, (zlua_callres *)r);
 }
 
+// zlua_callscalars_u: zlua_callscalars with integer arguments (see above).
+static int zlua_callscalars_u(uintptr_t env, uintptr_t L, int ref, int selfref, int nin, int nres,
+			      uintptr_t r)
+{
+	return zlua_callscalars((zlua_env *)env, (lua_State *)L, ref, selfref, nin, nres,
+				(zlua_callres *)r);
+}
+
 // zlua_getglobal_u: zlua_getglobal with integer arguments (see above).
 static int zlua_getglobal_u(uintptr_t env, uintptr_t L, uintptr_t r)
 {
@@ -22,12 +30,16 @@ static int zlua_getglobal_u(uintptr_t env, uintptr_t L, uintptr_t r)
 import "C"
 
 import (
+	"math"
 	"sync/atomic"
 	"unsafe"
 )
 
 // CallRes is the number of results a call reads without further crossings.
 const CallRes = int(C.ZLUA_CALL_RES)
+
+// CallIn is the number of scalar arguments CallScalars passes.
+const CallIn = int(C.ZLUA_CALL_IN)
 
 // CallResult receives the results of CallRef. It lives in C memory
 // (NewCallResult), so passing it to C costs no cgo pointer check.
@@ -37,7 +49,30 @@ type CallResult struct {
 	Base   int32 // stack top before the call
 	_      int32
 	Res    [CallRes]Arg
+	In     [CallIn]Arg // CallScalars' arguments (SetInt, SetNum, SetBool, SetNil)
 }
+
+// SetInt makes argument i of the next CallScalars the integer v.
+func (r *CallResult) SetInt(i int, v int64) {
+	r.In[i] = Arg{Type: int32(C.LUA_TNUMBER), isint: 1, v: uint64(v)}
+}
+
+// SetNum makes argument i of the next CallScalars the float v.
+func (r *CallResult) SetNum(i int, v float64) {
+	r.In[i] = Arg{Type: int32(C.LUA_TNUMBER), v: math.Float64bits(v)}
+}
+
+// SetBool makes argument i of the next CallScalars the boolean b.
+func (r *CallResult) SetBool(i int, b bool) {
+	a := &r.In[i]
+	*a = Arg{Type: int32(C.LUA_TBOOLEAN)}
+	if b {
+		*(*C.int)(unsafe.Pointer(&a.v)) = 1 // v.b, as Arg.Bool reads it
+	}
+}
+
+// SetNil makes argument i of the next CallScalars nil.
+func (r *CallResult) SetNil(i int) { r.In[i] = Arg{Type: int32(C.LUA_TNIL)} }
 
 var _ [unsafe.Sizeof(C.zlua_callres{}) - unsafe.Sizeof(CallResult{})]struct{}
 var _ [unsafe.Sizeof(CallResult{}) - unsafe.Sizeof(C.zlua_callres{})]struct{}
@@ -55,6 +90,19 @@ func (s *State) CallRef(t Thread, nres int, simple bool, r *CallResult) int {
 	return int(C.zlua_callref_u(C.uintptr_t(uintptr(unsafe.Pointer(s.env))), C.uintptr_t(uintptr(unsafe.Pointer(t.p))),
 		C.int(nres), sm, C.uintptr_t(uintptr(unsafe.Pointer(r)))))
 }
+
+// CallScalars calls the function at registry ref with the nin arguments
+// set in r.In (preceded by the value at selfref, a bound method's
+// receiver, unless selfref is NoRef) under protection, and reads the
+// results into r like CallRef. No push program is involved: the
+// arguments are scalars, which cannot raise when pushed.
+func (s *State) CallScalars(t Thread, ref, selfref int32, nin, nres int, r *CallResult) int {
+	return int(C.zlua_callscalars_u(C.uintptr_t(uintptr(unsafe.Pointer(s.env))), C.uintptr_t(uintptr(unsafe.Pointer(t.p))),
+		C.int(ref), C.int(selfref), C.int(nin), C.int(nres), C.uintptr_t(uintptr(unsafe.Pointer(r)))))
+}
+
+// NoRef is LUA_NOREF: no registry reference.
+const NoRef = int32(C.LUA_NOREF)
 
 // GetGlobal pushes the global named by the committed program (one PutStr)
 // under protection and reads it into r.Res[0] in the same crossing; a

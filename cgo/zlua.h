@@ -599,6 +599,7 @@ void zlua_unref(lua_State *L, int ref);
 /* ---- calls from Go (call.c) ---- */
 
 #define ZLUA_CALL_RES 4
+#define ZLUA_CALL_IN 4
 
 /* Results of zlua_callref, in memory Go owns for the call. */
 typedef struct zlua_callres {
@@ -607,6 +608,9 @@ typedef struct zlua_callres {
 	int32_t base;   /* stack top before the call (results start above) */
 	int32_t pad;
 	zlua_arg res[ZLUA_CALL_RES];
+	/* Arguments of zlua_callscalars, written by Go before the call: nil,
+	 * booleans (v.b), integers (isint, v.i) and floats (v.n) only. */
+	zlua_arg in[ZLUA_CALL_IN];
 } zlua_callres;
 
 /* [go-safe] Calls the committed program "REF f, args..." under lua_pcall
@@ -617,6 +621,15 @@ typedef struct zlua_callres {
  * Up to ZLUA_CALL_RES results are read into r; if every result is a scalar
  * they are popped. Stack: [-0, +results (unless popped) or +1 error]. */
 int zlua_callref(zlua_env *env, lua_State *L, int nres, int simple, zlua_callres *r);
+/* [go-safe] Calls the function at registry ref (with the value at
+ * selfref first unless selfref is LUA_NOREF: a bound method's receiver)
+ * with the nin scalar arguments of r->in, under lua_pcall with zlua's
+ * message handler, and reads the results like zlua_callref. Nothing before
+ * lua_pcall can raise (registry reads and scalar pushes, nin <=
+ * ZLUA_CALL_IN), so no push program and no dispatcher is needed.
+ * Stack: [-0, +results (unless popped) or +1 error]. */
+int zlua_callscalars(zlua_env *env, lua_State *L, int ref, int selfref, int nin, int nres,
+		     zlua_callres *r);
 /* [go-safe] Pushes _G[name] under protection (the committed program holds
  * name) and reads it into r->res[0] like a call's one result: popped when
  * it is a scalar. Stack: [-0, +1 (unless popped) or +1 error]. */
