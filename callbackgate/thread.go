@@ -109,6 +109,12 @@ func (th *Thread) Resume(ctx context.Context, args []any) ([]any, error) {
 		}
 		return nil, err
 	}
+	if !limited {
+		if out, err, done := th.resumeScalars(g, args); done {
+			g.Exit()
+			return out, err
+		}
+	}
 	defer g.Exit()
 	if err := th.check(); err != nil {
 		return nil, err
@@ -128,6 +134,91 @@ func (th *Thread) Resume(ctx context.Context, args []any) ([]any, error) {
 		}
 	}
 	return out, err
+}
+
+// resumeScalars is Resume's one-crossing path (cgo/resume.c,
+// zlua_resume_scalars) for up to cgo.CallIn scalar arguments, outside a
+// limited call. done is false when it did nothing: the arguments are not
+// all scalars, or the thread cannot be resumed as it stands (dead,
+// running, killed, no room), which the full path reports in Lua's words.
+func (th *Thread) resumeScalars(g *Gate, args []any) (out []any, err error, done bool) {
+	if len(args) > cgo.CallIn || th.killed {
+		return nil, nil, false
+	}
+	if err := th.check(); err != nil {
+		return nil, err, true
+	}
+	r, err := g.callResult()
+	if err != nil {
+		return nil, nil, false
+	}
+	for i, a := range args {
+		if !setScalar(r, i, a) {
+			return nil, nil, false
+		}
+	}
+	t := g.cur
+	switch st := g.S.ResumeScalars(t, th.ref, len(args), r); st {
+	case cgo.ResumeSlow:
+		return nil, nil, false
+	case cgo.ResumeNoRoom:
+		th.dead.Store(t.CoStatus(th.co) == cgo.CoDead)
+		return nil, NewLuaError("too many results to resume"), true
+	case cgo.OK:
+	default: // a protected step failed: the error value is on t
+		th.killed = int(r.Status) == cgo.CoKilled
+		th.dead.Store(th.killed || t.CoStatus(th.co) == cgo.CoDead)
+		return nil, g.ErrorFromTop(t, st), true
+	}
+	if status := int(r.Status); status != cgo.OK && status != cgo.Yield {
+		th.dead.Store(true)
+		return nil, g.ErrorFromTop(t, status), true
+	} else {
+		th.dead.Store(status == cgo.OK)
+	}
+	top := int(r.Base)
+	if r.Popped == 0 {
+		defer t.SetTop(top)
+		if !g.S.Reserve(t, ReadStack) {
+			return nil, ErrMemory, true
+		}
+	}
+	out = make([]any, r.N)
+	for i := range out {
+		a, idx := g.result(r, top, i)
+		v, err := g.natural(t, idx, &a, 0)
+		if err != nil {
+			ReleaseAll(out[:i])
+			return nil, fmt.Errorf("zlua: resume: result #%d: %w", i+1, err), true
+		}
+		out[i] = v
+	}
+	return out, nil, true
+}
+
+// setScalar sets argument i of r's next scalar call or resume to a when
+// a is nil, a boolean or a number of a basic type (pushed as SetGlobal
+// would); it reports false for anything else.
+func setScalar(r *cgo.CallResult, i int, a any) bool {
+	switch v := a.(type) {
+	case nil:
+		r.SetNil(i)
+	case bool:
+		r.SetBool(i, v)
+	case int:
+		r.SetInt(i, int64(v))
+	case int64:
+		r.SetInt(i, v)
+	case int32:
+		r.SetInt(i, int64(v))
+	case float64:
+		r.SetNum(i, v)
+	case float32:
+		r.SetNum(i, float64(v))
+	default:
+		return false
+	}
+	return true
 }
 
 // resume is Resume inside the API call, on thread t whose stack top is

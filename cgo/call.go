@@ -47,7 +47,7 @@ type CallResult struct {
 	N      int32
 	Popped int32
 	Base   int32 // stack top before the call
-	_      int32
+	Status int32 // ResumeScalars: the thread's status
 	Res    [CallRes]Arg
 	In     [CallIn]Arg // CallScalars' arguments (SetInt, SetNum, SetBool, SetNil)
 }

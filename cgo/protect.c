@@ -147,6 +147,8 @@ int zlua_dispatch(lua_State *L)
 		return zlua_thread_new(L, env, a);
 	case ZLUA_DO_RESUME: /* program: co, args */
 		return zlua_thread_resume(L, env, a);
+	case ZLUA_DO_COFAILED: /* stack: co */
+		return zlua_thread_failed(L, env, a);
 	case ZLUA_DO_GROWCO: /* stack: co */
 		lua_checkstack(lua_tothread(L, 1), a->n);
 		return 0;

@@ -173,3 +173,107 @@ int zlua_thread_resume(lua_State *L, zlua_env *env, zlua_opargs *a)
 	a->ref = failed(L, env, co, st);
 	return 1;
 }
+
+int zlua_thread_failed(lua_State *L, zlua_env *env, zlua_opargs *a)
+{
+	lua_State *co = lua_tothread(L, 1);
+	if (zlua_interrupted(env))
+		zlua_hook_hurry(L);
+	a->ref = failed(L, env, co, a->n);
+	return 1;
+}
+
+/* Pushes the scalar a on L (zlua_callscalars' encoding). [-0, +1] */
+static void push_scalar(lua_State *L, const zlua_arg *a)
+{
+	switch (a->type) {
+	case LUA_TBOOLEAN:
+		lua_pushboolean(L, a->v.b);
+		break;
+	case LUA_TNUMBER:
+#ifndef ZLUA_LUAJIT
+		if (a->isint) {
+			lua_pushinteger(L, a->v.i);
+			break;
+		}
+#endif
+		lua_pushnumber(L, a->isint ? (lua_Number)a->v.i : a->v.n);
+		break;
+	default:
+		lua_pushnil(L);
+	}
+}
+
+int zlua_resume_scalars(zlua_env *env, lua_State *L, int ref, int nin, zlua_callres *r)
+{
+	int base = lua_gettop(L), st, nres, i, scalars = 1;
+	lua_State *co;
+	r->base = base;
+	r->n = 0;
+	r->popped = 1;
+	r->status = LUA_OK;
+	if (env->limit_depth > 0) /* the thread may need its hook: the full path */
+		return ZLUA_RESUME_SLOW;
+	lua_rawgeti(L, LUA_REGISTRYINDEX, ref); /* [co]: the ref anchors it too */
+	co = lua_tothread(L, base + 1);
+	if (co == NULL || zlua_costatus(L, co) != ZLUA_CO_SUSPENDED) {
+		lua_settop(L, base);
+		return ZLUA_RESUME_SLOW; /* the full path refuses it in Lua's words */
+	}
+#ifdef ZLUA_LUAJIT
+	{
+		int killed;
+		if (!room_on(L, env, base + 1, co, nin + 1, &killed)) { /* [co, err] */
+			lua_remove(L, base + 1);
+			r->status = killed ? ZLUA_CO_KILLED : LUA_OK;
+			return LUA_ERRRUN;
+		}
+	}
+#else
+	if (!lua_checkstack(co, nin + 1)) { /* never raises in 5.4 */
+		lua_settop(L, base);
+		return ZLUA_RESUME_SLOW;
+	}
+#endif
+	for (i = 0; i < nin; i++)
+		push_scalar(co, &r->in[i]);
+#ifdef ZLUA_LUAJIT
+	st = lua_resume(co, nin);
+	nres = lua_gettop(co);
+#else
+	st = lua_resume(co, L, nin, &nres);
+#endif
+	env->hook_raised = 0;
+	if (st != LUA_OK && st != LUA_YIELD) {
+		zlua_opargs a; /* [co] */
+		memset(&a, 0, sizeof a);
+		a.n = st;
+		a.ref = st;
+		st = zlua_op(env, L, ZLUA_DO_COFAILED, 1, 1, &a); /* [err] */
+		r->status = st == LUA_OK ? a.ref : LUA_OK;
+		r->popped = 0;
+		return st;
+	}
+	lua_settop(L, base);
+	r->status = st;
+	r->n = nres;
+	for (i = 0; i < nres && i < ZLUA_CALL_RES; i++) {
+		zlua_read_arg(env, co, lua_gettop(co) - nres + 1 + i, &r->res[i]);
+		if (r->res[i].type > LUA_TNUMBER || r->res[i].type == LUA_TLIGHTUSERDATA)
+			scalars = 0;
+	}
+	if (scalars && nres <= ZLUA_CALL_RES) {
+		lua_pop(co, nres);
+		return LUA_OK;
+	}
+	/* Strings and objects move to L, where Go reads them. */
+	if (!zlua_reserve(env, L, nres + 1)) { /* LuaJIT: its error value was popped */
+		lua_pop(co, nres);
+		return ZLUA_RESUME_NOROOM;
+	}
+	lua_xmove(co, L, nres);
+	for (i = 0; i < nres && i < ZLUA_CALL_RES; i++)
+		zlua_read_arg(env, L, base + 1 + i, &r->res[i]);
+	r->popped = 0;
+	return LUA_OK;
+}

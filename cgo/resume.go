@@ -21,11 +21,20 @@ static zlua_resume_res zlua_resume_op(zlua_env *env, lua_State *L)
 	return r;
 }
 
+// zlua_resume_scalars_u: zlua_resume_scalars with integer arguments (see
+// call.go).
+static int zlua_resume_scalars_u(uintptr_t env, uintptr_t L, int ref, int nin, uintptr_t r)
+{
+	return zlua_resume_scalars((zlua_env *)env, (lua_State *)L, ref, nin, (zlua_callres *)r);
+}
+
 static lua_State *zlua_tothread(lua_State *L, int idx) { return lua_tothread(L, idx); }
 #cgo nocallback zlua_tothread
 #cgo nocallback zlua_costatus
 */
 import "C"
+
+import "unsafe"
 
 // OpNewThread creates a thread whose body is the program's one value (a
 // function) and leaves it on the stack (see zlua_thread_new).
@@ -53,6 +62,26 @@ const (
 func (s *State) Resume(t Thread) (st, status int) {
 	r := C.zlua_resume_op(s.env, t.p)
 	return int(r.st), int(r.status)
+}
+
+// ResumeScalars' answers besides Lua statuses: ResumeSlow, nothing was
+// done (take Resume, which reports why the thread cannot run);
+// ResumeNoRoom, the thread's values did not fit on t's stack.
+const (
+	ResumeSlow   = int(C.ZLUA_RESUME_SLOW)
+	ResumeNoRoom = int(C.ZLUA_RESUME_NOROOM)
+)
+
+// ResumeScalars resumes the suspended thread at registry ref with the nin
+// arguments set in r.In, in one crossing (see zlua_resume_scalars). With
+// st OK, r.Status is the thread's: Yield or OK with its values read into
+// r (on t's stack above r.Base unless r.Popped), or an error status with
+// its error value on t's stack. Any other st is a failed protected step
+// (error value on t's stack; r.Status is CoKilled if the thread was
+// killed), ResumeSlow or ResumeNoRoom (nothing on the stack).
+func (s *State) ResumeScalars(t Thread, ref int32, nin int, r *CallResult) int {
+	return int(C.zlua_resume_scalars_u(C.uintptr_t(uintptr(unsafe.Pointer(s.env))), C.uintptr_t(uintptr(unsafe.Pointer(t.p))),
+		C.int(ref), C.int(nin), C.uintptr_t(uintptr(unsafe.Pointer(r)))))
 }
 
 // ToThread returns the thread at idx (the zero Thread for other values).

@@ -245,8 +245,11 @@ enum zlua_opcode {
 	ZLUA_DO_NEWTHREAD = 44, /* program: f; leaves a new thread running f */
 	ZLUA_DO_RESUME = 45,    /* program: co, args; leaves the results, or the
 	                         * error value with args->ref the failed status */
-	ZLUA_DO_GROWCO = 46     /* stack: co; grows co's stack by args->n slots
+	ZLUA_DO_GROWCO = 46,    /* stack: co; grows co's stack by args->n slots
 	                         * (LuaJIT, resume.c) */
+	ZLUA_DO_COFAILED = 47   /* stack: co, whose lua_resume failed with status
+	                         * args->n; leaves its error value, args->ref the
+	                         * final status (resume.c) */
 };
 
 /* Inputs and outputs of one protected operation; lives on zlua_op's C
@@ -606,7 +609,7 @@ typedef struct zlua_callres {
 	int32_t n;      /* results produced */
 	int32_t popped; /* 1: all were scalars, read here and popped */
 	int32_t base;   /* stack top before the call (results start above) */
-	int32_t pad;
+	int32_t status; /* zlua_resume_scalars: the thread's status */
 	zlua_arg res[ZLUA_CALL_RES];
 	/* Arguments of zlua_callscalars, written by Go before the call: nil,
 	 * booleans (v.b), integers (isint, v.i) and floats (v.n) only. */
@@ -716,6 +719,30 @@ int zlua_thread_new(lua_State *L, zlua_env *env, zlua_opargs *a);
  * message handler does and a->ref = the error status. A failed thread is
  * closed (Lua 5.4: its to-be-closed variables run). [-0, +results] */
 int zlua_thread_resume(lua_State *L, zlua_env *env, zlua_opargs *a);
+/* [lua] ZLUA_DO_COFAILED: the failure half of ZLUA_DO_RESUME for
+ * zlua_resume_scalars, which resumed the thread outside protection. [-0, +1] */
+int zlua_thread_failed(lua_State *L, zlua_env *env, zlua_opargs *a);
+/* zlua_resume_scalars' answer when it did nothing: the thread is not
+ * suspended, a limited call runs, or (Lua 5.4) its stack cannot grow; the
+ * caller takes ZLUA_DO_RESUME, which reports each case. */
+#define ZLUA_RESUME_SLOW (-100)
+/* zlua_resume_scalars' answer when the thread yielded or returned more
+ * values than L has room for: they were dropped, nothing is on L. */
+#define ZLUA_RESUME_NOROOM (-101)
+/* [go-safe] Resumes the suspended thread at registry ref with the nin
+ * scalar arguments of r->in (zlua_callscalars' encoding) in one crossing:
+ * on Lua 5.4 lua_resume runs outside protection, which is safe because
+ * everything that could raise was checked first (status, stack room, the
+ * "C stack overflow" message anchored at boot) and lua_resume catches the
+ * thread's own errors; on LuaJIT the argument room is made under
+ * protection first (room_on). The thread's values are read into r like a
+ * call's results (r->status = LUA_YIELD or LUA_OK): scalars popped from the
+ * thread, anything else moved to L above r->base. A failed thread's error
+ * goes through ZLUA_DO_COFAILED: its value is on L, r->status its status.
+ * Returns LUA_OK, an error status of a protected step (its error value on
+ * L; r->status = ZLUA_CO_KILLED when LuaJIT killed the thread),
+ * ZLUA_RESUME_SLOW or ZLUA_RESUME_NOROOM. [-0, +results (unless popped) or +1 error] */
+int zlua_resume_scalars(zlua_env *env, lua_State *L, int ref, int nin, zlua_callres *r);
 /* [lua] Boot step: anchors the strings lua_resume's refusals create, so
  * that creating them never allocates (Lua 5.4). [-0, +0] */
 void zlua_resume_boot(lua_State *L);
