@@ -22,15 +22,21 @@ type tablePlan struct {
 	fields []*tableField          // declaration order
 	exact  map[string]*tableField // Lua name → field
 	fold   map[string]*tableField // ASCII lower-case Lua name → field (unambiguous names only)
+	// flat: every field is a boolean, number or string directly in the
+	// struct (no embedding, at most 64 fields): a table of scalars decodes
+	// from one read of its pairs with typed stores (decodeFlat).
+	flat bool
 }
 
 // tableField is one Lua-visible field of a struct plan.
 type tableField struct {
 	name     string // the Lua name: the Go name or the lua:"name" tag
 	index    []int
-	pos      int  // position in fields (for the exact-match bits)
-	embedded bool // an embedded struct whose fields are promoted: AsTable omits it
-	viaPtr   bool // the path crosses an embedded pointer (allocated when decoding)
+	pos      int          // position in fields (for the exact-match bits)
+	embedded bool         // an embedded struct whose fields are promoted: AsTable omits it
+	viaPtr   bool         // the path crosses an embedded pointer (allocated when decoding)
+	off      uintptr      // offset in the struct (flat plans)
+	kind     reflect.Kind // the field's kind (flat plans)
 }
 
 var tablePlans sync.Map // reflect.Type → *tablePlan (nil: the type does not decode from tables)
@@ -96,7 +102,26 @@ func buildPlan(t reflect.Type) *tablePlan {
 	for low := range ambiguous {
 		delete(p.fold, low)
 	}
+	p.flat = len(p.fields) <= 64
+	for _, f := range p.fields {
+		sf := t.FieldByIndex(f.index)
+		f.off, f.kind = sf.Offset, sf.Type.Kind()
+		if len(f.index) != 1 || !flatKind(f.kind) {
+			p.flat = false
+		}
+	}
 	return p
+}
+
+// flatKind reports whether a field of kind k is stored by decodeFlat.
+func flatKind(k reflect.Kind) bool {
+	switch k {
+	case reflect.Bool, reflect.String, reflect.Float32, reflect.Float64,
+		reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		return true
+	}
+	return false
 }
 
 func indexLess(a, b []int) bool {
@@ -182,6 +207,14 @@ func (g *Gate) readTable(t cgo.Thread, idx int, v reflect.Value, depth int) (han
 func (g *Gate) decodeStruct(t cgo.Thread, idx int, v reflect.Value, p *tablePlan, depth int) error {
 	if depth > MaxDepth {
 		return errTooDeep
+	}
+	if p.flat && v.CanAddr() {
+		if g.pairs == nil {
+			g.pairs = new(cgo.Pairs)
+		}
+		if n := t.ReadPairs(idx, g.pairs); n >= 0 && g.decodeFlat(v, p, g.pairs[:2*n]) {
+			return nil
+		}
 	}
 	v.SetZero()
 	var small uint64

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"reflect"
 	"sync"
+	"sync/atomic"
 
 	"github.com/zlua-go/zlua/cgo"
 )
@@ -84,26 +85,60 @@ func reflectPlan(t reflect.Type) callFunc {
 	for i := range outs {
 		outs[i] = t.Out(i)
 	}
+	// spare holds argument values of a fixed signature between calls:
+	// reflect.Value.Call copies them, so a call that finds it takes it
+	// (a concurrent or nested call of the same signature allocates its
+	// own) and clears and returns it after the call.
+	var spare atomic.Pointer[[]reflect.Value]
 	return func(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
 		n := fr.NArgs()
 		count := fixed
 		if elem != nil && n > fixed {
 			count = n
 		}
-		args := make([]reflect.Value, count)
-		for i := range args {
-			typ := elem
-			if i < fixed {
-				typ = in[i]
+		var held *[]reflect.Value // args to give back to spare
+		if elem == nil {
+			held = spare.Swap(nil)
+		}
+		var args []reflect.Value
+		if held != nil {
+			args = *held
+		} else {
+			fresh := make([]reflect.Value, count)
+			for i := range fresh {
+				typ := elem
+				if i < fixed {
+					typ = in[i]
+				}
+				fresh[i] = reflect.New(typ).Elem()
 			}
-			v := reflect.New(typ).Elem()
+			args = fresh
+			if elem == nil {
+				held = &fresh
+			}
+		}
+		for i, v := range args {
 			if err := g.readArg(fr, i, v); err != nil {
+				giveBack(&spare, held)
 				return g.raiseArg(i+1, e.name, err)
 			}
-			args[i] = v
 		}
-		return g.results(reflect.ValueOf(e.fn).Call(args), outs, e.name)
+		out := reflect.ValueOf(e.fn).Call(args)
+		giveBack(&spare, held)
+		return g.results(out, outs, e.name)
 	}
+}
+
+// giveBack zeroes held (no argument stays reachable from the plan) and
+// makes it the plan's spare; nil (a variadic signature) is ignored.
+func giveBack(spare *atomic.Pointer[[]reflect.Value], held *[]reflect.Value) {
+	if held == nil {
+		return
+	}
+	for _, v := range *held {
+		v.SetZero()
+	}
+	spare.Store(held)
 }
 
 // results pushes the results of a reflective call: a non-nil last error

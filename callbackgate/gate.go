@@ -85,6 +85,8 @@ type Gate struct {
 	sv structState // StructRegistry and opaque handles (structs.go)
 
 	lastPlan *tablePlan // the struct type last decoded from or pushed as a table (decode.go)
+	pairs    *cgo.Pairs // a flat table's pairs, read in one crossing (decodeflat.go)
+	flat     flatCache  // the last flat table shape decoded (decodeflat.go)
 
 	warn func(string) // Lua 5.4 warnings sink (warn.go); nil: stderr
 }

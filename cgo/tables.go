@@ -30,6 +30,36 @@ static int zlua_nextpair(lua_State *L, int idx, zlua_arg *kv, int first)
 }
 #cgo noescape zlua_nextpair
 #cgo nocallback zlua_nextpair
+
+#define ZLUA_PAIRS_MAX 16
+
+// zlua_readpairs reads every pair of the table at idx into kv in one
+// crossing (keys at even, values at odd positions; strings read in place,
+// valid while the table holds them and is not changed), for decoding a
+// flat table into a struct. It returns the number of pairs, or -1 when the
+// table has more than ZLUA_PAIRS_MAX pairs or a value other than a
+// boolean, number or string (such a value needs the stack: the caller
+// walks with zlua_nextpair). [-0, +0]; [go-safe] as zlua_nextpair; it
+// needs two free slots.
+static int zlua_readpairs(lua_State *L, int idx, zlua_arg *kv)
+{
+	int n = 0, top = lua_gettop(L), vt;
+	lua_pushnil(L);
+	while (lua_next(L, idx)) {
+		vt = lua_type(L, -1);
+		if (n == ZLUA_PAIRS_MAX || vt == LUA_TLIGHTUSERDATA || vt > LUA_TSTRING) {
+			lua_settop(L, top);
+			return -1;
+		}
+		zlua_read_arg(NULL, L, -2, &kv[2 * n]);
+		zlua_read_arg(NULL, L, -1, &kv[2 * n + 1]);
+		lua_pop(L, 1);
+		n++;
+	}
+	return n;
+}
+#cgo noescape zlua_readpairs
+#cgo nocallback zlua_readpairs
 */
 import "C"
 
@@ -49,6 +79,21 @@ const (
 	// pairs in raw next order. Program: [obj].
 	OpPairs = int(C.ZLUA_DO_PAIRS)
 )
+
+// MaxPairs is the most pairs ReadPairs reads.
+const MaxPairs = int(C.ZLUA_PAIRS_MAX)
+
+// Pairs receives a table's pairs from ReadPairs: key 2i, value 2i+1.
+type Pairs [2 * MaxPairs]Arg
+
+// ReadPairs reads every pair of the table at absolute index idx into kv
+// and returns how many; -1 when there are more than MaxPairs or a value
+// that is not a boolean, number or string (walk with NextPair then).
+// Strings are views valid while the table is unchanged. [go-safe]; it
+// needs two free slots.
+func (t Thread) ReadPairs(idx int, kv *Pairs) int {
+	return int(C.zlua_readpairs(t.p, C.int(idx), (*C.zlua_arg)(unsafe.Pointer(&kv[0]))))
+}
 
 // PushGlobals pushes the global table (never raises: a registry read).
 func (t Thread) PushGlobals() { C.zlua_push_globals(t.p) }
