@@ -411,7 +411,7 @@ func (g *Gate) DrainRefs(max int) int {
 	if g.Closed() {
 		return 0
 	}
-	n := g.unrefs.Drain(max, func(ref int32) { g.S.Unref(int(ref)) })
+	n := g.unrefs.Drain(max, g.S.Unrefs)
 	g.liveRefs.Add(int64(-n))
 	return n
 }

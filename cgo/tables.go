@@ -60,6 +60,18 @@ static int zlua_readpairs(lua_State *L, int idx, zlua_arg *kv)
 }
 #cgo noescape zlua_readpairs
 #cgo nocallback zlua_readpairs
+
+// zlua_unrefs releases n registry refs in one crossing (the pump drains
+// refs queued by Go in batches). [go-safe] as zlua_unref: luaL_unref
+// stores into slots the registry has. [-0, +0]
+static void zlua_unrefs(lua_State *L, const int32_t *refs, int n)
+{
+	int i;
+	for (i = 0; i < n; i++)
+		luaL_unref(L, LUA_REGISTRYINDEX, refs[i]);
+}
+#cgo noescape zlua_unrefs
+#cgo nocallback zlua_unrefs
 */
 import "C"
 
@@ -79,6 +91,13 @@ const (
 	// pairs in raw next order. Program: [obj].
 	OpPairs = int(C.ZLUA_DO_PAIRS)
 )
+
+// Unrefs releases the registry refs of refs in one crossing.
+func (s *State) Unrefs(refs []int32) {
+	if len(refs) > 0 {
+		C.zlua_unrefs(s.env.L, (*C.int32_t)(unsafe.Pointer(&refs[0])), C.int(len(refs)))
+	}
+}
 
 // MaxPairs is the most pairs ReadPairs reads.
 const MaxPairs = int(C.ZLUA_PAIRS_MAX)

@@ -11,6 +11,7 @@ import (
 type Queue struct {
 	mu     sync.Mutex
 	refs   []int32
+	spare  []int32 // Drain's batch buffer, reused
 	closed bool
 	n      atomic.Int32 // len(refs), readable without the lock
 }
@@ -29,10 +30,10 @@ func (q *Queue) Push(ref int32) {
 // Len returns the number of queued refs.
 func (q *Queue) Len() int { return int(q.n.Load()) }
 
-// Drain removes up to max refs (all when max <= 0) and calls release for
-// each, outside the lock, on the caller's goroutine. It returns how many
-// were released.
-func (q *Queue) Drain(max int, release func(ref int32)) int {
+// Drain removes up to max refs (all when max <= 0) and calls release
+// with them, outside the lock, on the caller's goroutine (in batches, one
+// call per batch). It returns how many were released.
+func (q *Queue) Drain(max int, release func(refs []int32)) int {
 	if q.n.Load() == 0 {
 		return 0
 	}
@@ -45,16 +46,24 @@ func (q *Queue) Drain(max int, release func(ref int32)) int {
 		q.mu.Unlock()
 		return 0
 	}
-	batch := make([]int32, n)
-	copy(batch, q.refs[len(q.refs)-n:])
+	// The batch is copied out of the queue (pushes may grow it as soon as
+	// the lock is released) into the drain buffer, kept between drains.
+	batch := append(q.spare[:0], q.refs[len(q.refs)-n:]...)
+	q.spare = nil // a concurrent Drain would allocate its own
 	q.refs = q.refs[:len(q.refs)-n]
 	q.n.Store(int32(len(q.refs)))
 	q.mu.Unlock()
-	for _, r := range batch {
-		release(r)
+	release(batch)
+	q.mu.Lock()
+	if cap(batch) <= maxSpare {
+		q.spare = batch[:0]
 	}
+	q.mu.Unlock()
 	return n
 }
+
+// maxSpare bounds the drain buffer kept between drains.
+const maxSpare = 1 << 14
 
 // Close drops queued refs and makes later pushes no-ops.
 func (q *Queue) Close() {
