@@ -146,3 +146,38 @@ func ExampleFunction_CallContext() {
 	// [] true
 	// (dostring):2: interrupted: context deadline exceeded
 }
+
+// A coroutine stepped every frame through a typed resume func: the frame
+// time goes in, the time the script wants to wait comes out, and no
+// allocation is made per step.
+func ExampleThread_BindResume() {
+	env, _ := zlua.New(zlua.Options{})
+	defer env.Close()
+	env.SetGlobal("say", func(s string) { fmt.Println(s) })
+	env.DoString(`
+		function blink(dt)
+			local on = false
+			while true do
+				on = not on
+				say(on and "on" or "off")
+				dt = coroutine.yield(on and 0.5 or 1.5) -- the next wait
+			end
+		end`)
+	var blink *zlua.Function
+	env.GetFunction("blink", &blink)
+	th, _ := env.NewThread(blink)
+
+	var step func(dt float64) (wait float64, err error)
+	th.BindResume(&step)
+	for i := 0; i < 3; i++ {
+		wait, err := step(1.0 / 60)
+		fmt.Println("wait", wait, err)
+	}
+	// Output:
+	// on
+	// wait 0.5 <nil>
+	// off
+	// wait 1.5 <nil>
+	// on
+	// wait 0.5 <nil>
+}

@@ -3,6 +3,7 @@ package zlua
 import (
 	"context"
 	"fmt"
+	"reflect"
 
 	"github.com/zlua-go/zlua/callbackgate"
 	"github.com/zlua-go/zlua/cgo"
@@ -86,6 +87,34 @@ func (th *Thread) ResumeContext(ctx context.Context, args ...any) ([]any, error)
 		return nil, fmt.Errorf("zlua: resume: %w", errNilHandle)
 	}
 	return th.h.Resume(ctx, args)
+}
+
+// BindResume sets *fnPtr, a pointer to a func variable, to a func that
+// resumes the thread: its arguments are passed like Resume's, the values
+// the thread yields (or returns at the end) convert into its results like
+// the results of a typed func from GetFunction (a missing value reads as
+// nil), and a last error result receives Resume's error (a func without
+// one panics with it). It is the allocation-free way to drive a
+// coroutine every frame:
+//
+//	var step func(dt float64) (wait float64, err error)
+//	th.BindResume(&step)
+//	wait, err := step(1.0 / 60)
+//
+// Signatures with no parameter or one int, float64 or bool, and no result
+// or one int, float64, bool or string (each optionally followed by an
+// error) resume in one crossing without allocating; others use
+// reflection. A resume under a context is ResumeContext.
+func (th *Thread) BindResume(fnPtr any) error {
+	if th == nil {
+		return fmt.Errorf("zlua: bind resume: %w", errNilHandle)
+	}
+	rv := reflect.ValueOf(fnPtr)
+	if rv.Kind() != reflect.Pointer || rv.IsNil() || rv.Elem().Kind() != reflect.Func {
+		return fmt.Errorf("zlua: bind resume: want a pointer to a func variable, got %T", fnPtr)
+	}
+	rv.Elem().Set(th.h.MakeResumer(rv.Elem().Type()))
+	return nil
 }
 
 // Done reports whether the thread can no longer be resumed: its function

@@ -2,6 +2,7 @@ package zlua
 
 import (
 	"errors"
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -171,5 +172,124 @@ func TestScalarResumeUnderFailingAllocations(t *testing.T) {
 			t.Logf("%d allocation points", k-1)
 			break
 		}
+	}
+}
+
+// TestBindResumeDrivesACoroutine covers typed resume funcs: the
+// allocation-free signatures and a reflect-made one resume the thread,
+// convert what it yields, report its error and then that it is dead;
+// a func without an error result panics with it; the stack is balanced.
+func TestBindResumeDrivesACoroutine(t *testing.T) {
+	e, err := New(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	if err := e.DoString(`
+		function ticker(dt)
+			local total = 0
+			while true do
+				total = total + dt
+				if total > 10 then error("too late: " .. total) end
+				dt = coroutine.yield(total)
+			end
+		end
+		function named(n) while true do n = coroutine.yield("n" .. tostring(n), n + 1) end end`); err != nil {
+		t.Fatal(err)
+	}
+	var ticker, named *Function
+	if err := e.GetFunction("ticker", &ticker); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.GetFunction("named", &named); err != nil {
+		t.Fatal(err)
+	}
+	defer ticker.Release()
+	defer named.Release()
+	th, err := e.NewThread(ticker)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer th.Release()
+	var step func(float64) (float64, error)
+	if err := th.BindResume(&step); err != nil {
+		t.Fatal(err)
+	}
+	before := e.stackTop()
+	for i, want := range []float64{1.5, 4, 4.25} {
+		dt := []float64{1.5, 2.5, 0.25}[i]
+		if got, err := step(dt); err != nil || got != want {
+			t.Errorf("step(%v) = %v, %v; want %v", dt, got, err, want)
+		}
+	}
+	var stepInt func(int) int
+	if err := th.BindResume(&stepInt); err != nil {
+		t.Fatal(err)
+	}
+	func() {
+		defer func() {
+			if r := recover(); r == nil || !strings.Contains(fmt.Sprint(r), "number has no integer representation") {
+				t.Errorf("stepInt on a float: recovered %v", r)
+			}
+		}()
+		stepInt(1) // yields 5.25
+	}()
+	if _, err := step(6); err == nil || !strings.Contains(err.Error(), "too late: 11.25") || !th.Done() {
+		t.Errorf("step past the limit = %v, done %v", err, th.Done())
+	}
+	if _, err := step(1); err == nil || !strings.HasSuffix(err.Error(), "cannot resume dead coroutine") {
+		t.Errorf("step of a dead thread = %v", err)
+	}
+	th2, err := e.NewThread(named)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer th2.Release()
+	var first func(int) (string, error)
+	var both func(int) (string, int, error) // reflect-made
+	if err := th2.BindResume(&first); err != nil {
+		t.Fatal(err)
+	}
+	if err := th2.BindResume(&both); err != nil {
+		t.Fatal(err)
+	}
+	if s, err := first(7); err != nil || s != "n7" {
+		t.Errorf("first(7) = %q, %v", s, err)
+	}
+	if s, n, err := both(41); err != nil || s != "n41" || n != 42 {
+		t.Errorf("both(41) = %q, %d, %v", s, n, err)
+	}
+	if after := e.stackTop(); after != before {
+		t.Errorf("stack top %d -> %d", before, after)
+	}
+	var notFunc int
+	if err := th2.BindResume(&notFunc); err == nil {
+		t.Error("BindResume(&int) succeeded")
+	}
+	if err := e.DoString(`function inc(x) while true do x = coroutine.yield(x + 1) end end`); err != nil {
+		t.Fatal(err)
+	}
+	var inc *Function
+	if err := e.GetFunction("inc", &inc); err != nil {
+		t.Fatal(err)
+	}
+	defer inc.Release()
+	th3, err := e.NewThread(inc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer th3.Release()
+	var next func(int) (int, error)
+	if err := th3.BindResume(&next); err != nil {
+		t.Fatal(err)
+	}
+	i := 1000
+	if n := testing.AllocsPerRun(100, func() {
+		if v, err := next(i); err != nil || v != i+1 {
+			t.Fatalf("next(%d) = %d, %v", i, v, err)
+		}
+		i += 1000
+	}); n != 0 {
+		t.Errorf("func(int) (int, error) resumer: %v allocations per resume, want 0", n)
 	}
 }

@@ -36,35 +36,53 @@ func BenchmarkThreads_Resume(b *testing.B) {
 			}
 		}
 	})
-	b.Run("zlua", func(b *testing.B) {
-		e, err := zlua.New(zlua.Options{})
-		if err != nil {
-			b.Fatal(err)
+	// zlua: a typed resume func (BindResume), the allocation-free way;
+	// zluaAny: Resume with []any arguments and results.
+	for _, typed := range []bool{true, false} {
+		name := "zlua"
+		if !typed {
+			name = "zluaAny"
 		}
-		defer e.Close()
-		if err := e.DoString(worker); err != nil {
-			b.Fatal(err)
-		}
-		var fn *zlua.Function
-		if err := e.GetFunction("worker", &fn); err != nil {
-			b.Fatal(err)
-		}
-		defer fn.Release()
-		th, err := e.NewThread(fn)
-		if err != nil {
-			b.Fatal(err)
-		}
-		defer th.Release()
-		b.ReportAllocs()
-		b.ResetTimer()
-		defer startCPU(b).report()
-		for i := 0; i < b.N; i++ {
-			out, err := th.Resume(i)
-			if err != nil || len(out) != 1 || out[0] != int64(i)+1 {
-				b.Fatalf("resume = %v, %v", out, err)
+		b.Run(name, func(b *testing.B) {
+			e, err := zlua.New(zlua.Options{})
+			if err != nil {
+				b.Fatal(err)
 			}
-		}
-	})
+			defer e.Close()
+			if err := e.DoString(worker); err != nil {
+				b.Fatal(err)
+			}
+			var fn *zlua.Function
+			if err := e.GetFunction("worker", &fn); err != nil {
+				b.Fatal(err)
+			}
+			defer fn.Release()
+			th, err := e.NewThread(fn)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer th.Release()
+			var step func(int) (int, error)
+			if err := th.BindResume(&step); err != nil {
+				b.Fatal(err)
+			}
+			b.ReportAllocs()
+			b.ResetTimer()
+			defer startCPU(b).report()
+			for i := 0; i < b.N; i++ {
+				if typed {
+					if r, err := step(i); err != nil || r != i+1 {
+						b.Fatalf("resume = %v, %v", r, err)
+					}
+					continue
+				}
+				out, err := th.Resume(i)
+				if err != nil || len(out) != 1 || out[0] != int64(i)+1 {
+					b.Fatalf("resume = %v, %v", out, err)
+				}
+			}
+		})
+	}
 	b.Run("gopherlua", func(b *testing.B) {
 		L := lua.NewState()
 		defer L.Close()

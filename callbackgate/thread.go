@@ -158,23 +158,8 @@ func (th *Thread) resumeScalars(g *Gate, args []any) (out []any, err error, done
 		}
 	}
 	t := g.cur
-	switch st := g.S.ResumeScalars(t, th.ref, len(args), r); st {
-	case cgo.ResumeSlow:
-		return nil, nil, false
-	case cgo.ResumeNoRoom:
-		th.dead.Store(t.CoStatus(th.co) == cgo.CoDead)
-		return nil, NewLuaError("too many results to resume"), true
-	case cgo.OK:
-	default: // a protected step failed: the error value is on t
-		th.killed = int(r.Status) == cgo.CoKilled
-		th.dead.Store(th.killed || t.CoStatus(th.co) == cgo.CoDead)
-		return nil, g.ErrorFromTop(t, st), true
-	}
-	if status := int(r.Status); status != cgo.OK && status != cgo.Yield {
-		th.dead.Store(true)
-		return nil, g.ErrorFromTop(t, status), true
-	} else {
-		th.dead.Store(status == cgo.OK)
+	if slow, err := th.resumeFast(g, t, len(args), r); slow || err != nil {
+		return nil, err, !slow
 	}
 	top := int(r.Base)
 	if r.Popped == 0 {
@@ -194,6 +179,33 @@ func (th *Thread) resumeScalars(g *Gate, args []any) (out []any, err error, done
 		out[i] = v
 	}
 	return out, nil, true
+}
+
+// resumeFast resumes the thread on behalf of t with the nin arguments set
+// in r.In, in one crossing (zlua_resume_scalars). slow reports that
+// nothing was done (the caller takes the full path); otherwise, without
+// an error, the thread's values are in r and on t above r.Base unless
+// r.Popped.
+func (th *Thread) resumeFast(g *Gate, t cgo.Thread, nin int, r *cgo.CallResult) (slow bool, err error) {
+	switch st := g.S.ResumeScalars(t, th.ref, nin, r); st {
+	case cgo.ResumeSlow:
+		return true, nil
+	case cgo.ResumeNoRoom:
+		th.dead.Store(t.CoStatus(th.co) == cgo.CoDead)
+		return false, NewLuaError("too many results to resume")
+	case cgo.OK:
+	default: // a protected step failed: the error value is on t
+		th.killed = int(r.Status) == cgo.CoKilled
+		th.dead.Store(th.killed || t.CoStatus(th.co) == cgo.CoDead)
+		return false, g.ErrorFromTop(t, st)
+	}
+	status := int(r.Status)
+	if status != cgo.OK && status != cgo.Yield {
+		th.dead.Store(true)
+		return false, g.ErrorFromTop(t, status)
+	}
+	th.dead.Store(status == cgo.OK)
+	return false, nil
 }
 
 // setScalar sets argument i of r's next scalar call or resume to a when
@@ -224,34 +236,9 @@ func setScalar(r *cgo.CallResult, i int, a any) bool {
 // resume is Resume inside the API call, on thread t whose stack top is
 // top.
 func (th *Thread) resume(g *Gate, t cgo.Thread, top int, args []any) ([]any, error) {
-	s := g.S
-	s.ProgReset()
-	s.PutRef(th.ref)
-	for i, a := range args {
-		if err := g.push(a, "", 0); err != nil {
-			return nil, fmt.Errorf("zlua: resume: argument #%d: %w", i+1, err)
-		}
-	}
-	if err := s.Commit(); err != nil {
+	n, err := th.resumeRaw(g, t, args)
+	if err != nil {
 		return nil, err
-	}
-	if th.killed {
-		return nil, NewLuaError("cannot resume dead coroutine")
-	}
-	st, status := s.Resume(t)
-	if st != cgo.OK { // refused, or the arguments or results did not fit
-		th.killed = status == cgo.CoKilled
-		th.dead.Store(th.killed || t.CoStatus(th.co) == cgo.CoDead)
-		return nil, g.ErrorFromTop(t, st)
-	}
-	if status != cgo.OK && status != cgo.Yield {
-		th.dead.Store(true)
-		return nil, g.ErrorFromTop(t, status)
-	}
-	th.dead.Store(status == cgo.OK)
-	n := t.Top() - top
-	if !s.Reserve(t, ReadStack) {
-		return nil, ErrMemory
 	}
 	out := make([]any, n)
 	for i := range out {
@@ -265,6 +252,43 @@ func (th *Thread) resume(g *Gate, t cgo.Thread, top int, args []any) ([]any, err
 		out[i] = v
 	}
 	return out, nil
+}
+
+// resumeRaw resumes the thread with args through the protected operation
+// and leaves the n values it yielded or returned on t, above its top
+// before the call, with ReadStack free slots above them.
+func (th *Thread) resumeRaw(g *Gate, t cgo.Thread, args []any) (n int, err error) {
+	top := t.Top()
+	s := g.S
+	s.ProgReset()
+	s.PutRef(th.ref)
+	for i, a := range args {
+		if err := g.push(a, "", 0); err != nil {
+			return 0, fmt.Errorf("zlua: resume: argument #%d: %w", i+1, err)
+		}
+	}
+	if err := s.Commit(); err != nil {
+		return 0, err
+	}
+	if th.killed {
+		return 0, NewLuaError("cannot resume dead coroutine")
+	}
+	st, status := s.Resume(t)
+	if st != cgo.OK { // refused, or the arguments or results did not fit
+		th.killed = status == cgo.CoKilled
+		th.dead.Store(th.killed || t.CoStatus(th.co) == cgo.CoDead)
+		return 0, g.ErrorFromTop(t, st)
+	}
+	if status != cgo.OK && status != cgo.Yield {
+		th.dead.Store(true)
+		return 0, g.ErrorFromTop(t, status)
+	}
+	th.dead.Store(status == cgo.OK)
+	n = t.Top() - top
+	if !s.Reserve(t, ReadStack) {
+		return 0, ErrMemory
+	}
+	return n, nil
 }
 
 // put appends a push of the thread to g's program.

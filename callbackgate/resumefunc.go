@@ -1,0 +1,243 @@
+package callbackgate
+
+import (
+	"fmt"
+	"reflect"
+
+	"github.com/zlua-go/zlua/cgo"
+)
+
+// Typed resume funcs (Thread.MakeResumer): a Go func whose call resumes
+// the thread, the way a typed func from GetFunction calls a Lua function.
+// Common signatures (no parameter or one int, float64 or bool; no result
+// or one int, float64, bool or string; optionally a last error) resume in
+// one crossing without reflection and without allocating; others go
+// through reflect.MakeFunc.
+
+// MakeResumer returns a func of type typ that resumes th: its arguments
+// are pushed like Resume's, the values the thread yields (or returns)
+// convert into its results like a typed func's, a last error result
+// receives the resume's error (without one, the func panics with it).
+func (th *Thread) MakeResumer(typ reflect.Type) reflect.Value {
+	if mk, ok := fastResumers[typ]; ok {
+		return reflect.ValueOf(mk(th))
+	}
+	nres, errLast := resultShape(typ)
+	return reflect.MakeFunc(typ, func(args []reflect.Value) []reflect.Value {
+		return reflectCall(typ, args, nres, errLast, th.resumeReflect)
+	})
+}
+
+// resumeArg and resumeRes are the parameter and result types of the
+// allocation-free resumers.
+type (
+	resumeArg interface{ int | float64 | bool }
+	resumeRes interface{ int | float64 | bool | string }
+)
+
+var fastResumers = map[reflect.Type]func(th *Thread) any{
+	reflect.TypeFor[func() error](): func(th *Thread) any {
+		return func() error { return th.resumeTyped(0, nil, nil) }
+	},
+	reflect.TypeFor[func()](): func(th *Thread) any {
+		return func() { must(th.resumeTyped(0, nil, nil)) }
+	},
+}
+
+func init() {
+	addResumers[int]()
+	addResumers[float64]()
+	addResumers[bool]()
+	addNoArgResumer[int]()
+	addNoArgResumer[float64]()
+	addNoArgResumer[bool]()
+	addNoArgResumer[string]()
+}
+
+// addResumers registers the signatures with one parameter of type A.
+func addResumers[A resumeArg]() {
+	fastResumers[reflect.TypeFor[func(A) error]()] = func(th *Thread) any {
+		return func(a A) error { return th.resumeTyped(1, func(r *cgo.CallResult) { setIn(r, 0, a) }, nil) }
+	}
+	fastResumers[reflect.TypeFor[func(A)]()] = func(th *Thread) any {
+		return func(a A) { must(th.resumeTyped(1, func(r *cgo.CallResult) { setIn(r, 0, a) }, nil)) }
+	}
+	addArgResumer[A, int]()
+	addArgResumer[A, float64]()
+	addArgResumer[A, bool]()
+	addArgResumer[A, string]()
+}
+
+// addArgResumer registers func(A) (R, error) and func(A) R.
+func addArgResumer[A resumeArg, R resumeRes]() {
+	fastResumers[reflect.TypeFor[func(A) (R, error)]()] = func(th *Thread) any {
+		return func(a A) (R, error) { return resumeOne[A, R](th, 1, a) }
+	}
+	fastResumers[reflect.TypeFor[func(A) R]()] = func(th *Thread) any {
+		return func(a A) R { v, err := resumeOne[A, R](th, 1, a); must(err); return v }
+	}
+}
+
+// addNoArgResumer registers func() (R, error) and func() R.
+func addNoArgResumer[R resumeRes]() {
+	fastResumers[reflect.TypeFor[func() (R, error)]()] = func(th *Thread) any {
+		return func() (R, error) { return resumeOne[int, R](th, 0, 0) }
+	}
+	fastResumers[reflect.TypeFor[func() R]()] = func(th *Thread) any {
+		return func() R { v, err := resumeOne[int, R](th, 0, 0); must(err); return v }
+	}
+}
+
+// resumeOne resumes th with nin (0 or 1) arguments, a, and converts the
+// first value it yields or returns (none reads as nil) into R.
+func resumeOne[A resumeArg, R resumeRes](th *Thread, nin int, a A) (R, error) {
+	var v R
+	err := th.resumeTyped(nin, func(r *cgo.CallResult) { setIn(r, 0, a) }, func(g *Gate, r *cgo.CallResult, top int) error {
+		res, idx := g.result(r, top, 0)
+		var err error
+		switch p := any(&v).(type) {
+		case *int:
+			var i int64
+			if i, err = g.readInt(g.cur, idx, &res); err == nil {
+				if int64(int(i)) != i {
+					err = outOfRange(reflect.Int)
+				}
+				*p = int(i)
+			}
+		case *float64:
+			*p, err = g.readFloat(g.cur, idx, &res)
+		case *bool:
+			*p, err = g.readBool(g.cur, idx, &res)
+		case *string:
+			*p, err = g.readString(g.cur, idx, &res)
+		}
+		if err != nil {
+			return fmt.Errorf("zlua: resume: result #1: %w", err)
+		}
+		return nil
+	})
+	return v, err
+}
+
+// setIn sets scalar argument i of r.
+func setIn[A resumeArg](r *cgo.CallResult, i int, a A) {
+	switch p := any(&a).(type) {
+	case *int:
+		r.SetInt(i, int64(*p))
+	case *float64:
+		r.SetNum(i, *p)
+	case *bool:
+		r.SetBool(i, *p)
+	}
+}
+
+// resumeTyped is the body of the fast resumers: an API call that resumes
+// th with the nin arguments set sets in the call's buffer and, unless
+// read is nil, converts the thread's values with read while they are
+// valid. A thread the one-crossing path cannot resume as it stands (dead,
+// running, killed, a limited call in progress) takes the full path, which
+// reports why in Lua's words.
+func (th *Thread) resumeTyped(nin int, set func(*cgo.CallResult), read func(g *Gate, r *cgo.CallResult, top int) error) error {
+	if th.g == nil {
+		return errZeroHandle
+	}
+	if th.released {
+		return ErrReleased
+	}
+	g := th.g
+	if err := g.Enter(); err != nil {
+		if err == ErrClosed {
+			return ErrStale
+		}
+		return err
+	}
+	defer g.Exit()
+	if err := th.check(); err != nil {
+		return err
+	}
+	r, err := g.callResult()
+	if err != nil {
+		return err
+	}
+	if set != nil {
+		set(r)
+	}
+	t := g.cur
+	slow := true
+	if !th.killed {
+		if slow, err = th.resumeFast(g, t, nin, r); err != nil {
+			return err
+		}
+	}
+	top := int(r.Base)
+	if slow { // the full path, from the arguments set in r
+		top = t.Top()
+		defer t.SetTop(top)
+		args := make([]any, nin)
+		for i := range args {
+			args[i], _ = g.natural(t, 0, &r.In[i], 0)
+		}
+		n, err := th.resumeRaw(g, t, args)
+		if err != nil {
+			return err
+		}
+		r.N, r.Popped, r.Base = int32(n), 0, int32(top)
+		for i := 0; i < n && i < cgo.CallRes; i++ {
+			r.Res[i] = t.Arg(top + 1 + i)
+		}
+	} else if r.Popped == 0 {
+		defer t.SetTop(top)
+		if !g.S.Reserve(t, ReadStack) {
+			return ErrMemory
+		}
+	}
+	if read == nil {
+		return nil
+	}
+	return read(g, r, top)
+}
+
+// resumeReflect is the body of a reflect-made resumer: it resumes th with
+// args (pushed like Resume's) and converts the thread's first len(out)
+// values into out.
+func (th *Thread) resumeReflect(args, out []reflect.Value) error {
+	if th.g == nil {
+		return errZeroHandle
+	}
+	if th.released {
+		return ErrReleased
+	}
+	g := th.g
+	if err := g.Enter(); err != nil {
+		if err == ErrClosed {
+			return ErrStale
+		}
+		return err
+	}
+	defer g.Exit()
+	if err := th.check(); err != nil {
+		return err
+	}
+	t := g.cur
+	top := t.Top()
+	defer t.SetTop(top)
+	in := make([]any, len(args))
+	for i, a := range args {
+		in[i] = a.Interface()
+	}
+	n, err := th.resumeRaw(g, t, in)
+	if err != nil {
+		return err
+	}
+	for i := range out {
+		idx := top + 1 + i
+		a := cgo.Arg{Type: int32(cgo.TNone)}
+		if i < n {
+			a = t.Arg(idx)
+		}
+		if err := g.read(t, idx, &a, out[i], 0); err != nil {
+			return fmt.Errorf("zlua: resume: result #%d: %w", i+1, err)
+		}
+	}
+	return nil
+}
