@@ -302,10 +302,9 @@ func (f *Function) callIntInt(a, b int64) (int64, error) {
 	top, err := f.finishScalars(g, r, 2, 1)
 	var v int64
 	if err == nil {
-		res, idx := g.result(r, top, 0)
-		if res.Type == int32(cgo.TNumber) && res.IsInt() {
+		if res := &r.Res[0]; res.Type == int32(cgo.TNumber) && res.IsInt() { // nres 1: r.N is 1
 			v = res.Int()
-		} else if v, err = g.readInt(g.cur, idx, &res); err != nil {
+		} else if v, err = g.readInt(g.cur, top+1, res); err != nil {
 			err = f.resultError(0, err)
 		}
 	}

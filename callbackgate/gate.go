@@ -432,6 +432,14 @@ func (g *Gate) release(id uint32) {
 
 // callResult returns the result buffer for the current depth.
 func (g *Gate) callResult() (*cgo.CallResult, error) {
+	if g.deep < len(g.callRes) {
+		return g.callRes[g.deep], nil
+	}
+	return g.newCallResult()
+}
+
+// newCallResult allocates the result buffers up to the current depth.
+func (g *Gate) newCallResult() (*cgo.CallResult, error) {
 	for len(g.callRes) <= g.deep {
 		r, err := g.S.NewCallResult()
 		if err != nil {

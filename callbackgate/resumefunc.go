@@ -151,7 +151,14 @@ func (th *Thread) resumeTyped(nin int, set func(*cgo.CallResult), read func(g *G
 		}
 		return err
 	}
-	defer g.Exit()
+	err := th.resumeTypedIn(g, nin, set, read)
+	g.Exit()
+	return err
+}
+
+// resumeTypedIn is resumeTyped inside the API call (no defer on the
+// path: nothing here panics, and Lua code runs below C frames).
+func (th *Thread) resumeTypedIn(g *Gate, nin int, set func(*cgo.CallResult), read func(g *Gate, r *cgo.CallResult, top int) error) error {
 	if err := th.check(); err != nil {
 		return err
 	}
@@ -172,29 +179,30 @@ func (th *Thread) resumeTyped(nin int, set func(*cgo.CallResult), read func(g *G
 	top := int(r.Base)
 	if slow { // the full path, from the arguments set in r
 		top = t.Top()
-		defer t.SetTop(top)
 		args := make([]any, nin)
 		for i := range args {
 			args[i], _ = g.natural(t, 0, &r.In[i], 0)
 		}
 		n, err := th.resumeRaw(g, t, args)
 		if err != nil {
+			t.SetTop(top)
 			return err
 		}
 		r.N, r.Popped, r.Base = int32(n), 0, int32(top)
 		for i := 0; i < n && i < cgo.CallRes; i++ {
 			r.Res[i] = t.Arg(top + 1 + i)
 		}
-	} else if r.Popped == 0 {
-		defer t.SetTop(top)
-		if !g.S.Reserve(t, ReadStack) {
-			return ErrMemory
-		}
+	} else if r.Popped == 0 && !g.S.Reserve(t, ReadStack) {
+		t.SetTop(top)
+		return ErrMemory
 	}
-	if read == nil {
-		return nil
+	if read != nil {
+		err = read(g, r, top)
 	}
-	return read(g, r, top)
+	if r.Popped == 0 {
+		t.SetTop(top)
+	}
+	return err
 }
 
 // resumeReflect is the body of a reflect-made resumer: it resumes th with
