@@ -221,6 +221,9 @@ int zlua_resume_scalars(zlua_env *env, lua_State *L, int ref, int nin, zlua_call
 		return ZLUA_RESUME_SLOW; /* the full path refuses it in Lua's words */
 	}
 #ifdef ZLUA_LUAJIT
+	/* room_on's own luaL_checkstack(L, 4) finds the few slots every entry
+	 * from Go has (zlua_op pushes three without asking, too); the growth
+	 * of co that can raise runs under protection inside it. */
 	{
 		int killed;
 		if (!room_on(L, env, base + 1, co, nin + 1, &killed)) { /* [co, err] */
