@@ -85,6 +85,15 @@ func reflectPlan(t reflect.Type) callFunc {
 	for i := range outs {
 		outs[i] = t.Out(i)
 	}
+	// A single integer or float result returns without a push program
+	// (as the fast plans do), whatever the type's name.
+	var ret1 reflect.Kind
+	if len(outs) == 1 {
+		switch k := outs[0].Kind(); k {
+		case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64, reflect.Float32, reflect.Float64:
+			ret1 = k
+		}
+	}
 	// spare holds argument values of a fixed signature between calls:
 	// reflect.Value.Call copies them, so a call that finds it takes it
 	// (a concurrent or nested call of the same signature allocates its
@@ -125,6 +134,13 @@ func reflectPlan(t reflect.Type) callFunc {
 		}
 		out := reflect.ValueOf(e.fn).Call(args)
 		giveBack(&spare, held)
+		switch ret1 {
+		case reflect.Invalid:
+		case reflect.Float32, reflect.Float64:
+			return retNum(fr, out[0].Float())
+		default:
+			return retInt(fr, out[0].Int())
+		}
 		return g.results(out, outs, e.name)
 	}
 }

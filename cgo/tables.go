@@ -34,13 +34,43 @@ static int zlua_nextpair(lua_State *L, int idx, zlua_arg *kv, int first)
 #define ZLUA_PAIRS_MAX 16
 
 // zlua_readpairs reads every pair of the table at idx into kv in one
-// crossing (keys at even, values at odd positions; strings read in place,
+// crossing (keys at even, values at odd positions: keys other than
+// strings, numbers and booleans keep only their type; strings read in place,
 // valid while the table holds them and is not changed), for decoding a
 // flat table into a struct. It returns the number of pairs, or -1 when the
 // table has more than ZLUA_PAIRS_MAX pairs or a value other than a
 // boolean, number or string (such a value needs the stack: the caller
 // walks with zlua_nextpair). [-0, +0]; [go-safe] as zlua_nextpair; it
 // needs two free slots.
+// read_scalar: zlua_read_arg for a value whose type t is known, with
+// one API call fewer; only strings, numbers and booleans are read (other
+// types keep their type and a zero value). [-0, +0]
+static void read_scalar(lua_State *L, int i, int t, zlua_arg *a)
+{
+	a->type = t;
+	a->isint = 0;
+	a->len = 0;
+	a->v.i = 0;
+	switch (t) {
+	case LUA_TSTRING:
+		a->v.s = lua_tolstring(L, i, &a->len);
+		break;
+	case LUA_TNUMBER:
+#ifndef ZLUA_LUAJIT
+		if (lua_isinteger(L, i)) {
+			a->isint = 1;
+			a->v.i = lua_tointeger(L, i);
+			break;
+		}
+#endif
+		a->v.n = lua_tonumber(L, i);
+		break;
+	case LUA_TBOOLEAN:
+		a->v.b = lua_toboolean(L, i);
+		break;
+	}
+}
+
 static int zlua_readpairs(lua_State *L, int idx, zlua_arg *kv)
 {
 	int n = 0, top = lua_gettop(L), vt;
@@ -51,8 +81,8 @@ static int zlua_readpairs(lua_State *L, int idx, zlua_arg *kv)
 			lua_settop(L, top);
 			return -1;
 		}
-		zlua_read_arg(NULL, L, -2, &kv[2 * n]);
-		zlua_read_arg(NULL, L, -1, &kv[2 * n + 1]);
+		read_scalar(L, -2, lua_type(L, -2), &kv[2 * n]);
+		read_scalar(L, -1, vt, &kv[2 * n + 1]);
 		lua_pop(L, 1);
 		n++;
 	}
