@@ -26,7 +26,7 @@ import (
 // (Go strings are immutable).
 func (g *Gate) decodeFlat(v reflect.Value, p *tablePlan, kv []cgo.Arg) bool {
 	v.SetZero()
-	base := v.Addr().UnsafePointer()
+	base := unsafe.Pointer(v.UnsafeAddr())
 	fc := &g.flat
 	if fc.plan != p {
 		*fc = flatCache{plan: p}
