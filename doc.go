@@ -159,8 +159,10 @@
 // function returning [Yield] inside a thread Go resumed suspends the thread
 // and hands the values to Go; the next Resume's arguments become the Go
 // function's results in Lua. That is how a game loop runs scripts that
-// wait(seconds) (see the scheduler example). A Lua thread reaching a Go
-// parameter of type any or *Thread becomes a [*Thread].
+// wait(seconds) (see the scheduler example). [Thread.BindResume] binds a
+// typed func that resumes the thread in one crossing without allocating,
+// for threads stepped every frame. A Lua thread reaching a Go parameter of
+// type any or *Thread becomes a [*Thread].
 //
 // # Threads
 //
