@@ -153,7 +153,7 @@ func (th *Thread) resumeScalars(g *Gate, args []any) (out []any, err error, done
 		return nil, nil, false
 	}
 	for i, a := range args {
-		if !setScalar(r, i, a) {
+		if !setArgScalar(r, i, a) {
 			return nil, nil, false
 		}
 	}
@@ -208,10 +208,10 @@ func (th *Thread) resumeFast(g *Gate, t cgo.Thread, nin int, r *cgo.CallResult) 
 	return false, nil
 }
 
-// setScalar sets argument i of r's next scalar call or resume to a when
+// setArgScalar sets argument i of r's next scalar call or resume to a when
 // a is nil, a boolean or a number of a basic type (pushed as SetGlobal
 // would); it reports false for anything else.
-func setScalar(r *cgo.CallResult, i int, a any) bool {
+func setArgScalar(r *cgo.CallResult, i int, a any) bool {
 	switch v := a.(type) {
 	case nil:
 		r.SetNil(i)

@@ -122,25 +122,8 @@ int zlua_callscalars(zlua_env *env, lua_State *L, int ref, int selfref, int nin,
 		lua_rawgeti(L, LUA_REGISTRYINDEX, selfref);
 		nargs++;
 	}
-	for (i = 0; i < nin; i++) {
-		const zlua_arg *a = &r->in[i];
-		switch (a->type) {
-		case LUA_TBOOLEAN:
-			lua_pushboolean(L, a->v.b);
-			break;
-		case LUA_TNUMBER:
-#ifndef ZLUA_LUAJIT
-			if (a->isint) {
-				lua_pushinteger(L, a->v.i);
-				break;
-			}
-#endif
-			lua_pushnumber(L, a->isint ? (lua_Number)a->v.i : a->v.n);
-			break;
-		default:
-			lua_pushnil(L);
-		}
-	}
+	for (i = 0; i < nin; i++)
+		zlua_push_in(L, &r->in[i]);
 	env->errinfo_set = 0;
 	st = lua_pcall(L, nargs, nres, base + 1);
 	if (st == LUA_OK) {

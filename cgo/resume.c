@@ -183,27 +183,6 @@ int zlua_thread_failed(lua_State *L, zlua_env *env, zlua_opargs *a)
 	return 1;
 }
 
-/* Pushes the scalar a on L (zlua_callscalars' encoding). [-0, +1] */
-static void push_scalar(lua_State *L, const zlua_arg *a)
-{
-	switch (a->type) {
-	case LUA_TBOOLEAN:
-		lua_pushboolean(L, a->v.b);
-		break;
-	case LUA_TNUMBER:
-#ifndef ZLUA_LUAJIT
-		if (a->isint) {
-			lua_pushinteger(L, a->v.i);
-			break;
-		}
-#endif
-		lua_pushnumber(L, a->isint ? (lua_Number)a->v.i : a->v.n);
-		break;
-	default:
-		lua_pushnil(L);
-	}
-}
-
 int zlua_resume_scalars(zlua_env *env, lua_State *L, int ref, int nin, zlua_callres *r)
 {
 	int base = lua_gettop(L), st, nres, i, scalars = 1;
@@ -239,7 +218,7 @@ int zlua_resume_scalars(zlua_env *env, lua_State *L, int ref, int nin, zlua_call
 	}
 #endif
 	for (i = 0; i < nin; i++)
-		push_scalar(co, &r->in[i]);
+		zlua_push_in(co, &r->in[i]);
 #ifdef ZLUA_LUAJIT
 	st = lua_resume(co, nin);
 	nres = lua_gettop(co);

@@ -688,6 +688,29 @@ static inline int zlua_push_scalar_op(lua_State *L, int op, const unsigned char 
 	return 0;
 }
 
+/* [go-safe] Pushes a scalar argument written by Go (zlua_callres.in:
+ * nil, booleans, integers, floats); never allocates. Shared by
+ * zlua_callscalars and zlua_resume_scalars. [-0, +1] */
+static inline void zlua_push_in(lua_State *L, const zlua_arg *a)
+{
+	switch (a->type) {
+	case LUA_TBOOLEAN:
+		lua_pushboolean(L, a->v.b);
+		break;
+	case LUA_TNUMBER:
+#ifndef ZLUA_LUAJIT
+		if (a->isint) {
+			lua_pushinteger(L, a->v.i);
+			break;
+		}
+#endif
+		lua_pushnumber(L, a->isint ? (lua_Number)a->v.i : a->v.n);
+		break;
+	default:
+		lua_pushnil(L);
+	}
+}
+
 /* ---- threads driven from Go (resume.c) ---- */
 
 /* What coroutine.status would say of a thread. */
