@@ -180,11 +180,16 @@ void zlua_read_arg(zlua_env *env, lua_State *L, int idx, zlua_arg *a)
 static void read_self(zlua_env *env, lua_State *L, zlua_arg *a)
 {
 	zlua_udheader *h = (zlua_udheader *)lua_touserdata(L, 1);
-	if (h != NULL && zlua_rawlen(L, 1) >= sizeof *h) {
+	size_t len;
+	if (h != NULL && (len = zlua_rawlen(L, 1)) >= sizeof *h) {
 		a->type = LUA_TUSERDATA;
 		a->isint = 1; /* checked: v.p is the header, or NULL if not ours */
 		a->len = 0;
-		a->v.p = h->magic == ZLUA_MAGIC && zlua_ownmt(env, L, 1, h) ? h : NULL;
+		/* a keyed ByObj userdata is proved ours by its address (read.c) */
+		if (len == sizeof(ZLuaObjectUserData) && zlua_ownaddr(env, (ZLuaObjectUserData *)h))
+			a->v.p = h;
+		else
+			a->v.p = h->magic == ZLUA_MAGIC && zlua_ownmt(env, L, 1, h) ? h : NULL;
 		return;
 	}
 	zlua_read_arg(env, L, 1, a);
