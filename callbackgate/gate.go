@@ -480,25 +480,43 @@ func dispatch(goid uintptr, fnid uint32, fr cgo.Frame) (status int32) {
 	g.cur = fr.Thread()
 	g.deep++
 	g.calls.Add(1)
-	defer func() {
+	// The deferred call only recovers: on the normal path the frame is
+	// restored below, which is cheaper than a closure doing both (an
+	// open-coded defer of a method with its arguments saved).
+	defer g.recoverCall(e, prev, &status)
+	if g.S.HasQueued() { // one test for the three queues (and inflight copies)
+		g.drainQueued()
+	}
+	status = e.call(g, e, fr)
+	g.cur = prev
+	g.deep--
+	return status
+}
+
+// drainQueued takes what the __gc functions queued for Go: released
+// function ids, object slots and companions.
+func (g *Gate) drainQueued() {
+	if g.S.HasFreedFuncs() {
+		g.drainFreed()
+	}
+	if g.S.HasFreedSlots() {
+		g.objs.Drain()
+	}
+	if g.S.HasFreedCompanions() {
+		g.sv.reg.Drain()
+	}
+}
+
+// recoverCall is dispatch's deferred call: when the Go function panicked
+// (dispatch did not restore the frame) it restores the caller's thread and
+// depth and turns the panic into a Lua error. recover works here because
+// the runtime calls recoverCall itself as the deferred function.
+func (g *Gate) recoverCall(e *funcEntry, prev cgo.Thread, status *int32) {
+	if r := recover(); r != nil {
 		g.cur = prev
 		g.deep--
-		if r := recover(); r != nil {
-			status = g.raisePanic(e.name, r)
-		}
-	}()
-	if g.S.HasQueued() { // one test for the three queues (and inflight copies)
-		if g.S.HasFreedFuncs() {
-			g.drainFreed()
-		}
-		if g.S.HasFreedSlots() {
-			g.objs.Drain()
-		}
-		if g.S.HasFreedCompanions() {
-			g.sv.reg.Drain()
-		}
+		*status = g.raisePanic(e.name, r)
 	}
-	return e.call(g, e, fr)
 }
 
 // raisePanic turns a recovered panic into a Lua error carrying the
