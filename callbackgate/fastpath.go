@@ -116,9 +116,9 @@ func makeFastPlans() map[reflect.Type]callFunc {
 	}
 }
 
-// intArg reads argument i (0-based) as an integer. Its common case, a
-// number with the integer subtype, is read in place and small enough to be
-// inlined into the callers; everything else goes to intArgSlow.
+// intArg reads argument i (0-based) as an integer. Its common cases, a
+// number with the integer subtype or an integral float (LuaJIT), are read
+// in place (Frame.IntArg); everything else goes to intArgSlow.
 func (g *Gate) intArg(fr cgo.Frame, i int) (int64, error) {
 	if v, ok := fr.IntArg(i); ok {
 		return v, nil
@@ -128,12 +128,6 @@ func (g *Gate) intArg(fr cgo.Frame, i int) (int64, error) {
 
 func (g *Gate) intArgSlow(fr cgo.Frame, i int) (int64, error) {
 	a := arg(fr, i)
-	if a.Type == int32(cgo.TNumber) && !a.IsInt() {
-		// LuaJIT numbers are floats: take integral ones without a call.
-		if f := a.Num(); f >= -(1<<53) && f <= 1<<53 && f == float64(int64(f)) {
-			return int64(f), nil
-		}
-	}
 	return g.readInt(fr.Thread(), i+1, &a)
 }
 

@@ -42,13 +42,19 @@ func (f Frame) NArgs() int { return int(f.p.nargs) }
 func (f Frame) Arg(i int) Arg { return *(*Arg)(unsafe.Pointer(&f.p.args[i])) }
 
 // IntArg returns argument i (0-based) when the trampoline read it as a
-// number with the integer subtype, read in place; ok is false otherwise
-// (the caller then takes its general path).
+// number with the integer subtype, or as a float with an integral value
+// within ±2^53 (every LuaJIT number is a float), read in place; ok is
+// false otherwise (the caller then takes its general path).
 func (f Frame) IntArg(i int) (v int64, ok bool) {
 	if uint(i) < uint(FastArgs) && i < int(f.p.nargs) {
 		a := &f.p.args[i]
-		if a._type == C.LUA_TNUMBER && a.isint != 0 {
-			return *(*int64)(unsafe.Pointer(&a.v)), true
+		if a._type == C.LUA_TNUMBER {
+			if a.isint != 0 {
+				return *(*int64)(unsafe.Pointer(&a.v)), true
+			}
+			if n := *(*float64)(unsafe.Pointer(&a.v)); n >= -(1<<53) && n <= 1<<53 && n == float64(int64(n)) {
+				return int64(n), true
+			}
 		}
 	}
 	return 0, false
