@@ -480,10 +480,15 @@ func dispatch(goid uintptr, fnid uint32, fr cgo.Frame) (status int32) {
 	g.cur = fr.Thread()
 	g.deep++
 	g.calls.Add(1)
-	// The deferred call only recovers: on the normal path the frame is
-	// restored below, which is cheaper than a closure doing both (an
-	// open-coded defer of a method with its arguments saved).
-	defer g.recoverCall(e, prev, &status)
+	// The deferred closure only recovers: on the normal path the frame is
+	// restored below, after the call.
+	defer func() {
+		if r := recover(); r != nil { // the frame was not restored
+			g.cur = prev
+			g.deep--
+			status = g.raisePanic(e.name, r)
+		}
+	}()
 	if g.S.HasQueued() { // one test for the three queues (and inflight copies)
 		g.drainQueued()
 	}
@@ -504,18 +509,6 @@ func (g *Gate) drainQueued() {
 	}
 	if g.S.HasFreedCompanions() {
 		g.sv.reg.Drain()
-	}
-}
-
-// recoverCall is dispatch's deferred call: when the Go function panicked
-// (dispatch did not restore the frame) it restores the caller's thread and
-// depth and turns the panic into a Lua error. recover works here because
-// the runtime calls recoverCall itself as the deferred function.
-func (g *Gate) recoverCall(e *funcEntry, prev cgo.Thread, status *int32) {
-	if r := recover(); r != nil {
-		g.cur = prev
-		g.deep--
-		*status = g.raisePanic(e.name, r)
 	}
 }
 
