@@ -1,6 +1,7 @@
 package zlua_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/zlua-go/zlua"
@@ -146,4 +147,30 @@ func TestObjectFreedWithoutItsFinalizerLeavesTheAddressProof(t *testing.T) {
 		t.Fatalf("%d slots leaked, want the 1 whose userdata died without __gc", n)
 	}
 	zlua.ForgiveLeakedSlots(1)
+}
+
+// On LuaJIT a LibsAll script can write memory with the FFI: it copies a
+// live object's 32 bytes, header and all, into another 32-byte userdata
+// (a ByVal empty struct's), which it strips of its metatable. The copy is
+// byte for byte what zlua wrote, at another address: the address proof
+// must refuse it, and so must the metatable check behind it.
+func TestByteExactCopyOfAnObjectIsNotProved(t *testing.T) {
+	if !strings.HasPrefix(zlua.Backend, "LuaJIT") {
+		t.Skip("needs the FFI to write a userdata's bytes (LuaJIT); TestCopiedHeaderAtAnotherAddressIsNotProved covers Lua 5.4")
+	}
+	e := newAddrEnv(t)
+	must(t, e.SetGlobal("held", &Player{Name: "p", HP: 3}))
+	must(t, e.SetGlobal("blank", struct{}{}))
+	run(t, e, `
+		local ffi = require("ffi")
+		local fake = blank
+		blank = nil
+		debug.setmetatable(fake, nil)
+		ffi.copy(ffi.cast("void *", fake), ffi.cast("void *", held), 32)
+		assert(ffi.string(ffi.cast("void *", fake), 32) == ffi.string(ffi.cast("void *", held), 32))
+		assert(owned(held) and not owned(fake), "the byte copy is proved by its address")
+		local ok, err = pcall(held.Hurt, fake, 1)
+		assert(not ok and err:find("bad self %(Player expected, got userdata%)"), tostring(err))
+		assert(held:Health() == 3, "the forged receiver reached the object")
+		assert(held ~= fake)`)
 }
