@@ -26,5 +26,5 @@ func OwnAddrLayout(e *Env) (block, off int) { return e.g.S.OwnAddrLayout() }
 // LeakedSlotsSoFar and ForgiveLeakedSlots let a test that leaks object
 // slots on purpose (a userdata freed without its __gc) keep TestMain's
 // leak check for everything else.
-func LeakedSlotsSoFar() int64     { return leakedSlots.Load() }
+func LeakedSlotsSoFar() int64    { return leakedSlots.Load() }
 func ForgiveLeakedSlots(n int64) { leakedSlots.Add(-n) }
