@@ -30,6 +30,8 @@ void *zlua_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
 	 * be reused (ownership by address, read.c). */
 	if (nsize == 0 && osize == env->ud_block && ptr != NULL && osize != 0)
 		zlua_obj_forget(env, (unsigned char *)ptr + env->ud_off);
+	else if (env->probing == 2 && nsize == 0 && ptr == env->probe_block)
+		env->probe_size = osize; /* zlua_ownaddr_init's probe is freed */
 	if (env->base_alloc != NULL) {
 		p = env->base_alloc(env->base_ud, ptr, osize, nsize);
 	} else if (nsize == 0) {
@@ -38,7 +40,7 @@ void *zlua_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
 	} else {
 		p = realloc(ptr, nsize);
 	}
-	if (env->probing && ptr == NULL && p != NULL) {
+	if (env->probing == 1 && ptr == NULL && p != NULL) {
 		env->probe_block = p; /* zlua_obj_init's probe userdata */
 		env->probing = 0;
 	}

@@ -29,7 +29,7 @@ void zlua_ownaddr_init(lua_State *L, zlua_env *env)
 {
 	int running = lua_gc(L, LUA_GCISRUNNING, 0);
 	unsigned char *u;
-	size_t off;
+	size_t off, block;
 	/* The collector is stopped so that the first block allocated is the
 	 * probe userdata's (LuaJIT may run a GC step before allocating it). */
 	lua_gc(L, LUA_GCSTOP, 0);
@@ -46,8 +46,20 @@ void zlua_ownaddr_init(lua_State *L, zlua_env *env)
 	off = (size_t)(u - (unsigned char *)env->probe_block);
 	if (off > 256)
 		return; /* not a userdata header: leave the fast path off */
+	block = off + sizeof(ZLuaObjectUserData);
+	/* Confirmed, not assumed: the probe is garbage now, and a full
+	 * collection must free exactly that block with exactly that size
+	 * (zlua_alloc reports the free). Anything else leaves the fast path
+	 * off. */
+	env->probe_size = 0;
+	env->probing = 2;
+	lua_gc(L, LUA_GCCOLLECT, 0);
+	env->probing = 0;
+	env->probe_block = NULL;
+	if (env->probe_size != block)
+		return;
 	env->ud_off = off;
-	env->ud_block = off + sizeof(ZLuaObjectUserData);
+	env->ud_block = block;
 }
 
 /* [lua] debug.setmetatable(v, mt) as the stock library defines it (Lua

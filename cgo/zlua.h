@@ -357,7 +357,11 @@ typedef struct zlua_env {
 	 * measured once by zlua_obj_init (0: unknown, slot_ud stays empty). */
 	const void **slot_ud;
 	size_t ud_block, ud_off;
-	void *probe_block; /* zlua_obj_init's probe: the next block allocated */
+	/* zlua_ownaddr_init's probe: probing 1 records the next block
+	 * allocated (probe_block), probing 2 the size it is freed with
+	 * (probe_size) */
+	void *probe_block;
+	size_t probe_size;
 	int probing;
 	uint32_t *objfreed;
 	size_t objfreed_len, objfreed_cap;
@@ -799,8 +803,9 @@ void zlua_obj_init(lua_State *L, zlua_env *env);
 #define ZLUA_GC_PAUSE 150
 
 /* [lua] Measures the block layout of a ByObj userdata (ud_block, ud_off)
- * with a probe userdata; leaves both 0, and the address fast path off, if
- * it does not add up. Called once by zlua_obj_init. [-0, +0] */
+ * with a probe userdata, and confirms it by a full collection freeing
+ * that block with that size; leaves both 0, and the address fast path
+ * off, if it does not add up. Called once by zlua_obj_init. [-0, +0] */
 void zlua_ownaddr_init(lua_State *L, zlua_env *env);
 /* [lua] Replaces debug.setmetatable, if the debug library is open, by
  * zlua's equivalent that keeps slot_ud exact (ownaddr.c). [-0, +0] */
