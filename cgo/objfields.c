@@ -56,8 +56,7 @@ int zlua_obj_findex(lua_State *L)
 		 * each C field's name to its index in the directory. */
 		int t;
 		lua_pushvalue(L, 2); /* nil when called without a key */
-		lua_rawget(L, lua_upvalueindex(1));
-		t = lua_type(L, -1);
+		t = zlua_rawget_type(L, lua_upvalueindex(1));
 		if (t != LUA_TNUMBER && t != LUA_TNIL)
 			return 1; /* a method */
 		if (t == LUA_TNUMBER && obj_fields(L, &o)) {

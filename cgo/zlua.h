@@ -53,6 +53,13 @@ int zlua_isinteger(lua_State *L, int idx);
 #define zlua_rawgeti_type(L, idx, n) lua_rawgeti((L), (idx), (n))
 #endif
 
+/* lua_rawget returning the type pushed, like zlua_rawgeti_type. */
+#ifdef ZLUA_LUAJIT
+#define zlua_rawget_type(L, idx) (lua_rawget((L), (idx)), lua_type((L), -1))
+#else
+#define zlua_rawget_type(L, idx) lua_rawget((L), (idx))
+#endif
+
 /* lua_absindex for both backends (pseudo-indices are returned unchanged). */
 #define lua_absindex_compat(L, i) \
 	(((i) > 0 || (i) <= LUA_REGISTRYINDEX) ? (i) : lua_gettop(L) + (i) + 1)
