@@ -26,10 +26,11 @@ void *zlua_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
 		}
 	}
 	/* A ByObj userdata freed without its __gc (a script swapped its
-	 * metatable) leaves the address fast path here, before the block can
-	 * be reused (ownership by address, read.c). */
+	 * metatable, or the finalizer's call failed for memory) leaves the
+	 * address fast path here, before the block can be reused (ownership
+	 * by address, read.c), and gives back its slot count (ownaddr.c). */
 	if (nsize == 0 && osize == env->ud_block && ptr != NULL && osize != 0)
-		zlua_obj_forget(env, (unsigned char *)ptr + env->ud_off);
+		zlua_obj_freed(env, (unsigned char *)ptr + env->ud_off);
 	else if (env->probing == 2 && nsize == 0 && ptr == env->probe_block)
 		env->probe_size = osize; /* zlua_ownaddr_init's probe is freed */
 	if (env->base_alloc != NULL) {

@@ -3,8 +3,10 @@
  * runs in push programs, release in a pure-C __gc that only queues. */
 #include "zlua.h"
 
-/* [lua] Queues slot for Go; never raises (a lost slot is counted). */
-static void queue_slot(zlua_env *env, uint32_t slot)
+/* [go-safe] Queues slot for Go; never raises (a lost slot is counted).
+ * Also called by zlua_alloc (ownaddr.c) for a userdata freed without its
+ * __gc. */
+void zlua_obj_queue_slot(zlua_env *env, uint32_t slot)
 {
 	if (env->objfreed_len == env->objfreed_cap) {
 		size_t cap = env->objfreed_cap ? env->objfreed_cap * 2 : 1024;
@@ -80,9 +82,14 @@ void zlua_obj_push(lua_State *L, zlua_env *env, uint32_t slot, uint32_t gen,
 	zlua_push_regtable(L, mtref);
 	lua_setmetatable(L, -2);
 	env->objcnt[slot]++; /* from here on this userdata's __gc owns a count */
+	/* Ownership by address (read.c): the keyed userdata of its slot, or
+	 * the first of an unkeyed slot (a slice view, or any object once a
+	 * script replaced the cache: a later copy of the same slot stays on
+	 * the metatable check). The entry also lets zlua_alloc give back the
+	 * count of a userdata freed without its __gc (ownaddr.c). */
+	if (env->ud_block != 0 && (cached || env->slot_ud[slot] == NULL))
+		env->slot_ud[slot] = u;
 	if (cached) {
-		if (env->ud_block != 0)
-			env->slot_ud[slot] = u; /* ownership by address (read.c) */
 		lua_pushvalue(L, -1);
 		lua_rawseti(L, -3, (lua_Integer)slot);
 		lua_remove(L, -2); /* the cache */
@@ -117,7 +124,7 @@ int zlua_obj_gc(lua_State *L)
 	lua_pop(L, 1);
 	if (u->slot < env->objcnt_cap && env->objcnt[u->slot] > 0 &&
 	    --env->objcnt[u->slot] == 0)
-		queue_slot(env, u->slot);
+		zlua_obj_queue_slot(env, u->slot);
 	return 0;
 }
 

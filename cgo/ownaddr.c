@@ -25,6 +25,23 @@ void zlua_obj_forget(zlua_env *env, const void *p)
 		env->slot_ud[u->slot] = NULL;
 }
 
+void zlua_obj_freed(zlua_env *env, const void *p)
+{
+	const ZLuaObjectUserData *u = (const ZLuaObjectUserData *)p;
+	if (u->slot >= env->objcnt_cap || env->slot_ud[u->slot] != p)
+		return; /* not a proved userdata: any block of the same size */
+	env->slot_ud[u->slot] = NULL;
+	/* Proved and still in the table: zlua's userdata with zlua's
+	 * metatable, whose __gc (which forgets first) never ran. Lua frees an
+	 * object without its finalizer when the finalizer's call fails (out
+	 * of memory before it is entered: Lua 5.4 warns and moves on, LuaJIT
+	 * raises into whatever stepped the collector); the count it owned is
+	 * given back here, or its slot would stay live until Close. */
+	if (!(u->header.flags & ZLUA_F_RELEASED) && env->objcnt[u->slot] > 0 &&
+	    --env->objcnt[u->slot] == 0)
+		zlua_obj_queue_slot(env, u->slot);
+}
+
 void zlua_ownaddr_init(lua_State *L, zlua_env *env)
 {
 	int running = lua_gc(L, LUA_GCISRUNNING, 0);

@@ -35,6 +35,12 @@ void zlua_resume_boot(lua_State *L)
 	 * string exists and that creation never allocates. */
 	lua_pushliteral(L, "C stack overflow");
 	luaL_ref(L, LUA_REGISTRYINDEX);
+	/* After a coroutine fails with LUA_ERRERR, lua_resume sets this
+	 * message outside its protected call (luaD_seterrorobj); on the
+	 * one-crossing path (zlua_resume_scalars) nothing catches a raise
+	 * there, so the string must exist and its creation never allocate. */
+	lua_pushliteral(L, "error in error handling");
+	luaL_ref(L, LUA_REGISTRYINDEX);
 #else
 	(void)L;
 #endif
@@ -240,7 +246,9 @@ int zlua_resume_scalars(zlua_env *env, lua_State *L, int ref, int nin, zlua_call
 	r->status = st;
 	r->n = nres;
 	for (i = 0; i < nres && i < ZLUA_CALL_RES; i++) {
-		zlua_read_arg(env, co, lua_gettop(co) - nres + 1 + i, &r->res[i]);
+		/* no env: a userdata is only typed here (its ownership check
+		 * pushes on co, whose room is not ours); it moves to L below */
+		zlua_read_arg(NULL, co, lua_gettop(co) - nres + 1 + i, &r->res[i]);
 		if (r->res[i].type > LUA_TNUMBER || r->res[i].type == LUA_TLIGHTUSERDATA)
 			scalars = 0;
 	}

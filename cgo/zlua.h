@@ -885,6 +885,14 @@ void zlua_open_dbgmeta(lua_State *L);
  * Called by zlua_obj_gc and by zlua_alloc before it frees such a block.
  * [-0, +0] */
 void zlua_obj_forget(zlua_env *env, const void *p);
+/* [go-safe] zlua_alloc's hook for a block of a ByObj userdata's size about
+ * to be freed, p its payload: if slot_ud proves it zlua's live userdata,
+ * its __gc never ran, so it is forgotten and the slot count it owned given
+ * back (the slot queued for Go at zero). Anything else is left alone.
+ * [-0, +0] */
+void zlua_obj_freed(zlua_env *env, const void *p);
+/* [go-safe] Queues slot for Go's release; never raises. */
+void zlua_obj_queue_slot(zlua_env *env, uint32_t slot);
 /* [go-safe] Grows env->objcnt (and slot_ud) to hold index n; 0 on
  * failure. */
 int zlua_objcnt_reserve(zlua_env *env, size_t n);
