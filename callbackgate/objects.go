@@ -54,8 +54,18 @@ func (g *Gate) pushObj(v reflect.Value, view reflect.Type) error {
 	return nil
 }
 
+// sameType is t == u for reflect.Types (either may be nil) without the
+// runtime's interface comparison: every non-nil reflect.Type is a
+// *reflect.rtype, one per type, so the data words decide. Hot paths
+// (bindingFor's last-binding check, the struct type cache) compare types
+// on every push.
+func sameType(t, u reflect.Type) bool {
+	return (*[2]unsafe.Pointer)(unsafe.Pointer(&t))[1] == (*[2]unsafe.Pointer)(unsafe.Pointer(&u))[1]
+}
+
 // retPtr returns the non-nil pointer p of type typ as the call's one
-// result: a cache hit neither reflects, allocates nor writes a program.
+// result: neither a cache hit nor a new object writes a push program, and
+// a hit does not reflect.
 func (g *Gate) retPtr(fr cgo.Frame, p unsafe.Pointer, typ reflect.Type, name string) int32 {
 	if p == nil {
 		fr.ReturnNil()
@@ -69,22 +79,32 @@ func (g *Gate) retPtr(fr cgo.Frame, p unsafe.Pointer, typ reflect.Type, name str
 // gave) is known.
 func (g *Gate) retPtrAs(fr cgo.Frame, p unsafe.Pointer, typ reflect.Type, b *binding, err error, name string) int32 {
 	if err == nil {
-		if key, ok := objreg.MakeKey(p, b.id); ok {
+		key, keyed := objreg.MakeKey(p, b.id)
+		if keyed {
 			if slot, gen, ok := g.objs.Lookup(key); ok {
 				fr.ReturnObj(slot, gen, b.id, b.mtref, true)
 				return cgo.StatusRetObj
 			}
 		}
-		v := reflect.NewAt(typ.Elem(), p)
-		if v.Type() != typ {
-			v = v.Convert(typ)
-		}
-		g.S.ProgReset()
-		if err = g.pushObj(v, nil); err == nil {
-			return g.commitReturn()
+		// A new object: its slot goes to C with the result as a hit's
+		// does, without a push program (keyed is false only for an
+		// address MakeKey cannot encode: that push gets no identity).
+		var slot, gen uint32
+		if slot, gen, err = g.objs.Add(key, keyed, ptrValue(p, typ), b.id); err == nil {
+			fr.ReturnObj(slot, gen, b.id, b.mtref, keyed)
+			return cgo.StatusRetObj
 		}
 	}
 	return g.raiseText(fmt.Sprintf("result #1 of '%s': %v", name, err), err)
+}
+
+// ptrValue returns the pointer p of type typ (a pointer type) as an any.
+func ptrValue(p unsafe.Pointer, typ reflect.Type) any {
+	v := reflect.NewAt(typ.Elem(), p)
+	if !sameType(v.Type(), typ) {
+		v = v.Convert(typ) // a defined pointer type
+	}
+	return v.Interface()
 }
 
 // pushViewed pushes v with view: reference values become userdata that
