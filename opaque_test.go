@@ -2,6 +2,7 @@ package zlua_test
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -144,5 +145,47 @@ func TestOpaqueErrors(t *testing.T) {
 	}
 	if err := try(zlua.Opaque((*Vec3)(nil)), `assert(... == nil)`); err != nil {
 		t.Fatalf("Opaque(nil): %v", err)
+	}
+}
+
+// vec2 has the same layout as the first two fields of Vec3 but is another
+// type: a handle must never be copied out as the type pushed before it.
+type vec2 struct{ X, Y float64 }
+
+// TestOpaqueHandlesOfMixedTypes checks get_opaquevalue when handle types
+// alternate within a call and between calls: each copy has its own
+// handle's type and current value (the gate remembers the handle type it
+// checked last and its ByVal type, so this catches a stale one), and a
+// refused type stays refused right after an accepted one.
+func TestOpaqueHandlesOfMixedTypes(t *testing.T) {
+	e := newEnv(t)
+	run(t, e, `function f(a, b, c)
+		local va, vb, vc = zlua.get_opaquevalue(a), zlua.get_opaquevalue(b), zlua.get_opaquevalue(c)
+		return tostring(va) .. " " .. tostring(vb) .. " " .. tostring(vc) .. " " ..
+			string.format("%d", zlua.get_opaquevalue(a).X + zlua.get_opaquevalue(b).X)
+	end`)
+	var f func(a, b, c any) (string, error)
+	must(t, e.GetFunction("f", &f))
+	v, w, r := &Vec3{X: 1, Y: 2, Z: 3}, &vec2{X: 10, Y: 20}, &Record{Name: "ann"}
+	const rec = "Record{Name=ann Tags=[] Meta=map[] At={0 0 0} N=0}"
+	for i := 0; i < 3; i++ {
+		got, err := f(zlua.Opaque(v), zlua.Opaque(w), zlua.Opaque(r))
+		must(t, err)
+		if want := fmt.Sprintf("Vec3{X=%d Y=2 Z=3} vec2{X=10 Y=20} %s %d", i+1, rec, i+11); got != want {
+			t.Fatalf("call %d: got %q, want %q", i, got, want)
+		}
+		got, err = f(zlua.Opaque(w), zlua.Opaque(w), zlua.Opaque(v))
+		must(t, err)
+		if want := fmt.Sprintf("vec2{X=10 Y=20} vec2{X=10 Y=20} Vec3{X=%d Y=2 Z=3} 20", i+1); got != want {
+			t.Fatalf("call %d: got %q, want %q", i, got, want)
+		}
+		v.X++
+	}
+	n := 5
+	if _, err := f(zlua.Opaque(v), zlua.Opaque(&n), nil); !errors.Is(err, zlua.ErrCannotPush) {
+		t.Fatalf("Opaque(*int) after Opaque(*Vec3): %v", err)
+	}
+	if _, err := f(zlua.Opaque(v), zlua.Opaque(&zlua.Table{}), nil); !errors.Is(err, zlua.ErrCannotPush) {
+		t.Fatalf("Opaque(*Table) after Opaque(*Vec3): %v", err)
 	}
 }

@@ -38,8 +38,9 @@ type structState struct {
 	types  map[reflect.Type]*valType
 	byID   []*valType
 	last   *valType
-	opq    []opaqueEntry
-	opqGen uint32
+	opq     []opaqueEntry
+	opqGen  uint32
+	opqLast opaqueType // the handle type pushed last (opaque.go)
 }
 
 func newStructState(s *cgo.State) structState {
@@ -59,7 +60,7 @@ func (g *Gate) closeStructs() int {
 // valTypeFor returns the ByVal type of the struct type t, building its
 // metatable on first use (the program being written is kept).
 func (g *Gate) valTypeFor(t reflect.Type) (*valType, error) {
-	if vt := g.sv.last; vt != nil && vt.typ == t {
+	if vt := g.sv.last; vt != nil && sameType(vt.typ, t) {
 		return vt, nil
 	}
 	vt, ok := g.sv.types[t]
