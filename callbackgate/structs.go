@@ -34,10 +34,10 @@ type valMethod struct {
 // structState is the gate's StructRegistry: companions, struct types by
 // id, and the opaque handles of the calls in progress.
 type structState struct {
-	reg    *structreg.Registry
-	types  map[reflect.Type]*valType
-	byID   []*valType
-	last   *valType
+	reg     *structreg.Registry
+	types   map[reflect.Type]*valType
+	byID    []*valType
+	last    *valType
 	opq     []opaqueEntry
 	opqGen  uint32
 	opqLast opaqueType // the handle type pushed last (opaque.go)
