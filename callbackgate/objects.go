@@ -216,7 +216,7 @@ func (g *Gate) popObj(t cgo.Thread, idx int, a *cgo.Arg, v reflect.Value) error 
 		}
 		return typeError(luaName(typ), g.typeName(t, idx, a))
 	}
-	ov := reflect.ValueOf(s.Val)
+	ov := reflect.ValueOf(g.objs.Val(s))
 	switch {
 	case ov.Type().AssignableTo(typ):
 		v.Set(ov)
@@ -247,7 +247,7 @@ func (g *Gate) fieldAccess(fr cgo.Frame, b *binding, what string) (ov reflect.Va
 		return ov, key, nil, false, st
 	}
 	key = arg(fr, 1)
-	ov = reflect.ValueOf(s.Val)
+	ov = reflect.ValueOf(g.objs.Val(s))
 	if b.elems() {
 		return ov, key, nil, true, 0
 	}
@@ -340,7 +340,7 @@ func objToString(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
 	if s == nil {
 		return st
 	}
-	if str, ok := s.Val.(fmt.Stringer); ok && (b.view == nil || b.view.Implements(stringerType)) {
+	if str, ok := g.objs.Val(s).(fmt.Stringer); ok && (b.view == nil || b.view.Implements(stringerType)) {
 		return g.retStr(str.String())
 	}
 	return g.retStr(fmt.Sprintf("%s: %p", b.name, s.Ptr()))
