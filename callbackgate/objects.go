@@ -59,9 +59,13 @@ func (g *Gate) pushObj(v reflect.Value, view reflect.Type) error {
 // *reflect.rtype, one per type, so the data words decide. Hot paths
 // (bindingFor's last-binding check, the struct type cache) compare types
 // on every push.
-func sameType(t, u reflect.Type) bool {
-	return (*[2]unsafe.Pointer)(unsafe.Pointer(&t))[1] == (*[2]unsafe.Pointer)(unsafe.Pointer(&u))[1]
-}
+func sameType(t, u reflect.Type) bool { return typeWord(t) == typeWord(u) }
+
+// typeWord is the data word of t: its *reflect.rtype.
+func typeWord(t reflect.Type) unsafe.Pointer { return (*eface)(unsafe.Pointer(&t)).data }
+
+// eface is the layout of an interface value.
+type eface struct{ tab, data unsafe.Pointer }
 
 // retPtr returns the non-nil pointer p of type typ as the call's one
 // result: neither a cache hit nor a new object writes a push program, and
@@ -71,7 +75,11 @@ func (g *Gate) retPtr(fr cgo.Frame, p unsafe.Pointer, typ reflect.Type, name str
 		fr.ReturnNil()
 		return cgo.StatusReturn1
 	}
-	b, err := g.bindingFor(typ, nil)
+	b := g.lastBind // bindingFor's own first check, without the call
+	var err error
+	if b == nil || b.view != nil || !sameType(b.typ, typ) {
+		b, err = g.bindingFor(typ, nil)
+	}
 	return g.retPtrAs(fr, p, typ, b, err, name)
 }
 

@@ -39,7 +39,7 @@ static int cache_find(lua_State *L, zlua_env *env, uint32_t slot, uint32_t gen)
 	if (u != NULL && zlua_rawlen(L, -1) >= sizeof *u && u->header.magic == ZLUA_MAGIC &&
 	    u->header.kind == ZLUA_KIND_BYOBJ && u->slot == slot && u->gen == gen &&
 	    !(u->header.flags & ZLUA_F_RELEASED)) {
-		lua_remove(L, -2); /* hit: the cached userdata */
+		lua_replace(L, -2); /* hit: the cached userdata in the cache's place */
 		return 1;
 	}
 	lua_pop(L, 1); /* miss: the cache stays */
@@ -83,7 +83,7 @@ void zlua_obj_push(lua_State *L, zlua_env *env, uint32_t slot, uint32_t gen,
 	if (cached) {
 		lua_pushvalue(L, -1);
 		lua_rawseti(L, -3, (lua_Integer)slot);
-		lua_remove(L, -2); /* the cache */
+		lua_replace(L, -2); /* the userdata in the cache's place */
 	}
 }
 
