@@ -105,3 +105,38 @@ func TestManyObjectsReuseSlots(t *testing.T) {
 	}
 	t.Logf("%d objects: peak %d live, slot capacity %d", n, s.PeakObjects, s.SlotCapacity)
 }
+
+// playerRef is a defined pointer type: a Go function returning one hands
+// Lua an object whose Go type is playerRef, not *Player.
+type playerRef *Player
+
+// TestReturnedObjectsKeepTypeAndIdentity covers the results of func() *T
+// shapes, which go to C without a push program: a new object, the same
+// object again (one userdata), a defined pointer type (its own type
+// when it comes back to Go), and the object given back to Go unchanged.
+func TestReturnedObjectsKeepTypeAndIdentity(t *testing.T) {
+	e := newEnv(t)
+	p := &Player{Name: "ann", HP: 3}
+	var made []*Player
+	must(t, e.SetGlobal("spawn", func() *Player { q := &Player{HP: 1}; made = append(made, q); return q }))
+	must(t, e.SetGlobal("get", func() *Player { return p }))
+	must(t, e.SetGlobal("ref", func() playerRef { return playerRef(p) }))
+	var back []any
+	must(t, e.SetGlobal("keep", func(x any) { back = append(back, x) }))
+	must(t, e.SetGlobal("same", func(a *Player, b *Player) bool { return a == b }))
+	run(t, e, `
+		local a, b = spawn(), spawn()
+		assert(not rawequal(a, b) and a:Health() == 1)
+		assert(rawequal(get(), get()) and get().Name == "ann")
+		assert(rawequal(ref(), ref()), "a defined pointer type keeps its identity")
+		assert(not rawequal(ref(), get()), "another Go type is another binding")
+		assert(same(get(), get()))
+		keep(a); keep(get()); keep(ref())
+	`)
+	if len(back) != 3 || back[0] != any(made[0]) || back[1] != any(p) {
+		t.Fatalf("objects came back as %#v", back)
+	}
+	if r, ok := back[2].(playerRef); !ok || (*Player)(r) != p {
+		t.Fatalf("defined pointer type came back as %T %v", back[2], back[2])
+	}
+}

@@ -106,13 +106,18 @@ func (g *Gate) retPtrAs(fr cgo.Frame, p unsafe.Pointer, typ reflect.Type, b *bin
 	return g.raiseText(fmt.Sprintf("result #1 of '%s': %v", name, err), err)
 }
 
-// ptrValue returns the pointer p of type typ (a pointer type) as an any.
+// ptrValue returns the pointer p of type typ (a pointer type) as an any:
+// the interface value is built from typ's type word (a reflect.Type is
+// the runtime's type descriptor) and p, as the runtime stores a pointer
+// in an interface. No reflection, no allocation.
 func ptrValue(p unsafe.Pointer, typ reflect.Type) any {
-	v := reflect.NewAt(typ.Elem(), p)
-	if !sameType(v.Type(), typ) {
-		v = v.Convert(typ) // a defined pointer type
+	if typ.Kind() != reflect.Pointer {
+		panic("zlua: ptrValue of a non-pointer type " + typ.String())
 	}
-	return v.Interface()
+	var v any
+	e := (*eface)(unsafe.Pointer(&v))
+	e.tab, e.data = typeWord(typ), p
+	return v
 }
 
 // pushViewed pushes v with view: reference values become userdata that

@@ -100,8 +100,16 @@ int zlua_obj_gc(lua_State *L)
 		return 0;
 	u = (ZLuaObjectUserData *)h;
 	u->header.flags |= ZLUA_F_RELEASED;
+#ifdef ZLUA_LUAJIT
 	/* Invariant 3: drop the cache entry only if it is still this userdata;
-	 * a push after the weak entry was cleared has put a new one there. */
+	 * a push after the weak entry was cleared has put a new one there.
+	 * LuaJIT clears weak values only when their object is freed, a cycle
+	 * after this __gc. Lua 5.4 needs none of this: its atomic phase
+	 * clears weak values that refer to objects about to be finalized
+	 * before any finalizer runs, so the entry is never this userdata
+	 * there (lua_close, which clears nothing, frees the cache anyway, and
+	 * a __gc a script calls by hand leaves a released userdata that
+	 * cache_find refuses). */
 	lua_rawgeti(L, LUA_REGISTRYINDEX, env->cache_ref);
 	if (lua_type(L, -1) == LUA_TTABLE) {
 		lua_rawgeti(L, -1, (lua_Integer)u->slot);
@@ -112,6 +120,7 @@ int zlua_obj_gc(lua_State *L)
 		lua_pop(L, 1);
 	}
 	lua_pop(L, 1);
+#endif
 	if (u->slot < env->objcnt_cap && env->objcnt[u->slot] > 0 &&
 	    --env->objcnt[u->slot] == 0)
 		queue_slot(env, u->slot);
