@@ -153,7 +153,7 @@ func getOpaque(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
 	}
 	g.S.ProgReset()
 	if last := &g.sv.opqLast; last.vt != nil && sameType(o.typ, last.typ) {
-		g.S.PutByVal(last.vt.id, last.vt.mtref, o.p, int(last.vt.typ.Size()), 0, 0)
+		g.S.PutByVal(last.vt.id, last.vt.mtref, o.p, last.vt.size, 0, 0)
 		return g.commitReturn()
 	}
 	p := o.value()

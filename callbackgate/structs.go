@@ -18,6 +18,11 @@ type valType struct {
 	name    string
 	mtref   int32
 	methods []*valMethod
+	// copied is set for blittable types that are not OpaqueArgs: push
+	// copies such a value's bytes from its interface without reflection
+	// (push.go); size is then their size.
+	copied bool
+	size   int
 }
 
 // valMethod is one value-receiver method callable on ByVal userdata; its
@@ -69,7 +74,8 @@ func (g *Gate) valTypeFor(t reflect.Type) (*valType, error) {
 			return nil, handlePushError(t)
 		}
 		lay := structreg.LayoutOf(t)
-		vt = &valType{id: uint32(len(g.sv.byID)), typ: t, lay: lay, name: lay.Name}
+		vt = &valType{id: uint32(len(g.sv.byID)), typ: t, lay: lay, name: lay.Name,
+			copied: lay.Blittable && !t.Implements(opaqueArgType), size: int(t.Size())}
 		for i := 0; i < t.NumMethod(); i++ {
 			vt.methods = append(vt.methods, newValMethod(vt, t.Method(i)))
 		}
@@ -84,6 +90,8 @@ func (g *Gate) valTypeFor(t reflect.Type) (*valType, error) {
 	g.sv.last = vt
 	return vt, nil
 }
+
+var opaqueArgType = reflect.TypeFor[OpaqueArg]()
 
 func newValMethod(vt *valType, m reflect.Method) *valMethod {
 	ft := m.Type
