@@ -114,9 +114,9 @@ type Registry struct {
 	// goroutine: at Settle, after a Drain released slots, at Close, and
 	// every statsEvery pushes, so a long call's figures lag by less than
 	// that. capacity and pinned change rarely and are stored directly.
-	nLive, nPeak int64
-	nHits, nAdds uint64
-	dirty        bool // a counter changed since the last publish
+	nLive, nPeak                 int64
+	nHits, nAdds                 uint64
+	dirty                        bool // a counter changed since the last publish
 	live, peak, capacity, pinned atomic.Int64
 	hits, adds                   atomic.Uint64
 }
