@@ -50,7 +50,11 @@ func (g *Gate) pushObj(v reflect.Value, view reflect.Type) error {
 	if err != nil {
 		return err
 	}
-	g.S.PutObj(slot, gen, b.id, b.mtref, keyed)
+	if keyed {
+		g.S.PutNewObj(slot, gen, b.id, b.mtref)
+	} else {
+		g.S.PutObj(slot, gen, b.id, b.mtref, false)
+	}
 	return nil
 }
 
@@ -99,7 +103,11 @@ func (g *Gate) retPtrAs(fr cgo.Frame, p unsafe.Pointer, typ reflect.Type, b *bin
 		// address MakeKey cannot encode: that push gets no identity).
 		var slot, gen uint32
 		if slot, gen, err = g.objs.Add(key, keyed, ptrValue(p, typ), b.id); err == nil {
-			fr.ReturnObj(slot, gen, b.id, b.mtref, keyed)
+			if keyed {
+				fr.ReturnNewObj(slot, gen, b.id, b.mtref)
+			} else {
+				fr.ReturnObj(slot, gen, b.id, b.mtref, false)
+			}
 			return cgo.StatusRetObj
 		}
 	}

@@ -58,7 +58,15 @@ void zlua_obj_push(lua_State *L, zlua_env *env, uint32_t slot, uint32_t gen,
 		   uint32_t type_id, int mtref, int cached)
 {
 	ZLuaObjectUserData *u;
-	if (cached) {
+	if (cached == ZLUA_OBJ_NEWKEY) {
+		/* a new slot generation: nothing to find, only the cache for the
+		 * new entry (a dead userdata of the slot's previous generation
+		 * may still be there on LuaJIT: it is replaced) */
+		if (zlua_rawgeti_type(L, LUA_REGISTRYINDEX, env->cache_ref) != LUA_TTABLE) {
+			lua_pop(L, 1);
+			cached = ZLUA_OBJ_UNCACHED;
+		}
+	} else if (cached) {
 		/* a miss leaves the cache on the stack for the new entry (one
 		 * registry lookup per push instead of two); with no cache (a
 		 * script replaced it) the object has no identity */
@@ -66,7 +74,7 @@ void zlua_obj_push(lua_State *L, zlua_env *env, uint32_t slot, uint32_t gen,
 		if (r == 1)
 			return;
 		if (r < 0)
-			cached = 0;
+			cached = ZLUA_OBJ_UNCACHED;
 	}
 	u = (ZLuaObjectUserData *)zlua_newuserdata(L, sizeof *u);
 	memset(u, 0, sizeof *u);
