@@ -73,11 +73,6 @@ const (
 // object's address (its identity, and the receiver of fast method calls).
 func (s *Slot) Ptr() unsafe.Pointer { return s.ptr }
 
-// Binding returns the binding id the slot was pushed with.
-func (s *Slot) Binding() uint32 { return s.bits & MaxBinding }
-
-func (s *Slot) has(f uint32) bool { return s.bits&f != 0 }
-
 // key is the identity of a keyed slot's object (see MakeKey).
 func (s *Slot) key() Key { return Key(uint64(uintptr(s.ptr)) | uint64(s.bits&MaxBinding)<<48) }
 
