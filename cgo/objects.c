@@ -60,8 +60,9 @@ void zlua_obj_push(lua_State *L, zlua_env *env, uint32_t slot, uint32_t gen,
 	ZLuaObjectUserData *u;
 	if (cached == ZLUA_OBJ_NEWKEY) {
 		/* a new slot generation: nothing to find, only the cache for the
-		 * new entry (a dead userdata of the slot's previous generation
-		 * may still be there on LuaJIT: it is replaced) */
+		 * new entry (an entry left by a released userdata of the slot's
+		 * previous generation, one whose __gc a script called by hand, is
+		 * replaced) */
 		if (zlua_rawgeti_type(L, LUA_REGISTRYINDEX, env->cache_ref) != LUA_TTABLE) {
 			lua_pop(L, 1);
 			cached = ZLUA_OBJ_UNCACHED;
@@ -108,27 +109,15 @@ int zlua_obj_gc(lua_State *L)
 		return 0;
 	u = (ZLuaObjectUserData *)h;
 	u->header.flags |= ZLUA_F_RELEASED;
-#ifdef ZLUA_LUAJIT
-	/* Invariant 3: drop the cache entry only if it is still this userdata;
-	 * a push after the weak entry was cleared has put a new one there.
-	 * LuaJIT clears weak values only when their object is freed, a cycle
-	 * after this __gc. Lua 5.4 needs none of this: its atomic phase
-	 * clears weak values that refer to objects about to be finalized
-	 * before any finalizer runs, so the entry is never this userdata
-	 * there (lua_close, which clears nothing, frees the cache anyway, and
-	 * a __gc a script calls by hand leaves a released userdata that
-	 * cache_find refuses). */
-	lua_rawgeti(L, LUA_REGISTRYINDEX, env->cache_ref);
-	if (lua_type(L, -1) == LUA_TTABLE) {
-		lua_rawgeti(L, -1, (lua_Integer)u->slot);
-		if (lua_rawequal(L, -1, 1)) {
-			lua_pushnil(L);
-			lua_rawseti(L, -3, (lua_Integer)u->slot);
-		}
-		lua_pop(L, 1);
-	}
-	lua_pop(L, 1);
-#endif
+	/* Invariant 3 needs no cache work here: both backends clear weak
+	 * values that refer to objects about to be finalized before any
+	 * finalizer runs (Lua 5.4's atomic phase clears them ahead of
+	 * separatetobefnz; LuaJIT marks separated userdata finalized and its
+	 * clearweak drops finalized userdata from weak values), so the entry
+	 * of this slot is nil or a newer userdata, never this one. Where an
+	 * entry can still name a released userdata (lua_close, which clears
+	 * nothing and frees the cache too; a __gc a script calls by hand),
+	 * cache_find refuses it by its released flag. */
 	if (u->slot < env->objcnt_cap && env->objcnt[u->slot] > 0 &&
 	    --env->objcnt[u->slot] == 0)
 		queue_slot(env, u->slot);

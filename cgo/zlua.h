@@ -742,9 +742,9 @@ void zlua_obj_push(lua_State *L, zlua_env *env, uint32_t slot, uint32_t gen,
  * checked (type; length, magic, kind): a script can reach them through
  * debug.getregistry. [-0, +1|0] */
 int zlua_obj_cached(lua_State *L, zlua_env *env, uint32_t slot, uint32_t gen);
-/* [lua] __gc of ByObj userdata: marks it released, drops its cache entry
- * if the entry is still this userdata (LuaJIT; Lua 5.4 has cleared it),
- * and queues the slot when its last userdata is gone. Pure C. [-0, +0] */
+/* [lua] __gc of ByObj userdata: marks it released and queues the slot
+ * when its last userdata is gone (its weak cache entry was cleared by the
+ * collector before finalizers ran). Pure C. [-0, +0] */
 int zlua_obj_gc(lua_State *L);
 /* [lua] __index of ByObj userdata: upvalue 1 the methods table (looked up
  * raw, in C), upvalue 2 the Go field getter called on a miss. */
