@@ -111,6 +111,7 @@ func TestHandCalledGCThenRepush(t *testing.T) {
 	}
 	err = e.DoString(`
 		local u = get()
+		assert(rawequal(get(), u)) -- found again: the slot waits for Settle
 		debug.getmetatable(u).__gc(u)
 		local v = get()
 		assert(not rawequal(u, v), "the released userdata came back from the cache")
