@@ -14,3 +14,17 @@ func FailAllocAt(e *Env, k uint64) { e.g.S.FailAllocAt(k) }
 func StockPatterns(e *Env, name string) error {
 	return e.DoString(name + ` = debug.getregistry()["` + cgo.StockPatternsKey + `"]`)
 }
+
+// OwnAddrs returns the userdata addresses e's ownership-by-address table
+// proves (cgo/ownaddr.c).
+func OwnAddrs(e *Env) []uintptr { return e.g.S.OwnAddrs() }
+
+// OwnAddrLayout returns the ByObj userdata block size and payload offset
+// e measured at open (0, 0 when the address proof is off).
+func OwnAddrLayout(e *Env) (block, off int) { return e.g.S.OwnAddrLayout() }
+
+// LeakedSlotsSoFar and ForgiveLeakedSlots let a test that leaks object
+// slots on purpose (a userdata freed without its __gc) keep TestMain's
+// leak check for everything else.
+func LeakedSlotsSoFar() int64    { return leakedSlots.Load() }
+func ForgiveLeakedSlots(n int64) { leakedSlots.Add(-n) }

@@ -116,25 +116,32 @@ func makeFastPlans() map[reflect.Type]callFunc {
 	}
 }
 
+// intArg reads argument i (0-based) as an integer. Its common cases, a
+// number with the integer subtype or an integral float (LuaJIT), are read
+// in place (Frame.IntArg); everything else goes to intArgSlow.
 func (g *Gate) intArg(fr cgo.Frame, i int) (int64, error) {
-	a := arg(fr, i)
-	if a.Type == int32(cgo.TNumber) {
-		if a.IsInt() {
-			return a.Int(), nil
-		}
-		// LuaJIT numbers are floats: take integral ones without a call.
-		if f := a.Num(); f >= -(1<<53) && f <= 1<<53 && f == float64(int64(f)) {
-			return int64(f), nil
-		}
+	if v, ok := fr.IntArg(i); ok {
+		return v, nil
 	}
+	return g.intArgSlow(fr, i)
+}
+
+func (g *Gate) intArgSlow(fr cgo.Frame, i int) (int64, error) {
+	a := arg(fr, i)
 	return g.readInt(fr.Thread(), i+1, &a)
 }
 
+// floatArg reads argument i (0-based) as a float; a float is read in place
+// (see intArg), anything else by floatArgSlow.
 func (g *Gate) floatArg(fr cgo.Frame, i int) (float64, error) {
-	a := arg(fr, i)
-	if a.Type == int32(cgo.TNumber) && !a.IsInt() {
-		return a.Num(), nil
+	if v, ok := fr.FloatArg(i); ok {
+		return v, nil
 	}
+	return g.floatArgSlow(fr, i)
+}
+
+func (g *Gate) floatArgSlow(fr cgo.Frame, i int) (float64, error) {
+	a := arg(fr, i)
 	return g.readFloat(fr.Thread(), i+1, &a)
 }
 

@@ -480,25 +480,36 @@ func dispatch(goid uintptr, fnid uint32, fr cgo.Frame) (status int32) {
 	g.cur = fr.Thread()
 	g.deep++
 	g.calls.Add(1)
+	// The deferred closure only recovers: on the normal path the frame is
+	// restored below, after the call.
 	defer func() {
-		g.cur = prev
-		g.deep--
-		if r := recover(); r != nil {
+		if r := recover(); r != nil { // the frame was not restored
+			g.cur = prev
+			g.deep--
 			status = g.raisePanic(e.name, r)
 		}
 	}()
 	if g.S.HasQueued() { // one test for the three queues (and inflight copies)
-		if g.S.HasFreedFuncs() {
-			g.drainFreed()
-		}
-		if g.S.HasFreedSlots() {
-			g.objs.Drain()
-		}
-		if g.S.HasFreedCompanions() {
-			g.sv.reg.Drain()
-		}
+		g.drainQueued()
 	}
-	return e.call(g, e, fr)
+	status = e.call(g, e, fr)
+	g.cur = prev
+	g.deep--
+	return status
+}
+
+// drainQueued takes what the __gc functions queued for Go: released
+// function ids, object slots and companions.
+func (g *Gate) drainQueued() {
+	if g.S.HasFreedFuncs() {
+		g.drainFreed()
+	}
+	if g.S.HasFreedSlots() {
+		g.objs.Drain()
+	}
+	if g.S.HasFreedCompanions() {
+		g.sv.reg.Drain()
+	}
 }
 
 // raisePanic turns a recovered panic into a Lua error carrying the

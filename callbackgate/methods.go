@@ -101,6 +101,12 @@ func (g *Gate) popThis(fr cgo.Frame, b *binding, name string) (*objreg.Slot, int
 			return s, 0
 		}
 	}
+	return g.popThisSlow(fr, b, name)
+}
+
+// popThisSlow is popThis for anything but a live receiver of the binding
+// itself: other views of the type, released objects, errors.
+func (g *Gate) popThisSlow(fr cgo.Frame, b *binding, name string) (*objreg.Slot, int32) {
 	a := arg(fr, 0)
 	h, ours, checked := a.Own()
 	if !checked && a.Type == int32(cgo.TUserdata) {

@@ -25,6 +25,13 @@ void *zlua_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
 			env->mem_grace--; /* LuaJIT's stuck collector, see protect.c */
 		}
 	}
+	/* A ByObj userdata freed without its __gc (a script swapped its
+	 * metatable) leaves the address fast path here, before the block can
+	 * be reused (ownership by address, read.c). */
+	if (nsize == 0 && osize == env->ud_block && ptr != NULL && osize != 0)
+		zlua_obj_forget(env, (unsigned char *)ptr + env->ud_off);
+	else if (env->probing == 2 && nsize == 0 && ptr == env->probe_block)
+		env->probe_size = osize; /* zlua_ownaddr_init's probe is freed */
 	if (env->base_alloc != NULL) {
 		p = env->base_alloc(env->base_ud, ptr, osize, nsize);
 	} else if (nsize == 0) {
@@ -32,6 +39,10 @@ void *zlua_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
 		p = NULL;
 	} else {
 		p = realloc(ptr, nsize);
+	}
+	if (env->probing == 1 && ptr == NULL && p != NULL) {
+		env->probe_block = p; /* zlua_obj_init's probe userdata */
+		env->probing = 0;
 	}
 	/* One writer: plain reads, atomic stores (plain moves on x86-64) so
 	 * that zlua_mem_stats may read them from another thread. A new peak

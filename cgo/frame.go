@@ -41,6 +41,37 @@ func (f Frame) NArgs() int { return int(f.p.nargs) }
 // Arg returns a copy of argument i (0-based, i < FastArgs).
 func (f Frame) Arg(i int) Arg { return *(*Arg)(unsafe.Pointer(&f.p.args[i])) }
 
+// IntArg returns argument i (0-based) when the trampoline read it as a
+// number with the integer subtype, or as a float with an integral value
+// within ±2^53 (every LuaJIT number is a float), read in place; ok is
+// false otherwise (the caller then takes its general path).
+func (f Frame) IntArg(i int) (v int64, ok bool) {
+	if uint(i) < uint(FastArgs) && i < int(f.p.nargs) {
+		a := &f.p.args[i]
+		if a._type == C.LUA_TNUMBER {
+			if a.isint != 0 {
+				return *(*int64)(unsafe.Pointer(&a.v)), true
+			}
+			if n := *(*float64)(unsafe.Pointer(&a.v)); n >= -(1<<53) && n <= 1<<53 && n == float64(int64(n)) {
+				return int64(n), true
+			}
+		}
+	}
+	return 0, false
+}
+
+// FloatArg returns argument i (0-based) when the trampoline read it as a
+// float (any number on LuaJIT), read in place; ok is false otherwise.
+func (f Frame) FloatArg(i int) (v float64, ok bool) {
+	if uint(i) < uint(FastArgs) && i < int(f.p.nargs) {
+		a := &f.p.args[i]
+		if a._type == C.LUA_TNUMBER && a.isint == 0 {
+			return *(*float64)(unsafe.Pointer(&a.v)), true
+		}
+	}
+	return 0, false
+}
+
 // Self reads argument 1 when it is a live ByObj userdata of this state,
 // checked by the trampoline: its slot, generation and binding id. ok is
 // false for anything else (the caller then takes the slow path).

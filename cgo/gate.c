@@ -132,9 +132,9 @@ int zlua_prog_run_env(lua_State *L, zlua_env *env)
 	}
 }
 
-/* [go-safe] Reads one value without allocating: strings are read in
- * place, numbers are not converted. [-0, +0] */
-void zlua_read_arg(zlua_env *env, lua_State *L, int idx, zlua_arg *a)
+/* [go-safe] zlua_read_arg, inlined into the trampoline's argument loop.
+ * [-0, +0] */
+static inline void read_arg(zlua_env *env, lua_State *L, int idx, zlua_arg *a)
 {
 	a->isint = 0;
 	a->len = 0;
@@ -171,6 +171,13 @@ void zlua_read_arg(zlua_env *env, lua_State *L, int idx, zlua_arg *a)
 	}
 }
 
+/* [go-safe] Reads one value without allocating: strings are read in
+ * place, numbers are not converted. [-0, +0] */
+void zlua_read_arg(zlua_env *env, lua_State *L, int idx, zlua_arg *a)
+{
+	read_arg(env, L, idx, a);
+}
+
 /* [go-safe] zlua_read_arg for argument 1 when it is probably a method's
  * receiver: a full userdata is recognised by its pointer and length (a
  * light userdata has length 0) before its type is asked, two API calls
@@ -180,14 +187,19 @@ void zlua_read_arg(zlua_env *env, lua_State *L, int idx, zlua_arg *a)
 static void read_self(zlua_env *env, lua_State *L, zlua_arg *a)
 {
 	zlua_udheader *h = (zlua_udheader *)lua_touserdata(L, 1);
-	if (h != NULL && zlua_rawlen(L, 1) >= sizeof *h) {
+	size_t len;
+	if (h != NULL && (len = zlua_rawlen(L, 1)) >= sizeof *h) {
 		a->type = LUA_TUSERDATA;
 		a->isint = 1; /* checked: v.p is the header, or NULL if not ours */
 		a->len = 0;
-		a->v.p = h->magic == ZLUA_MAGIC && zlua_ownmt(env, L, 1, h) ? h : NULL;
+		/* a keyed ByObj userdata is proved ours by its address (read.c) */
+		if (len == sizeof(ZLuaObjectUserData) && zlua_ownaddr(env, (ZLuaObjectUserData *)h))
+			a->v.p = h;
+		else
+			a->v.p = h->magic == ZLUA_MAGIC && zlua_ownmt(env, L, 1, h) ? h : NULL;
 		return;
 	}
-	zlua_read_arg(env, L, 1, a);
+	read_arg(env, L, 1, a);
 }
 
 /* [lua] Raises "bad argument #n to 'f' (detail)" like luaL_argerror, with
@@ -309,12 +321,12 @@ int zlua_trampoline(lua_State *L)
 		if (selfud)
 			read_self(env, L, &fr.args[0]);
 		else
-			zlua_read_arg(env, L, 1, &fr.args[0]);
+			read_arg(env, L, 1, &fr.args[0]);
 		if ((fr.args[0].type == LUA_TUSERDATA) != selfud)
 			fu->header.flags ^= ZLUA_F_SELFUD;
 	}
 	for (i = 1; i < n && i < ZLUA_FAST_ARGS; i++)
-		zlua_read_arg(env, L, i + 1, &fr.args[i]);
+		read_arg(env, L, i + 1, &fr.args[i]);
 	st = zluaGateCall(env->goid, fu->fnid, &fr);
 	switch (st) {
 	case ZLUA_RET1:

@@ -90,6 +90,8 @@ void zlua_obj_push(lua_State *L, zlua_env *env, uint32_t slot, uint32_t gen,
 	lua_setmetatable(L, -2);
 	env->objcnt[slot]++; /* from here on this userdata's __gc owns a count */
 	if (cached) {
+		if (env->ud_block != 0)
+			env->slot_ud[slot] = u; /* ownership by address (read.c) */
 		lua_pushvalue(L, -1);
 		lua_rawseti(L, -3, (lua_Integer)slot);
 		lua_replace(L, -2); /* the userdata in the cache's place */
@@ -109,6 +111,7 @@ int zlua_obj_gc(lua_State *L)
 		return 0;
 	u = (ZLuaObjectUserData *)h;
 	u->header.flags |= ZLUA_F_RELEASED;
+	zlua_obj_forget(env, u); /* released: off the address fast path */
 	/* Invariant 3 needs no cache work here: both backends clear weak
 	 * values that refer to objects about to be finalized before any
 	 * finalizer runs (Lua 5.4's atomic phase clears them ahead of
@@ -189,6 +192,7 @@ void zlua_obj_init(lua_State *L, zlua_env *env)
 	lua_setfield(L, -2, "__mode");
 	lua_setmetatable(L, -2);
 	env->cache_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+	zlua_ownaddr_init(L, env);
 #ifdef ZLUA_LUAJIT
 	if (luaL_loadbuffer(L, indexer_src, sizeof indexer_src - 1, ZLUA_INDEX_CHUNK) != 0)
 		lua_error(L);
@@ -202,10 +206,18 @@ int zlua_objcnt_reserve(zlua_env *env, size_t n)
 {
 	size_t cap = env->objcnt_cap ? env->objcnt_cap : 1024;
 	uint32_t *p;
+	const void **a;
 	if (n < env->objcnt_cap)
 		return 1;
 	while (cap <= n)
 		cap *= 2;
+	/* slot_ud first: objcnt_cap bounds both, so it grows only after both
+	 * arrays have */
+	a = (const void **)realloc(env->slot_ud, cap * sizeof *a);
+	if (a == NULL)
+		return 0;
+	memset(a + env->objcnt_cap, 0, (cap - env->objcnt_cap) * sizeof *a);
+	env->slot_ud = a;
 	p = (uint32_t *)realloc(env->objcnt, cap * sizeof *p);
 	if (p == NULL)
 		return 0;

@@ -32,12 +32,13 @@ static int obj_fields(lua_State *L, objref *o)
 	return o->d != NULL;
 }
 
-/* [lua] Whether the userdata of o has a metatable of this env: only zlua
- * writes headers, but the identity of the metatable is what proves the
- * header is one. [-0, +0] */
+/* [lua] Whether the userdata of o is this env's: only zlua writes
+ * headers, but what proves the header is one is the userdata's address
+ * (the keyed userdata of its slot, read.c) or else the identity of its
+ * metatable. [-0, +0] */
 static int obj_ours(lua_State *L, const objref *o)
 {
-	return zlua_ownmt(o->env, L, 1, &o->u->header);
+	return zlua_ownaddr(o->env, o->u) || zlua_ownmt(o->env, L, 1, &o->u->header);
 }
 
 /* The address of field f of o's object. */
@@ -55,8 +56,7 @@ int zlua_obj_findex(lua_State *L)
 		 * each C field's name to its index in the directory. */
 		int t;
 		lua_pushvalue(L, 2); /* nil when called without a key */
-		lua_rawget(L, lua_upvalueindex(1));
-		t = lua_type(L, -1);
+		t = zlua_rawget_type(L, lua_upvalueindex(1));
 		if (t != LUA_TNUMBER && t != LUA_TNIL)
 			return 1; /* a method */
 		if (t == LUA_TNUMBER && obj_fields(L, &o)) {
@@ -188,9 +188,12 @@ int zlua_obj_eq(lua_State *L)
 	const ZLuaObjectUserData *ua = byobj_at(L, 1), *ub = ua != NULL ? byobj_at(L, 2) : NULL;
 	const zlua_udheader *a, *b;
 	int ours = 0;
-	/* Both metatables must be env's (zlua_toown's rule), checked with
-	 * both pushed at once: one pop instead of two. */
-	if (ub != NULL && lua_getmetatable(L, 1)) {
+	/* Both must be env's (zlua_toown's rule): proved by their addresses
+	 * when both are keyed userdata (read.c), else by their metatables,
+	 * checked with both pushed at once: one pop instead of two. */
+	if (ub != NULL && zlua_ownaddr(env, ua) && zlua_ownaddr(env, ub)) {
+		ours = 1;
+	} else if (ub != NULL && lua_getmetatable(L, 1)) {
 		if (lua_getmetatable(L, 2)) {
 			ours = zlua_ownmt_at(env, L, -2, &ua->header) &&
 			       zlua_ownmt_at(env, L, -1, &ub->header);

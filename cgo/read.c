@@ -92,9 +92,12 @@ zlua_udheader *zlua_toown(zlua_env *env, lua_State *L, int idx)
 zlua_udheader *zlua_toown_ud(zlua_env *env, lua_State *L, int idx)
 {
 	zlua_udheader *h;
-	if (zlua_rawlen(L, idx) < sizeof *h)
+	size_t len = zlua_rawlen(L, idx);
+	if (len < sizeof *h)
 		return NULL;
 	h = (zlua_udheader *)lua_touserdata(L, idx);
+	if (len == sizeof(ZLuaObjectUserData) && zlua_ownaddr(env, (ZLuaObjectUserData *)h))
+		return h; /* proved by its address: no metatable lookup */
 	if (h->magic != ZLUA_MAGIC)
 		return NULL;
 	return zlua_ownmt(env, L, idx, h) ? h : NULL;

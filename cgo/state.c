@@ -134,6 +134,7 @@ void zlua_env_close(zlua_env *env)
 	free(env->freed);
 	free(env->armed);
 	free(env->objcnt);
+	free(env->slot_ud);
 	free(env->objfreed);
 	free(env->svstate);
 	free(env->svfreed);

@@ -53,6 +53,13 @@ int zlua_isinteger(lua_State *L, int idx);
 #define zlua_rawgeti_type(L, idx, n) lua_rawgeti((L), (idx), (n))
 #endif
 
+/* lua_rawget returning the type pushed, like zlua_rawgeti_type. */
+#ifdef ZLUA_LUAJIT
+#define zlua_rawget_type(L, idx) (lua_rawget((L), (idx)), lua_type((L), -1))
+#else
+#define zlua_rawget_type(L, idx) lua_rawget((L), (idx))
+#endif
+
 /* lua_absindex for both backends (pseudo-indices are returned unchanged). */
 #define lua_absindex_compat(L, i) \
 	(((i) > 0 || (i) <= LUA_REGISTRYINDEX) ? (i) : lua_gettop(L) + (i) + 1)
@@ -347,6 +354,22 @@ typedef struct zlua_env {
 	size_t dirs_cap[2];
 	uint32_t *objcnt;
 	size_t objcnt_cap;
+	/* Ownership by address (read.c, zlua_ownaddr): slot_ud[slot] is the
+	 * address of the keyed ByObj userdata zlua created for slot while that
+	 * userdata's memory is allocated, else NULL; same capacity as objcnt.
+	 * Set by zlua_obj_push, cleared by zlua_obj_gc and, for a userdata
+	 * freed without its __gc (a script swapped its metatable), by
+	 * zlua_alloc when it frees the block: ud_block is the size of the
+	 * block of a ByObj userdata and ud_off the payload's offset in it,
+	 * measured once by zlua_obj_init (0: unknown, slot_ud stays empty). */
+	const void **slot_ud;
+	size_t ud_block, ud_off;
+	/* zlua_ownaddr_init's probe: probing 1 records the next block
+	 * allocated (probe_block), probing 2 the size it is freed with
+	 * (probe_size) */
+	void *probe_block;
+	size_t probe_size;
+	int probing;
 	uint32_t *objfreed;
 	size_t objfreed_len, objfreed_cap;
 	size_t objfreed_lost; /* slots dropped because the queue could not grow */
@@ -792,7 +815,21 @@ void zlua_obj_init(lua_State *L, zlua_env *env);
 /* Lua 5.4 GC pause set by zlua_obj_init (see there). */
 #define ZLUA_GC_PAUSE 150
 
-/* [go-safe] Grows env->objcnt to hold index n; 0 on failure. */
+/* [lua] Measures the block layout of a ByObj userdata (ud_block, ud_off)
+ * with a probe userdata, and confirms it by a full collection freeing
+ * that block with that size; leaves both 0, and the address fast path
+ * off, if it does not add up. Called once by zlua_obj_init. [-0, +0] */
+void zlua_ownaddr_init(lua_State *L, zlua_env *env);
+/* [lua] Replaces debug.setmetatable, if the debug library is open, by
+ * zlua's equivalent that keeps slot_ud exact (ownaddr.c). [-0, +0] */
+void zlua_open_dbgmeta(lua_State *L);
+/* [go-safe] Takes p, the payload of a ByObj userdata (or of a block of the
+ * same size being freed), off the address fast path if slot_ud holds it.
+ * Called by zlua_obj_gc and by zlua_alloc before it frees such a block.
+ * [-0, +0] */
+void zlua_obj_forget(zlua_env *env, const void *p);
+/* [go-safe] Grows env->objcnt (and slot_ud) to hold index n; 0 on
+ * failure. */
 int zlua_objcnt_reserve(zlua_env *env, size_t n);
 
 /* ---- StructRegistry userdata (structs.c) ---- */
@@ -896,6 +933,15 @@ const char *zlua_typename(zlua_env *env, lua_State *L, int idx);
 /* [go-safe] The zlua header of the userdata at idx if it was made by env
  * (magic, then zlua_ownmt), else NULL. [-0, +0] */
 zlua_udheader *zlua_toown(zlua_env *env, lua_State *L, int idx);
+/* [go-safe] Whether u, the payload of a full userdata of exactly
+ * sizeof(ZLuaObjectUserData) bytes, is the keyed ByObj userdata env
+ * created for u->slot and has not freed: its address is the one slot_ud
+ * keeps. No metatable lookup; a miss proves nothing (callers fall back to
+ * zlua_ownmt). See ARCHITECTURE.md, "Ownership by address". */
+static inline int zlua_ownaddr(const struct zlua_env *env, const ZLuaObjectUserData *u)
+{
+	return u->slot < env->objcnt_cap && env->slot_ud[u->slot] == (const void *)u;
+}
 /* [go-safe] zlua_toown for a value known to be a full userdata. */
 zlua_udheader *zlua_toown_ud(zlua_env *env, lua_State *L, int idx);
 /* [go-safe] Whether the metatable of the userdata at idx, whose zlua
