@@ -36,9 +36,14 @@ static int cache_find(lua_State *L, zlua_env *env, uint32_t slot, uint32_t gen)
 	}
 	lua_rawgeti(L, -1, (lua_Integer)slot); /* [+1] ud or nil */
 	u = (ZLuaObjectUserData *)lua_touserdata(L, -1);
-	if (u != NULL && zlua_rawlen(L, -1) >= sizeof *u && u->header.magic == ZLUA_MAGIC &&
-	    u->header.kind == ZLUA_KIND_BYOBJ && u->slot == slot && u->gen == gen &&
-	    !(u->header.flags & ZLUA_F_RELEASED)) {
+	/* The entry proved by its address (ownaddr.c: slot_ud[slot] names only
+	 * the live, unreleased keyed userdata zlua made for slot) needs no
+	 * length or header check; anything else is checked in full. */
+	if (u != NULL && (slot < env->objcnt_cap && env->slot_ud[slot] == (const void *)u
+				  ? u->gen == gen
+				  : zlua_rawlen(L, -1) >= sizeof *u && u->header.magic == ZLUA_MAGIC &&
+					    u->header.kind == ZLUA_KIND_BYOBJ && u->slot == slot &&
+					    u->gen == gen && !(u->header.flags & ZLUA_F_RELEASED))) {
 		lua_replace(L, -2); /* hit: the cached userdata in the cache's place */
 		return 1;
 	}
