@@ -237,7 +237,11 @@ type Stats struct {
 // Stats returns the Env's counters. It is safe to call from any goroutine,
 // also while the owner runs Lua code or the Env is reset or closed (a
 // metrics goroutine): the counters are atomics, read one by one, so while
-// the owner runs they need not agree with each other exactly.
+// the owner runs they need not agree with each other exactly. The object
+// counters (LiveObjects, PeakObjects, ObjectPushes, CacheHits) are
+// published by the owner when a call returns, when Lua's collection
+// released objects and every 1024 pushes: while a call runs they may lag
+// by up to that many pushes.
 func (e *Env) Stats() Stats {
 	s := e.g.Stats()
 	o := s.Objects

@@ -2,6 +2,7 @@ package zlua_test
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -144,5 +145,54 @@ func TestOpaqueErrors(t *testing.T) {
 	}
 	if err := try(zlua.Opaque((*Vec3)(nil)), `assert(... == nil)`); err != nil {
 		t.Fatalf("Opaque(nil): %v", err)
+	}
+}
+
+// vec2 has the same layout as the first two fields of Vec3 but is another
+// type: a handle must never be copied out as the type pushed before it.
+type vec2 struct{ X, Y float64 }
+
+// TestOpaqueHandlesOfMixedTypes checks get_opaquevalue when handle types
+// alternate within a call and between calls: each copy has its own
+// handle's type and current value (the gate remembers the handle type it
+// checked last and its ByVal type, so this catches a stale one), and a
+// refused type stays refused right after an accepted one.
+func TestOpaqueHandlesOfMixedTypes(t *testing.T) {
+	e := newEnv(t)
+	// c, the handle pushed last, is copied first: the gate then remembers
+	// its type, and a and b are of other types or the same one.
+	run(t, e, `function f(a, b, c)
+		local vc = zlua.get_opaquevalue(c)
+		return tostring(zlua.get_opaquevalue(a)) .. " " .. tostring(zlua.get_opaquevalue(b)) .. " " ..
+			tostring(vc) .. " " .. tostring(zlua.get_opaquevalue(c))
+	end`)
+	var f func(a, b, c any) (string, error)
+	must(t, e.GetFunction("f", &f))
+	v, w, r := &Vec3{X: 1, Y: 2, Z: 3}, &vec2{X: 10, Y: 20}, &Record{Name: "ann"}
+	const rec = "Record{Name=ann Tags=[] Meta=map[] At={0 0 0} N=0}"
+	for i := 0; i < 3; i++ {
+		vs, ws := fmt.Sprintf("Vec3{X=%d Y=2 Z=3}", i+1), "vec2{X=10 Y=20}"
+		for _, c := range []struct {
+			a, b, c any
+			want    string
+		}{
+			{zlua.Opaque(v), zlua.Opaque(r), zlua.Opaque(w), vs + " " + rec + " " + ws + " " + ws},
+			{zlua.Opaque(w), zlua.Opaque(v), zlua.Opaque(v), ws + " " + vs + " " + vs + " " + vs},
+			{zlua.Opaque(v), zlua.Opaque(w), zlua.Opaque(r), vs + " " + ws + " " + rec + " " + rec},
+		} {
+			got, err := f(c.a, c.b, c.c)
+			must(t, err)
+			if got != c.want {
+				t.Fatalf("round %d: got %q, want %q", i, got, c.want)
+			}
+		}
+		v.X++
+	}
+	n := 5
+	if _, err := f(zlua.Opaque(v), zlua.Opaque(&n), nil); !errors.Is(err, zlua.ErrCannotPush) {
+		t.Fatalf("Opaque(*int) after Opaque(*Vec3): %v", err)
+	}
+	if _, err := f(zlua.Opaque(v), zlua.Opaque(&zlua.Table{}), nil); !errors.Is(err, zlua.ErrCannotPush) {
+		t.Fatalf("Opaque(*Table) after Opaque(*Vec3): %v", err)
 	}
 }

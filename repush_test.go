@@ -94,3 +94,43 @@ func TestResurrectedObjectIsACleanError(t *testing.T) {
 		t.Errorf("err = %v, want the released-object error", err)
 	}
 }
+
+// A __gc called by hand on a live, cached userdata releases it while the
+// weak cache still maps its slot to it (on Lua 5.4 zlua's __gc leaves the
+// cache alone): the next push must make a new userdata, not hand back the
+// released one, and everything is freed in the end.
+func TestHandCalledGCThenRepush(t *testing.T) {
+	e, err := New(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	obj := &target{N: 4}
+	if err := e.SetGlobal("get", func() *target { return obj }); err != nil {
+		t.Fatal(err)
+	}
+	err = e.DoString(`
+		local u = get()
+		assert(rawequal(get(), u)) -- found again: the slot waits for Settle
+		debug.getmetatable(u).__gc(u)
+		local v = get()
+		assert(not rawequal(u, v), "the released userdata came back from the cache")
+		assert(v.N == 4 and rawequal(get(), v))
+		old = u
+	`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := e.DoString(`local n = old.N`); err == nil || !strings.Contains(err.Error(), "attempt to use a released object") {
+		t.Errorf("err = %v, want the released-object error", err)
+	}
+	if err := e.DoString(`old = nil; if jit then jit.flush() end; collectgarbage(); collectgarbage()`); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Pump(); err != nil {
+		t.Fatal(err)
+	}
+	if s := e.Stats(); s.LiveObjects != 0 {
+		t.Errorf("LiveObjects = %d after Lua dropped everything, want 0", s.LiveObjects)
+	}
+}

@@ -1,6 +1,7 @@
 package zlua_test
 
 import (
+	"fmt"
 	"math"
 	"runtime"
 	"strings"
@@ -350,5 +351,39 @@ func TestByValLongFieldName(t *testing.T) {
 		assert(l[k] == 5 and l.b == 0.5)`)
 	if n := e.Stats().GoCalls - before; n != 0 {
 		t.Fatalf("%d Go calls", n)
+	}
+}
+
+// vec3b has Vec3's layout but is another type.
+type vec3b struct{ X, Y, Z float64 }
+
+// TestStructPushesOfAlternatingTypes: the gate copies the bytes of the
+// blittable struct type it pushed last without reflection; values of
+// other types (same layout, non-blittable, OpaqueArg) pushed in between
+// keep their own type and contents.
+func TestStructPushesOfAlternatingTypes(t *testing.T) {
+	e := newEnv(t)
+	run(t, e, `function check(v, w, r, want)
+		local got = tostring(v) .. " " .. tostring(w) .. " " .. tostring(r)
+		assert(got == want, got)
+	end`)
+	var check func(v, w, r any, want string) error
+	must(t, e.GetFunction("check", &check))
+	for i := 0; i < 3; i++ {
+		f := float64(i)
+		r := Record{Name: "ann", N: i}
+		must(t, check(Vec3{f, 2, 3}, vec3b{4, f, 6}, r, fmt.Sprintf(
+			"Vec3{X=%d Y=2 Z=3} vec3b{X=4 Y=%d Z=6} Record{Name=ann Tags=[] Meta=map[] At={0 0 0} N=%d}", i, i, i)))
+		must(t, e.SetGlobal("v", Vec3{f, f, f}))
+		must(t, e.SetGlobal("w", vec3b{f, 0, 0}))
+		run(t, e, fmt.Sprintf(`assert(v.X == %d and v.Z == %[1]d and w.X == %[1]d and w.Y == 0)`, i))
+		run(t, e, `assert(tostring(v):sub(1, 4) == "Vec3" and tostring(w):sub(1, 5) == "vec3b")`)
+	}
+	must(t, e.SetGlobal("v", Vec3{1, 2, 3}))
+	var f func(any) (bool, error)
+	run(t, e, `function isHandle(h) return type(h) == "userdata" and getmetatable(h) == nil end`)
+	must(t, e.GetFunction("isHandle", &f))
+	if ok, err := f(zlua.Opaque(&Vec3{})); err != nil || !ok {
+		t.Fatalf("an Opaque after a Vec3 push: %v %v", ok, err)
 	}
 }

@@ -64,6 +64,18 @@ var sweepScenarios = []sweepScenario{
 		}
 		return e.DoString(`assert(hero:Heal(2) == 2); hero = nil; heroes = nil`)
 	}},
+	{"objects returned by Go functions", false, func(e *Env) error {
+		// new objects and cache hits go to C as the call's result, without
+		// a push program: a failed userdata must not leak its slot
+		held := &sweepHero{HP: 7}
+		if err := e.SetGlobal("spawn", func() *sweepHero { return &sweepHero{} }); err != nil {
+			return err
+		}
+		return e.SetGlobal("held", func() *sweepHero { return held })
+	}, func(e *Env) error {
+		return e.DoString(`local t = {} for i = 1, 20 do t[i] = spawn() end
+			assert(held() == held() and held().HP == 7); t = nil`)
+	}},
 	{"Go functions with strings", false, func(e *Env) error {
 		return e.SetGlobal("shout", func(s string) string { return strings.ToUpper(s) + "!" })
 	}, func(e *Env) error {

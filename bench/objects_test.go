@@ -239,7 +239,7 @@ func BenchmarkObjects_SlotVsCgoHandle(b *testing.B) {
 		defer startCPU(b).report()
 		for i := 0; i < b.N; i++ {
 			slot, gen, err := r.Add(0, false, c, 1)
-			if err != nil || r.Get(slot, gen).Val.(*Counter) != c {
+			if err != nil || r.Val(r.Get(slot, gen)).(*Counter) != c {
 				b.Fatal("wrong value")
 			}
 			counts.queue = append(counts.queue, slot)

@@ -51,7 +51,7 @@ func luaName(t reflect.Type) string {
 // itself), building its metatable on first use. It may run a protected
 // operation: callers keep their push program across it.
 func (g *Gate) bindingFor(typ, view reflect.Type) (*binding, error) {
-	if b := g.lastBind; b != nil && b.typ == typ && b.view == view {
+	if b := g.lastBind; b != nil && sameType(b.typ, typ) && sameType(b.view, view) {
 		return b, nil
 	}
 	b, ok := g.binds[bindKey{typ, view}]

@@ -110,7 +110,7 @@ func objLen(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
 	if s == nil {
 		return st
 	}
-	return retInt(fr, int64(elemsOf(reflect.ValueOf(s.Val)).Len()))
+	return retInt(fr, int64(elemsOf(reflect.ValueOf(g.objs.Val(s))).Len()))
 }
 
 // elemIter is the state of one pairs() loop over a map or slice pushed by
@@ -133,7 +133,7 @@ func objPairs(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
 	if s == nil {
 		return st
 	}
-	it := &elemIter{b: b, ov: reflect.ValueOf(s.Val)}
+	it := &elemIter{b: b, ov: reflect.ValueOf(g.objs.Val(s))}
 	if m := elemsOf(it.ov); m.Kind() == reflect.Map {
 		it.it = m.MapRange()
 	}

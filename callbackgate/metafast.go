@@ -132,7 +132,7 @@ func metaOperand[T any](g *Gate, fr cgo.Frame, i int, typ reflect.Type) (v T, ok
 	if !ours || err != nil || b.typ != typ {
 		return v, false
 	}
-	v, ok = s.Val.(T)
+	v, ok = g.objs.Val(s).(T)
 	return v, ok
 }
 

@@ -395,7 +395,7 @@ func reflectMethod(m *method, ft reflect.Type) callFunc {
 			count = n
 		}
 		args := make([]reflect.Value, count+1)
-		args[0] = reflect.ValueOf(s.Val)
+		args[0] = reflect.ValueOf(g.objs.Val(s))
 		for i := 0; i < count; i++ {
 			typ := elem
 			if i < fixed {

@@ -50,18 +50,40 @@ func (g *Gate) pushObj(v reflect.Value, view reflect.Type) error {
 	if err != nil {
 		return err
 	}
-	g.S.PutObj(slot, gen, b.id, b.mtref, keyed)
+	if keyed {
+		g.S.PutNewObj(slot, gen, b.id, b.mtref)
+	} else {
+		g.S.PutObj(slot, gen, b.id, b.mtref, false)
+	}
 	return nil
 }
 
+// sameType is t == u for reflect.Types (either may be nil) without the
+// runtime's interface comparison: every non-nil reflect.Type is a
+// *reflect.rtype, one per type, so the data words decide. Hot paths
+// (bindingFor's last-binding check, the struct type cache) compare types
+// on every push.
+func sameType(t, u reflect.Type) bool { return typeWord(t) == typeWord(u) }
+
+// typeWord is the data word of t: its *reflect.rtype.
+func typeWord(t reflect.Type) unsafe.Pointer { return (*eface)(unsafe.Pointer(&t)).data }
+
+// eface is the layout of an interface value.
+type eface struct{ tab, data unsafe.Pointer }
+
 // retPtr returns the non-nil pointer p of type typ as the call's one
-// result: a cache hit neither reflects, allocates nor writes a program.
+// result: neither a cache hit nor a new object writes a push program, and
+// a hit does not reflect.
 func (g *Gate) retPtr(fr cgo.Frame, p unsafe.Pointer, typ reflect.Type, name string) int32 {
 	if p == nil {
 		fr.ReturnNil()
 		return cgo.StatusReturn1
 	}
-	b, err := g.bindingFor(typ, nil)
+	b := g.lastBind // bindingFor's own first check, without the call
+	var err error
+	if b == nil || b.view != nil || !sameType(b.typ, typ) {
+		b, err = g.bindingFor(typ, nil)
+	}
 	return g.retPtrAs(fr, p, typ, b, err, name)
 }
 
@@ -69,22 +91,41 @@ func (g *Gate) retPtr(fr cgo.Frame, p unsafe.Pointer, typ reflect.Type, name str
 // gave) is known.
 func (g *Gate) retPtrAs(fr cgo.Frame, p unsafe.Pointer, typ reflect.Type, b *binding, err error, name string) int32 {
 	if err == nil {
-		if key, ok := objreg.MakeKey(p, b.id); ok {
+		key, keyed := objreg.MakeKey(p, b.id)
+		if keyed {
 			if slot, gen, ok := g.objs.Lookup(key); ok {
 				fr.ReturnObj(slot, gen, b.id, b.mtref, true)
 				return cgo.StatusRetObj
 			}
 		}
-		v := reflect.NewAt(typ.Elem(), p)
-		if v.Type() != typ {
-			v = v.Convert(typ)
-		}
-		g.S.ProgReset()
-		if err = g.pushObj(v, nil); err == nil {
-			return g.commitReturn()
+		// A new object: its slot goes to C with the result as a hit's
+		// does, without a push program (keyed is false only for an
+		// address MakeKey cannot encode: that push gets no identity).
+		var slot, gen uint32
+		if slot, gen, err = g.objs.Add(key, keyed, ptrValue(p, typ), b.id); err == nil {
+			if keyed {
+				fr.ReturnNewObj(slot, gen, b.id, b.mtref)
+			} else {
+				fr.ReturnObj(slot, gen, b.id, b.mtref, false)
+			}
+			return cgo.StatusRetObj
 		}
 	}
 	return g.raiseText(fmt.Sprintf("result #1 of '%s': %v", name, err), err)
+}
+
+// ptrValue returns the pointer p of type typ (a pointer type) as an any:
+// the interface value is built from typ's type word (a reflect.Type is
+// the runtime's type descriptor) and p, as the runtime stores a pointer
+// in an interface. No reflection, no allocation.
+func ptrValue(p unsafe.Pointer, typ reflect.Type) any {
+	if typ.Kind() != reflect.Pointer {
+		panic("zlua: ptrValue of a non-pointer type " + typ.String())
+	}
+	var v any
+	e := (*eface)(unsafe.Pointer(&v))
+	e.tab, e.data = typeWord(typ), p
+	return v
 }
 
 // pushViewed pushes v with view: reference values become userdata that
@@ -196,7 +237,7 @@ func (g *Gate) popObj(t cgo.Thread, idx int, a *cgo.Arg, v reflect.Value) error 
 		}
 		return typeError(luaName(typ), g.typeName(t, idx, a))
 	}
-	ov := reflect.ValueOf(s.Val)
+	ov := reflect.ValueOf(g.objs.Val(s))
 	switch {
 	case ov.Type().AssignableTo(typ):
 		v.Set(ov)
@@ -227,7 +268,7 @@ func (g *Gate) fieldAccess(fr cgo.Frame, b *binding, what string) (ov reflect.Va
 		return ov, key, nil, false, st
 	}
 	key = arg(fr, 1)
-	ov = reflect.ValueOf(s.Val)
+	ov = reflect.ValueOf(g.objs.Val(s))
 	if b.elems() {
 		return ov, key, nil, true, 0
 	}
@@ -320,7 +361,7 @@ func objToString(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
 	if s == nil {
 		return st
 	}
-	if str, ok := s.Val.(fmt.Stringer); ok && (b.view == nil || b.view.Implements(stringerType)) {
+	if str, ok := g.objs.Val(s).(fmt.Stringer); ok && (b.view == nil || b.view.Implements(stringerType)) {
 		return g.retStr(str.String())
 	}
 	return g.retStr(fmt.Sprintf("%s: %p", b.name, s.Ptr()))

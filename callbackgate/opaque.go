@@ -33,26 +33,40 @@ const (
 	opaqueGenPos  = 1 + opaqueIdxBits
 )
 
-// opaqueEntry is one live handle: the pointer, its generation, and the
-// gate depth of the API call it belongs to.
+// opaqueEntry is one live handle: the pointer and its type, its
+// generation, and the gate depth of the API call it belongs to.
 type opaqueEntry struct {
-	p     reflect.Value
+	p     unsafe.Pointer
+	typ   reflect.Type // a pointer to a struct type
 	gen   uint32
 	depth int
+}
+
+// value is the handle's pointer as a reflect.Value of type *Elem.
+func (o *opaqueEntry) value() reflect.Value { return reflect.NewAt(o.typ.Elem(), o.p) }
+
+// opaqueType is the pointer type pushOpaque last accepted and the ByVal
+// type of its element when blittable, so calls that pass handles of one
+// type check it once, and get_opaquevalue copies without reflection.
+type opaqueType struct {
+	typ reflect.Type
+	vt  *valType // nil until get_opaquevalue first copies a blittable one
 }
 
 // pushOpaque appends a handle for x's pointer, valid until the current
 // API call returns (Exit closes it).
 func (g *Gate) pushOpaque(x OpaqueArg) error {
 	p, typ := x.OpaqueTarget()
-	if typ.Kind() != reflect.Pointer || typ.Elem().Kind() != reflect.Struct || isHandle(typ) {
-		return &pushError{typ}
+	if !sameType(typ, g.sv.opqLast.typ) {
+		if typ.Kind() != reflect.Pointer || typ.Elem().Kind() != reflect.Struct || isHandle(typ) {
+			return &pushError{typ}
+		}
+		g.sv.opqLast = opaqueType{typ: typ}
 	}
 	if p == nil {
 		g.S.PutNil()
 		return nil
 	}
-	v := reflect.NewAt(typ.Elem(), p)
 	if len(g.sv.opq) >= maxOpaque {
 		return errors.New("zlua: too many opaque handles in one call")
 	}
@@ -60,7 +74,7 @@ func (g *Gate) pushOpaque(x OpaqueArg) error {
 	if g.sv.opqGen == 0 {
 		g.sv.opqGen = 1
 	}
-	g.sv.opq = append(g.sv.opq, opaqueEntry{p: v, gen: g.sv.opqGen, depth: g.deep})
+	g.sv.opq = append(g.sv.opq, opaqueEntry{p: p, typ: typ, gen: g.sv.opqGen, depth: g.deep})
 	g.S.PutLight(uint64(g.sv.opqGen)<<opaqueGenPos | uint64(len(g.sv.opq))<<1 | 1)
 	return nil
 }
@@ -83,19 +97,20 @@ func looksLikeHandle(h uint64) bool {
 	return h&1 == 1 && h>>(opaqueGenPos+opaqueGenBits) == 0
 }
 
-// opaqueAt returns the pointer of the handle h while its call runs.
-func (g *Gate) opaqueAt(h uint64) (reflect.Value, bool) {
+// opaqueAt returns the entry of the handle h while its call runs (valid
+// until the next push of a handle).
+func (g *Gate) opaqueAt(h uint64) (*opaqueEntry, bool) {
 	i := int(h>>1&maxOpaque) - 1
 	if !looksLikeHandle(h) || i < 0 || i >= len(g.sv.opq) || h>>opaqueGenPos != uint64(g.sv.opq[i].gen) {
-		return reflect.Value{}, false
+		return nil, false
 	}
-	return g.sv.opq[i].p, true
+	return &g.sv.opq[i], true
 }
 
 // popOpaque stores the pointer of the handle a into v (a pointer of the
 // handle's type, or an interface it implements).
 func (g *Gate) popOpaque(a *cgo.Arg, v reflect.Value) error {
-	p, ok := g.opaqueAt(a.Light())
+	o, ok := g.opaqueAt(a.Light())
 	typ := v.Type()
 	if !ok {
 		if looksLikeHandle(a.Light()) {
@@ -103,6 +118,7 @@ func (g *Gate) popOpaque(a *cgo.Arg, v reflect.Value) error {
 		}
 		return typeError(luaName(typ), "light userdata")
 	}
+	p := o.value()
 	if !p.Type().AssignableTo(typ) {
 		return typeError(luaName(typ), "opaque handle of "+luaName(p.Type()))
 	}
@@ -110,30 +126,45 @@ func (g *Gate) popOpaque(a *cgo.Arg, v reflect.Value) error {
 	return nil
 }
 
-// opaqueArg resolves argument 1 of get/set_opaquevalue.
-func (g *Gate) opaqueArg(fr cgo.Frame, name string) (reflect.Value, int32) {
+// opaqueArg resolves argument 1 of get/set_opaquevalue (nil and the
+// raised status when it is not a live handle).
+func (g *Gate) opaqueArg(fr cgo.Frame, name string) (*opaqueEntry, int32) {
 	a := arg(fr, 0)
 	if a.Type != int32(cgo.TLightUserdata) {
-		return reflect.Value{}, g.raiseArg(1, name, typeError("opaque handle", g.typeName(fr.Thread(), 1, &a)))
+		return nil, g.raiseArg(1, name, typeError("opaque handle", g.typeName(fr.Thread(), 1, &a)))
 	}
-	p, ok := g.opaqueAt(a.Light())
+	o, ok := g.opaqueAt(a.Light())
 	if !ok {
 		if !looksLikeHandle(a.Light()) {
-			return p, g.raiseArg(1, name, typeError("opaque handle", "light userdata"))
+			return nil, g.raiseArg(1, name, typeError("opaque handle", "light userdata"))
 		}
-		return p, g.raiseText(errOpaque.Error(), nil)
+		return nil, g.raiseText(errOpaque.Error(), nil)
 	}
-	return p, 0
+	return o, 0
 }
 
-// getOpaque is zlua.get_opaquevalue(h): a ByVal copy of *p.
+// getOpaque is zlua.get_opaquevalue(h): a ByVal copy of *p. A blittable
+// struct of the handle type pushed last is copied from p straight into
+// the program, without reflection.
 func getOpaque(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
-	p, st := g.opaqueArg(fr, e.name)
-	if !p.IsValid() {
+	o, st := g.opaqueArg(fr, e.name)
+	if o == nil {
 		return st
 	}
 	g.S.ProgReset()
-	if err := g.pushStruct(p.Elem(), p.UnsafePointer()); err != nil {
+	if last := &g.sv.opqLast; last.vt != nil && sameType(o.typ, last.typ) {
+		g.S.PutByVal(last.vt.id, last.vt.mtref, o.p, last.vt.size, 0, 0)
+		return g.commitReturn()
+	}
+	p := o.value()
+	vt, err := g.valTypeFor(p.Type().Elem())
+	if err == nil {
+		if vt.lay.Blittable && sameType(o.typ, g.sv.opqLast.typ) {
+			g.sv.opqLast.vt = vt
+		}
+		err = g.pushStruct(p.Elem(), o.p)
+	}
+	if err != nil {
 		return g.raiseText(e.name+": "+err.Error(), err)
 	}
 	return g.commitReturn()
@@ -142,10 +173,11 @@ func getOpaque(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
 // setOpaque is zlua.set_opaquevalue(h, v): *p = v, v a ByVal value of
 // *p's type.
 func setOpaque(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
-	p, st := g.opaqueArg(fr, e.name)
-	if !p.IsValid() {
+	o, st := g.opaqueArg(fr, e.name)
+	if o == nil {
 		return st
 	}
+	p := o.value()
 	a := arg(fr, 1)
 	if a.Type != int32(cgo.TUserdata) {
 		return g.raiseArg(2, e.name, typeError(luaName(p.Type().Elem()), g.typeName(fr.Thread(), 2, &a)))

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"unsafe"
 )
 
 // ErrCannotPush reports a Go value that has no Lua form (yet).
@@ -94,6 +95,12 @@ func (g *Gate) push(v any, name string, depth int) error {
 			s.PutRawSet()
 		}
 	default:
+		if vt := g.sv.last; vt != nil && vt.copied && (*eface)(unsafe.Pointer(&v)).tab == typeWord(vt.typ) {
+			// the blittable struct type pushed last: its bytes are
+			// copied from the interface's data word without reflection
+			g.S.PutByVal(vt.id, vt.mtref, (*eface)(unsafe.Pointer(&v)).data, vt.size, 0, 0)
+			return nil
+		}
 		rv := reflect.ValueOf(v)
 		if rv.Kind() == reflect.Struct {
 			if o, ok := v.(OpaqueArg); ok {

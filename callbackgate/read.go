@@ -474,7 +474,7 @@ func (g *Gate) naturalAs(t cgo.Thread, idx int, a *cgo.Arg, depth int, anyKeys b
 			return nil, err
 		}
 		if ok {
-			return s.Val, nil
+			return g.objs.Val(s), nil
 		}
 	case int32(cgo.TFunction):
 		f, err := g.NewFunction(t, idx, "function")

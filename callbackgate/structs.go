@@ -18,6 +18,11 @@ type valType struct {
 	name    string
 	mtref   int32
 	methods []*valMethod
+	// copied is set for blittable types that are not OpaqueArgs: push
+	// copies such a value's bytes from its interface without reflection
+	// (push.go); size is then their size.
+	copied bool
+	size   int
 }
 
 // valMethod is one value-receiver method callable on ByVal userdata; its
@@ -34,12 +39,13 @@ type valMethod struct {
 // structState is the gate's StructRegistry: companions, struct types by
 // id, and the opaque handles of the calls in progress.
 type structState struct {
-	reg    *structreg.Registry
-	types  map[reflect.Type]*valType
-	byID   []*valType
-	last   *valType
-	opq    []opaqueEntry
-	opqGen uint32
+	reg     *structreg.Registry
+	types   map[reflect.Type]*valType
+	byID    []*valType
+	last    *valType
+	opq     []opaqueEntry
+	opqGen  uint32
+	opqLast opaqueType // the handle type pushed last (opaque.go)
 }
 
 func newStructState(s *cgo.State) structState {
@@ -59,7 +65,7 @@ func (g *Gate) closeStructs() int {
 // valTypeFor returns the ByVal type of the struct type t, building its
 // metatable on first use (the program being written is kept).
 func (g *Gate) valTypeFor(t reflect.Type) (*valType, error) {
-	if vt := g.sv.last; vt != nil && vt.typ == t {
+	if vt := g.sv.last; vt != nil && sameType(vt.typ, t) {
 		return vt, nil
 	}
 	vt, ok := g.sv.types[t]
@@ -68,7 +74,8 @@ func (g *Gate) valTypeFor(t reflect.Type) (*valType, error) {
 			return nil, handlePushError(t)
 		}
 		lay := structreg.LayoutOf(t)
-		vt = &valType{id: uint32(len(g.sv.byID)), typ: t, lay: lay, name: lay.Name}
+		vt = &valType{id: uint32(len(g.sv.byID)), typ: t, lay: lay, name: lay.Name,
+			copied: lay.Blittable && !t.Implements(opaqueArgType), size: int(t.Size())}
 		for i := 0; i < t.NumMethod(); i++ {
 			vt.methods = append(vt.methods, newValMethod(vt, t.Method(i)))
 		}
@@ -83,6 +90,8 @@ func (g *Gate) valTypeFor(t reflect.Type) (*valType, error) {
 	g.sv.last = vt
 	return vt, nil
 }
+
+var opaqueArgType = reflect.TypeFor[OpaqueArg]()
 
 func newValMethod(vt *valType, m reflect.Method) *valMethod {
 	ft := m.Type

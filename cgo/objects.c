@@ -38,10 +38,15 @@ static int cache_find(lua_State *L, zlua_env *env, uint32_t slot, uint32_t gen)
 	}
 	lua_rawgeti(L, -1, (lua_Integer)slot); /* [+1] ud or nil */
 	u = (ZLuaObjectUserData *)lua_touserdata(L, -1);
-	if (u != NULL && zlua_rawlen(L, -1) >= sizeof *u && u->header.magic == ZLUA_MAGIC &&
-	    u->header.kind == ZLUA_KIND_BYOBJ && u->slot == slot && u->gen == gen &&
-	    !(u->header.flags & ZLUA_F_RELEASED)) {
-		lua_remove(L, -2); /* hit: the cached userdata */
+	/* The entry proved by its address (ownaddr.c: slot_ud[slot] names only
+	 * the live, unreleased keyed userdata zlua made for slot) needs no
+	 * length or header check; anything else is checked in full. */
+	if (u != NULL && (slot < env->objcnt_cap && env->slot_ud[slot] == (const void *)u
+				  ? u->gen == gen
+				  : zlua_rawlen(L, -1) >= sizeof *u && u->header.magic == ZLUA_MAGIC &&
+					    u->header.kind == ZLUA_KIND_BYOBJ && u->slot == slot &&
+					    u->gen == gen && !(u->header.flags & ZLUA_F_RELEASED))) {
+		lua_replace(L, -2); /* hit: the cached userdata in the cache's place */
 		return 1;
 	}
 	lua_pop(L, 1); /* miss: the cache stays */
@@ -60,7 +65,16 @@ void zlua_obj_push(lua_State *L, zlua_env *env, uint32_t slot, uint32_t gen,
 		   uint32_t type_id, int mtref, int cached)
 {
 	ZLuaObjectUserData *u;
-	if (cached) {
+	if (cached == ZLUA_OBJ_NEWKEY) {
+		/* a new slot generation: nothing to find, only the cache for the
+		 * new entry (an entry left by a released userdata of the slot's
+		 * previous generation, one whose __gc a script called by hand, is
+		 * replaced) */
+		if (zlua_rawgeti_type(L, LUA_REGISTRYINDEX, env->cache_ref) != LUA_TTABLE) {
+			lua_pop(L, 1);
+			cached = ZLUA_OBJ_UNCACHED;
+		}
+	} else if (cached) {
 		/* a miss leaves the cache on the stack for the new entry (one
 		 * registry lookup per push instead of two); with no cache (a
 		 * script replaced it) the object has no identity */
@@ -68,7 +82,7 @@ void zlua_obj_push(lua_State *L, zlua_env *env, uint32_t slot, uint32_t gen,
 		if (r == 1)
 			return;
 		if (r < 0)
-			cached = 0;
+			cached = ZLUA_OBJ_UNCACHED;
 	}
 	u = (ZLuaObjectUserData *)zlua_newuserdata(L, sizeof *u);
 	memset(u, 0, sizeof *u);
@@ -92,7 +106,7 @@ void zlua_obj_push(lua_State *L, zlua_env *env, uint32_t slot, uint32_t gen,
 	if (cached) {
 		lua_pushvalue(L, -1);
 		lua_rawseti(L, -3, (lua_Integer)slot);
-		lua_remove(L, -2); /* the cache */
+		lua_replace(L, -2); /* the userdata in the cache's place */
 	}
 }
 
@@ -110,18 +124,15 @@ int zlua_obj_gc(lua_State *L)
 	u = (ZLuaObjectUserData *)h;
 	u->header.flags |= ZLUA_F_RELEASED;
 	zlua_obj_forget(env, u); /* released: off the address fast path */
-	/* Invariant 3: drop the cache entry only if it is still this userdata;
-	 * a push after the weak entry was cleared has put a new one there. */
-	lua_rawgeti(L, LUA_REGISTRYINDEX, env->cache_ref);
-	if (lua_type(L, -1) == LUA_TTABLE) {
-		lua_rawgeti(L, -1, (lua_Integer)u->slot);
-		if (lua_rawequal(L, -1, 1)) {
-			lua_pushnil(L);
-			lua_rawseti(L, -3, (lua_Integer)u->slot);
-		}
-		lua_pop(L, 1);
-	}
-	lua_pop(L, 1);
+	/* Invariant 3 needs no cache work here: both backends clear weak
+	 * values that refer to objects about to be finalized before any
+	 * finalizer runs (Lua 5.4's atomic phase clears them ahead of
+	 * separatetobefnz; LuaJIT marks separated userdata finalized and its
+	 * clearweak drops finalized userdata from weak values), so the entry
+	 * of this slot is nil or a newer userdata, never this one. Where an
+	 * entry can still name a released userdata (lua_close, which clears
+	 * nothing and frees the cache too; a __gc a script calls by hand),
+	 * cache_find refuses it by its released flag. */
 	if (u->slot < env->objcnt_cap && env->objcnt[u->slot] > 0 &&
 	    --env->objcnt[u->slot] == 0)
 		zlua_obj_queue_slot(env, u->slot);

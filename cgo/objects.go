@@ -73,19 +73,37 @@ func (s *State) ObjAt(t Thread, idx int) (ObjHeader, bool) {
 // cached and still alive, else a new one of binding typeID with metatable
 // mtref.
 func (s *State) PutObj(slot, gen, typeID uint32, mtref int32, cached bool) {
+	mode := byte(C.ZLUA_OBJ_UNCACHED)
+	if cached {
+		mode = C.ZLUA_OBJ_CACHED
+	}
+	s.putObj(slot, gen, typeID, mtref, mode)
+}
+
+// PutNewObj appends a push of the first userdata of a keyed slot just
+// added: C enters it in the weak cache without looking the cache up.
+func (s *State) PutNewObj(slot, gen, typeID uint32, mtref int32) {
+	s.putObj(slot, gen, typeID, mtref, C.ZLUA_OBJ_NEWKEY)
+}
+
+func (s *State) putObj(slot, gen, typeID uint32, mtref int32, mode byte) {
 	if s.need(18) {
-		p := s.prog[s.n:]
+		p := (*[18]byte)(s.prog[s.n:])
 		p[0] = C.ZLUA_OP_OBJ
-		binary.LittleEndian.PutUint32(p[1:], slot)
-		binary.LittleEndian.PutUint32(p[5:], gen)
-		binary.LittleEndian.PutUint32(p[9:], typeID)
-		binary.LittleEndian.PutUint32(p[13:], uint32(mtref))
-		p[17] = 0
-		if cached {
-			p[17] = 1
-		}
+		binary.LittleEndian.PutUint32(p[1:5], slot)
+		binary.LittleEndian.PutUint32(p[5:9], gen)
+		binary.LittleEndian.PutUint32(p[9:13], typeID)
+		binary.LittleEndian.PutUint32(p[13:17], uint32(mtref))
+		p[17] = mode
 		s.n += 18
 	}
+}
+
+// ReturnNewObj is Frame.ReturnObj for the first userdata of a keyed slot
+// just added (see PutNewObj).
+func (f Frame) ReturnNewObj(slot, gen, typeID uint32, mtref int32) {
+	f.ReturnObj(slot, gen, typeID, mtref, true)
+	(*Arg)(unsafe.Pointer(&f.p.ret)).isint = C.ZLUA_OBJ_NEWKEY
 }
 
 // PutNewMetatable replaces the name last pushed with a new ByObj metatable.

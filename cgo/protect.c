@@ -244,12 +244,17 @@ int zlua_op(zlua_env *env, lua_State *L, int opcode, int nargs, int nres,
 		}
 	}
 
+	/* message handler, dispatcher, opargs below the arguments (with no
+	 * arguments each is pushed in place: no rotation) */
 	lua_rawgeti(L, LUA_REGISTRYINDEX, env->msgh_ref);
-	lua_insert(L, base + 1);
+	if (nargs > 0)
+		lua_insert(L, base + 1);
 	lua_rawgeti(L, LUA_REGISTRYINDEX, env->dispatch_ref);
-	lua_insert(L, base + 2);
+	if (nargs > 0)
+		lua_insert(L, base + 2);
 	lua_pushlightuserdata(L, a);
-	lua_insert(L, base + 3);
+	if (nargs > 0)
+		lua_insert(L, base + 3);
 	a->opcode = opcode;
 	pending = env->op_pending;
 	env->op_pending = a;

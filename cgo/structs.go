@@ -95,18 +95,19 @@ func (a *Arg) Light() uint64 { return a.v }
 // pointers), or none and companion slot (companion, gen).
 func (s *State) PutByVal(typeID uint32, mtref int32, payload unsafe.Pointer, size int, companion, gen uint32) {
 	s.progAlloc = true
-	if s.need(21 + size) {
-		p := s.prog[s.n:]
-		p[0] = C.ZLUA_OP_BYVAL
-		binary.LittleEndian.PutUint32(p[1:], typeID)
-		binary.LittleEndian.PutUint32(p[5:], uint32(mtref))
-		binary.LittleEndian.PutUint32(p[9:], uint32(size))
-		binary.LittleEndian.PutUint32(p[13:], companion)
-		binary.LittleEndian.PutUint32(p[17:], gen)
+	if n := 21 + size; s.need(n) {
+		p := s.prog[s.n : s.n+n]
+		h := (*[21]byte)(p) // one bounds check for the fixed part
+		h[0] = C.ZLUA_OP_BYVAL
+		binary.LittleEndian.PutUint32(h[1:5], typeID)
+		binary.LittleEndian.PutUint32(h[5:9], uint32(mtref))
+		binary.LittleEndian.PutUint32(h[9:13], uint32(size))
+		binary.LittleEndian.PutUint32(h[13:17], companion)
+		binary.LittleEndian.PutUint32(h[17:21], gen)
 		if size > 0 {
 			copy(p[21:], unsafe.Slice((*byte)(payload), size))
 		}
-		s.n += 21 + size
+		s.n += n
 	}
 }
 

@@ -811,9 +811,15 @@ int zlua_funcud_gc(lua_State *L);
 
 /* ---- ObjectRegistry userdata (objects.c) ---- */
 
+/* zlua_obj_push's cached argument (also ZLUA_OP_OBJ's last operand and
+ * ZLUA_RETOBJ's fr->ret.isint): no identity; a slot found again (look the
+ * weak cache up first); a slot Go has just added (no userdata of this
+ * generation can be in the cache: make one and enter it). */
+enum { ZLUA_OBJ_UNCACHED = 0, ZLUA_OBJ_CACHED = 1, ZLUA_OBJ_NEWKEY = 2 };
 /* [lua] Pushes the ByObj userdata of slot: the cached one when the weak
  * cache still maps slot to a userdata of this generation, else a new one
- * (counted in objcnt, entered in the cache when cached). [-0, +1] */
+ * (counted in objcnt, entered in the cache unless ZLUA_OBJ_UNCACHED).
+ * [-0, +1] */
 void zlua_obj_push(lua_State *L, zlua_env *env, uint32_t slot, uint32_t gen,
 		   uint32_t type_id, int mtref, int cached);
 /* [go-safe] Pushes the userdata of slot from the weak cache when it is
@@ -822,9 +828,9 @@ void zlua_obj_push(lua_State *L, zlua_env *env, uint32_t slot, uint32_t gen,
  * checked (type; length, magic, kind): a script can reach them through
  * debug.getregistry. [-0, +1|0] */
 int zlua_obj_cached(lua_State *L, zlua_env *env, uint32_t slot, uint32_t gen);
-/* [lua] __gc of ByObj userdata: marks it released, drops its cache entry
- * if the entry is still this userdata, and queues the slot when its last
- * userdata is gone. Pure C. [-0, +0] */
+/* [lua] __gc of ByObj userdata: marks it released and queues the slot
+ * when its last userdata is gone (its weak cache entry was cleared by the
+ * collector before finalizers ran). Pure C. [-0, +0] */
 int zlua_obj_gc(lua_State *L);
 /* [lua] __index of ByObj userdata: upvalue 1 the methods table (looked up
  * raw, in C), upvalue 2 the Go field getter called on a miss. */

@@ -4,8 +4,10 @@
 //
 // Every Go object Lua holds by reference (a pointer, map, channel, or a
 // slice pushed with zlua.ByRef) occupies a slot of the [Registry]: a plain
-// slice of entries (initially 1024, doubling when full) with a free stack
-// and a generation per slot. A slot strongly holds its object, so the slot
+// slice of 16-byte entries (initially 1024, doubling when full) with a
+// free stack and a generation per slot. A slot keeps the object's data
+// word; the type word is its binding's ([Registry.Val] rebuilds the
+// value). A slot strongly holds its object, so the slot
 // table is the GC root set of everything Lua can reach: while a userdata
 // exists, its object cannot be collected by Go.
 //
@@ -20,7 +22,9 @@
 // # Identity
 //
 // Objects with identity (pointers, maps, channels) are keyed by their
-// address and their binding (Go type and view). [Registry.Lookup] returns
+// address and their binding (Go type and view), in an open-addressing
+// index of slot numbers (4 bytes an entry: the key is recomputed from the
+// slot). [Registry.Lookup] returns
 // the live slot of a key, so pushing the same object through the same view
 // again reuses its slot; the C side then finds the userdata in a weak-valued
 // Lua table indexed by slot, or makes a new userdata for the same slot when

@@ -134,7 +134,7 @@ func TestPinsFollowSlots(t *testing.T) {
 		}
 	}
 	r.Settle()
-	if r.Stats().Pinned != 1+len(keep) || !r.slots[slot].pinned {
+	if r.Stats().Pinned != 1+len(keep) || r.slots[slot].bits&fPinned == 0 {
 		t.Fatalf("pinned %d after growth", r.Stats().Pinned)
 	}
 	c.collect(slot)
