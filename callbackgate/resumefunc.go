@@ -138,20 +138,11 @@ func setIn[A resumeArg](r *cgo.CallResult, i int, a A) {
 // running, killed, a limited call in progress) takes the full path, which
 // reports why in Lua's words.
 func (th *Thread) resumeTyped(nin int, set func(*cgo.CallResult), read func(g *Gate, r *cgo.CallResult, top int) error) error {
-	if th.g == nil {
-		return errZeroHandle
-	}
-	if th.released {
-		return ErrReleased
-	}
-	g := th.g
-	if err := g.Enter(); err != nil {
-		if err == ErrClosed {
-			return ErrStale
-		}
+	g, err := th.enter()
+	if err != nil {
 		return err
 	}
-	err := th.resumeTypedIn(g, nin, set, read)
+	err = th.resumeTypedIn(g, nin, set, read)
 	g.Exit()
 	return err
 }
@@ -209,17 +200,8 @@ func (th *Thread) resumeTypedIn(g *Gate, nin int, set func(*cgo.CallResult), rea
 // args (pushed like Resume's) and converts the thread's first len(out)
 // values into out.
 func (th *Thread) resumeReflect(args, out []reflect.Value) error {
-	if th.g == nil {
-		return errZeroHandle
-	}
-	if th.released {
-		return ErrReleased
-	}
-	g := th.g
-	if err := g.Enter(); err != nil {
-		if err == ErrClosed {
-			return ErrStale
-		}
+	g, err := th.enter()
+	if err != nil {
 		return err
 	}
 	defer g.Exit()
@@ -248,4 +230,22 @@ func (th *Thread) resumeReflect(args, out []reflect.Value) error {
 		}
 	}
 	return nil
+}
+
+// enter claims th's Env for a resume: a zero, released or stale handle
+// (its Env closed or reset) is refused before anything runs.
+func (th *Thread) enter() (*Gate, error) {
+	if th.g == nil {
+		return nil, errZeroHandle
+	}
+	if th.released {
+		return nil, ErrReleased
+	}
+	if err := th.g.Enter(); err != nil {
+		if err == ErrClosed {
+			return nil, ErrStale
+		}
+		return nil, err
+	}
+	return th.g, nil
 }
