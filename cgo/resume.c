@@ -27,6 +27,23 @@ int zlua_costatus(lua_State *L, lua_State *co)
 	}
 }
 
+/* [lua] lua_resume of co from L with the n values on top of co, on
+ * either backend; *nres gets the values co yielded or returned (LuaJIT
+ * leaves only those on co). Raises only what lua_resume itself raises.
+ * [-n, +*nres] on co */
+static int resume_co(lua_State *co, lua_State *L, int n, int *nres)
+{
+	int st;
+#ifdef ZLUA_LUAJIT
+	(void)L;
+	st = lua_resume(co, n);
+	*nres = lua_gettop(co);
+#else
+	st = lua_resume(co, L, n, nres);
+#endif
+	return st;
+}
+
 void zlua_resume_boot(lua_State *L)
 {
 #ifndef ZLUA_LUAJIT
@@ -158,12 +175,7 @@ int zlua_thread_resume(lua_State *L, zlua_env *env, zlua_opargs *a)
 #endif
 	zlua_hook_thread(L, env, base + 1); /* limited when a limited call runs */
 	lua_xmove(L, co, narg);
-#ifdef ZLUA_LUAJIT
-	st = lua_resume(co, narg);
-	nres = lua_gettop(co);
-#else
-	st = lua_resume(co, L, narg, &nres);
-#endif
+	st = resume_co(co, L, narg, &nres);
 	env->hook_raised = 0; /* an error the coroutine's hook raised has been handled */
 	if (st == LUA_OK || st == LUA_YIELD) {
 		if (!lua_checkstack(L, nres + 1)) {
@@ -225,12 +237,7 @@ int zlua_resume_scalars(zlua_env *env, lua_State *L, int ref, int nin, zlua_call
 #endif
 	for (i = 0; i < nin; i++)
 		zlua_push_in(co, &r->in[i]);
-#ifdef ZLUA_LUAJIT
-	st = lua_resume(co, nin);
-	nres = lua_gettop(co);
-#else
-	st = lua_resume(co, L, nin, &nres);
-#endif
+	st = resume_co(co, L, nin, &nres);
 	env->hook_raised = 0;
 	if (st != LUA_OK && st != LUA_YIELD) {
 		zlua_opargs a; /* [co] */

@@ -897,7 +897,9 @@ void zlua_obj_forget(zlua_env *env, const void *p);
  * back (the slot queued for Go at zero). Anything else is left alone.
  * [-0, +0] */
 void zlua_obj_freed(zlua_env *env, const void *p);
-/* [go-safe] Queues slot for Go's release; never raises. */
+/* [go-safe] Queues slot for Go's release (C memory only, no Lua call);
+ * never raises: a slot the queue cannot hold is counted as lost.
+ * [-0, +0] */
 void zlua_obj_queue_slot(zlua_env *env, uint32_t slot);
 /* [go-safe] Grows env->objcnt (and slot_ud) to hold index n; 0 on
  * failure. */
