@@ -103,3 +103,22 @@ func TestCollectedReceiverLeavesTheProvenCache(t *testing.T) {
 		for i = 1, 4 do collectgarbage() end
 		assert(not inproven(a, "ud"), "a collected receiver is still in the cache")`)
 }
+
+// Fields served in C (cgo/objfields.c) trust a proven address as the
+// method path does: zlua's own __index moved into a foreign metatable
+// must not serve the object's fields once debug.setmetatable ran.
+func TestFieldsServedInCFollowTheProvenCache(t *testing.T) {
+	e := provenEnv(t)
+	must(t, e.SetGlobal("held", &Player{Name: "p", HP: 3}))
+	run(t, e, `
+		assert(held.HP == 3 and held.HP == 3)
+		local a = addr(held)
+		assert(inproven(a, "ud"), "a userdata whose field C served is not in the cache")
+		local mt = debug.getmetatable(held)
+		debug.setmetatable(held, {__index = mt.__index})
+		local ok, err = pcall(function() return held.HP end)
+		debug.setmetatable(held, mt)
+		assert(not ok and err:find("bad self (Player expected, got userdata)", 1, true),
+			"a field served through a foreign metatable: " .. tostring(err))
+		assert(held.HP == 3)`)
+}

@@ -1046,6 +1046,21 @@ static inline const void **zlua_proven_at(const void **cache, unsigned bits, con
 {
 	return &cache[(size_t)(((uint64_t)(uintptr_t)p * 0x9E3779B97F4A7C15ull) >> (64 - bits))];
 }
+/* [go-safe] Whether p, the payload of a full userdata (or the value of a
+ * light one: see ARCHITECTURE.md, "Proven-address caches"), is in env's
+ * userdata cache: a live 32-byte userdata zlua made, with this env's
+ * metatable. Its kind and flags are still to be checked. */
+static inline int zlua_isproven(zlua_env *env, const void *p)
+{
+	return *zlua_proven_at(env->proven_ud, ZLUA_PROVEN_UD_BITS, p) == p;
+}
+/* [go-safe] Enters p, the payload of a 32-byte userdata just proved to be
+ * env's, in the userdata cache (when the free hook can keep it exact). */
+static inline void zlua_prove(zlua_env *env, const void *p)
+{
+	if (env->ud_block != 0)
+		*zlua_proven_at(env->proven_ud, ZLUA_PROVEN_UD_BITS, p) = p;
+}
 /* [go-safe] Takes p, the payload of a 32-byte userdata being released,
  * freed or given another metatable, out of both proven-address caches.
  * [-0, +0] */
