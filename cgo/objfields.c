@@ -11,6 +11,7 @@ typedef struct objref {
 	ZLuaObjectUserData *u;
 	zlua_env *env;
 	const zlua_fielddir *d; /* its binding's directory */
+	int proven;             /* u is in the proven-address cache: ours */
 } objref;
 
 /* [lua] Whether the value at 1 is a live ByObj userdata whose object Go
@@ -22,23 +23,32 @@ typedef struct objref {
 static int obj_fields(lua_State *L, objref *o)
 {
 	ZLuaObjectUserData *u = (ZLuaObjectUserData *)lua_touserdata(L, 1);
-	/* NULL for all but userdata; a light userdata has length 0 */
-	if (u == NULL || zlua_rawlen(L, 1) != sizeof *u || u->header.magic != ZLUA_MAGIC ||
+	if (u == NULL)
+		return 0; /* not a userdata */
+	o->env = zlua_envof(L);
+	/* A proven address needs no length and magic check (and is ours);
+	 * else a light userdata has length 0. */
+	o->proven = zlua_isproven(o->env, u);
+	if ((!o->proven && (zlua_rawlen(L, 1) != sizeof *u || u->header.magic != ZLUA_MAGIC)) ||
 	    u->header.kind != ZLUA_KIND_BYOBJ || (u->header.flags & ZLUA_F_RELEASED) || u->ptr == 0)
 		return 0;
 	o->u = u;
-	o->env = zlua_envof(L);
 	o->d = zlua_dir(o->env, ZLUA_DIR_OBJ, u->header.type_id);
 	return o->d != NULL;
 }
 
 /* [lua] Whether the userdata of o is this env's: only zlua writes
  * headers, but what proves the header is one is the userdata's address
- * (the keyed userdata of its slot, read.c) or else the identity of its
- * metatable. [-0, +0] */
+ * (the proven-address cache, or the keyed userdata of its slot, read.c)
+ * or else the identity of its metatable. [-0, +0] */
 static int obj_ours(lua_State *L, const objref *o)
 {
-	return zlua_ownaddr(o->env, o->u) || zlua_ownmt(o->env, L, 1, &o->u->header);
+	if (o->proven)
+		return 1;
+	if (!zlua_ownaddr(o->env, o->u) && !zlua_ownmt(o->env, L, 1, &o->u->header))
+		return 0;
+	zlua_prove(o->env, o->u); /* obj_fields checked its length */
+	return 1;
 }
 
 /* The address of field f of o's object. */
@@ -173,10 +183,14 @@ int zlua_obj_nokey(lua_State *L)
 /* Whether the value at idx is a full userdata of exactly a ByObj
  * userdata's size with zlua's header, kind ByObj and not released (a light
  * userdata has length 0). The metatable is not checked here. [-0, +0] */
-static const ZLuaObjectUserData *byobj_at(lua_State *L, int idx)
+static const ZLuaObjectUserData *byobj_at(zlua_env *env, lua_State *L, int idx, int *proven)
 {
 	const ZLuaObjectUserData *u = (const ZLuaObjectUserData *)lua_touserdata(L, idx);
-	if (u == NULL || zlua_rawlen(L, idx) != sizeof *u || u->header.magic != ZLUA_MAGIC ||
+	if (u == NULL)
+		return NULL;
+	/* a proven address needs no length and magic check, and is ours */
+	*proven = zlua_isproven(env, u);
+	if ((!*proven && (zlua_rawlen(L, idx) != sizeof *u || u->header.magic != ZLUA_MAGIC)) ||
 	    u->header.kind != ZLUA_KIND_BYOBJ || (u->header.flags & ZLUA_F_RELEASED))
 		return NULL;
 	return u;
@@ -185,13 +199,16 @@ static const ZLuaObjectUserData *byobj_at(lua_State *L, int idx)
 int zlua_obj_eq(lua_State *L)
 {
 	zlua_env *env = zlua_envof(L);
-	const ZLuaObjectUserData *ua = byobj_at(L, 1), *ub = ua != NULL ? byobj_at(L, 2) : NULL;
+	int pa = 0, pb = 0;
+	const ZLuaObjectUserData *ua = byobj_at(env, L, 1, &pa),
+				 *ub = ua != NULL ? byobj_at(env, L, 2, &pb) : NULL;
 	const zlua_udheader *a, *b;
 	int ours = 0;
 	/* Both must be env's (zlua_toown's rule): proved by their addresses
-	 * when both are keyed userdata (read.c), else by their metatables,
-	 * checked with both pushed at once: one pop instead of two. */
-	if (ub != NULL && zlua_ownaddr(env, ua) && zlua_ownaddr(env, ub)) {
+	 * (the proven-address cache, or keyed userdata, read.c), else by their
+	 * metatables, checked with both pushed at once: one pop instead of
+	 * two. */
+	if (ub != NULL && (pa || zlua_ownaddr(env, ua)) && (pb || zlua_ownaddr(env, ub))) {
 		ours = 1;
 	} else if (ub != NULL && lua_getmetatable(L, 1)) {
 		if (lua_getmetatable(L, 2)) {

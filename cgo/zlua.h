@@ -284,6 +284,11 @@ typedef struct zlua_fielddir zlua_fielddir; /* fields.c */
 
 /* Entries of the env's cache of recognised metatables (a power of 2). */
 #define ZLUA_OWN_CACHE 256
+/* Entries of the env's proven-address caches (powers of 2, as log2). */
+#define ZLUA_PROVEN_FN_BITS 6
+#define ZLUA_PROVEN_UD_BITS 8
+#define ZLUA_PROVEN_FN (1u << ZLUA_PROVEN_FN_BITS)
+#define ZLUA_PROVEN_UD (1u << ZLUA_PROVEN_UD_BITS)
 
 /* Per-state C side of an Env; Go holds the pointer, never the reverse. */
 /* The gate remembers the last ZLUA_RECENT Go errors raised into Lua
@@ -352,6 +357,22 @@ typedef struct zlua_env {
 	 * looking the marker up. Every such metatable is anchored in the
 	 * registry for the env's life, so an entry never dangles. */
 	const void *own_mt[ZLUA_OWN_CACHE];
+	/* Proven addresses (gate.c, "Proven-address caches" in ARCHITECTURE):
+	 * proven_fn holds payload addresses of live function sentinels of this
+	 * env, proven_ud those of live 32-byte userdata zlua made whose
+	 * metatable is this env's (ByObj, companion ByVal). An entry is exact:
+	 * it is cleared before its userdata is released (__gc), freed
+	 * (zlua_alloc) or given another metatable (debug.setmetatable), all of
+	 * which pass through zlua_unprove. Filled only when ud_block is known
+	 * (the free hook then sees every such block). A hit replaces the
+	 * length and header checks of one crossing. Direct-mapped by
+	 * zlua_proven_at. */
+	const void *proven_fn[ZLUA_PROVEN_FN];
+	const void *proven_ud[ZLUA_PROVEN_UD];
+	/* Lua→Go calls entered by the trampoline: one writer (the thread
+	 * running the state), atomic relaxed stores (plain moves), read from
+	 * any goroutine by zlua_calls. */
+	uint64_t calls;
 	/* Field directories (fields.c), by kind (ZLUA_DIR_*) and type id. */
 	zlua_fielddir **dirs[2];
 	size_t dirs_cap[2];
@@ -490,6 +511,8 @@ typedef struct zlua_memstats {
 /* [go-safe] Reads mem_used and mem_peak atomically, from any thread while
  * the env lives; used <= peak holds. */
 zlua_memstats zlua_mem_stats(const zlua_env *env);
+/* [go-safe] env->calls, from any thread while the env lives. */
+uint64_t zlua_calls(const zlua_env *env);
 /* [go-safe] Creates a state whose allocator is zlua_alloc with env as ud
  * (LuaJIT: its own allocator wrapped, see alloc.c). NULL on failure. */
 lua_State *zlua_newstate(zlua_env *env);
@@ -887,7 +910,8 @@ void zlua_ownaddr_init(lua_State *L, zlua_env *env);
  * zlua's equivalent that keeps slot_ud exact (ownaddr.c). [-0, +0] */
 void zlua_open_dbgmeta(lua_State *L);
 /* [go-safe] Takes p, the payload of a ByObj userdata (or of a block of the
- * same size being freed), off the address fast path if slot_ud holds it.
+ * same size being freed), off the address fast path if slot_ud holds it,
+ * and out of the proven-address caches.
  * Called by zlua_obj_gc and by zlua_alloc before it frees such a block.
  * [-0, +0] */
 void zlua_obj_forget(zlua_env *env, const void *p);
@@ -1014,6 +1038,40 @@ zlua_udheader *zlua_toown(zlua_env *env, lua_State *L, int idx);
 static inline int zlua_ownaddr(const struct zlua_env *env, const ZLuaObjectUserData *u)
 {
 	return u->slot < env->objcnt_cap && env->slot_ud[u->slot] == (const void *)u;
+}
+/* The entry of a proven-address cache of 2^bits entries for payload
+ * address p (a multiplicative hash: userdata blocks are evenly spaced).
+ * [go-safe] */
+static inline const void **zlua_proven_at(const void **cache, unsigned bits, const void *p)
+{
+	return &cache[(size_t)(((uint64_t)(uintptr_t)p * 0x9E3779B97F4A7C15ull) >> (64 - bits))];
+}
+/* [go-safe] Whether p, the payload of a full userdata (or the value of a
+ * light one: see ARCHITECTURE.md, "Proven-address caches"), is in env's
+ * userdata cache: a live 32-byte userdata zlua made, with this env's
+ * metatable. Its kind and flags are still to be checked. */
+static inline int zlua_isproven(zlua_env *env, const void *p)
+{
+	return *zlua_proven_at(env->proven_ud, ZLUA_PROVEN_UD_BITS, p) == p;
+}
+/* [go-safe] Enters p, the payload of a 32-byte userdata just proved to be
+ * env's, in the userdata cache (when the free hook can keep it exact). */
+static inline void zlua_prove(zlua_env *env, const void *p)
+{
+	if (env->ud_block != 0)
+		*zlua_proven_at(env->proven_ud, ZLUA_PROVEN_UD_BITS, p) = p;
+}
+/* [go-safe] Takes p, the payload of a 32-byte userdata being released,
+ * freed or given another metatable, out of both proven-address caches.
+ * [-0, +0] */
+static inline void zlua_unprove(zlua_env *env, const void *p)
+{
+	const void **f = zlua_proven_at(env->proven_fn, ZLUA_PROVEN_FN_BITS, p);
+	const void **u = zlua_proven_at(env->proven_ud, ZLUA_PROVEN_UD_BITS, p);
+	if (*f == p)
+		*f = NULL;
+	if (*u == p)
+		*u = NULL;
 }
 /* [go-safe] zlua_toown for a value known to be a full userdata. */
 zlua_udheader *zlua_toown_ud(zlua_env *env, lua_State *L, int idx);
