@@ -347,6 +347,7 @@ typedef struct zlua_env {
 	 * a __gc brings it to 0 the slot is queued in objfreed for Go. */
 	int cache_ref;    /* registry ref of the weak-valued cache: slot -> ud */
 	int indexer_ref;  /* LuaJIT: registry ref of the __index factory */
+	int ffi_ref;      /* LuaJIT: registry ref of the ffi module (jitindex.c) */
 	/* Metatables found to carry this env's marker, by (kind, type id):
 	 * zlua_toown compares a userdata's metatable with its entry instead of
 	 * looking the marker up. Every such metatable is anchored in the
@@ -883,6 +884,27 @@ void zlua_obj_init(lua_State *L, zlua_env *env);
  * that block with that size; leaves both 0, and the address fast path
  * off, if it does not add up. Called once by zlua_obj_init. [-0, +0] */
 void zlua_ownaddr_init(lua_State *L, zlua_env *env);
+#ifdef ZLUA_LUAJIT
+/* [lua] Keeps the ffi module (loading it as require would) in
+ * env->ffi_ref, for the FFI field closures; run when the libraries are
+ * opened, before the sandbox drops ffi from package.loaded. Does nothing
+ * without a package library or an ffi preload. [-0, +0] */
+void zlua_jit_keepffi(lua_State *L, zlua_env *env);
+/* [lua] Builds the __index factory of LuaJIT (jitindex.c) and keeps it in
+ * env->indexer_ref. [-0, +0] */
+void zlua_jit_init(lua_State *L, zlua_env *env);
+/* [go-safe, no Lua API: called from Lua through the FFI] Reads field i of
+ * the directory of binding tid from the ByObj userdata payload p into
+ * *out if p is a live, pinned, address-proved object of env of that
+ * binding: returns 1 for a number, 2 for a boolean (*out 0 or 1), 0 when
+ * the C closure must decide. */
+int zlua_jit_get(void *env, const void *p, uint32_t tid, uint32_t i, double *out);
+/* [go-safe, no Lua API: called from Lua through the FFI] Stores n (a
+ * boolean as 0/1 when isbool) into field i under zlua_jit_get's checks
+ * when the C setter would store it unconverted; returns 0, storing
+ * nothing, otherwise. */
+int zlua_jit_set(void *env, void *p, uint32_t tid, uint32_t i, double n, int isbool);
+#endif
 /* [lua] Replaces debug.setmetatable, if the debug library is open, by
  * zlua's equivalent that keeps slot_ud exact (ownaddr.c). [-0, +0] */
 void zlua_open_dbgmeta(lua_State *L);

@@ -1,0 +1,217 @@
+package zlua_test
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/zlua-go/zlua"
+)
+
+var onLuaJIT = strings.HasPrefix(zlua.Backend, "LuaJIT")
+
+// cFunctionCalls runs body after m's first field access (which pins the
+// object) and returns how many calls of zlua's C field closures it made,
+// counted by a call hook: on Lua 5.4 they are m's __index and __newindex;
+// on LuaJIT they are the getter and setter upvalues of the Lua closures
+// (jitindex.c), which an FFI call replaces.
+func cFunctionCalls(t *testing.T, e *zlua.Env, body string) int {
+	t.Helper()
+	run(t, e, `
+		local _ = m.F64
+		local mt, cfuncs = debug.getmetatable(m), {}
+		for _, f in ipairs({mt.__index, mt.__newindex}) do
+			if debug.getinfo(f, "S").what == "C" then cfuncs[f] = true end
+			for i = 1, math.huge do
+				local name, v = debug.getupvalue(f, i)
+				if name == nil then break end
+				if name == "getter" or name == "setter" then cfuncs[v] = true end
+			end
+		end
+		assert(next(cfuncs) ~= nil, "no C field closure found")
+		local n, getinfo = 0, debug.getinfo
+		debug.sethook(function() if cfuncs[getinfo(2, "f").func] then n = n + 1 end end, "c")
+		`+body+`
+		debug.sethook()
+		ccalls = n`)
+	return global[int](t, e, "ccalls")
+}
+
+// On LuaJIT the numeric and boolean fields of a pinned Go object are read
+// and written by FFI calls from the compiled __index/__newindex closures
+// (jitindex.c), without a lua_CFunction; on Lua 5.4 each access is a call
+// of the C closure.
+func TestJITFieldAccessMakesNoCFunctionCall(t *testing.T) {
+	e := newEnv(t)
+	m := &Mob{Extra: &Extra{}, F64: 1}
+	must(t, e.SetGlobal("m", m))
+	n := cFunctionCalls(t, e, `
+		for i = 1, 10 do
+			m.I = m.I + i; m.F64 = m.F64 * 2; m.On = not m.On; m.U8 = m.U8 + 1
+		end`)
+	if onLuaJIT {
+		if n != 0 {
+			t.Errorf("LuaJIT: 80 field accesses made %d calls of the C closures, want 0", n)
+		}
+	} else if n < 80 {
+		t.Errorf("Lua 5.4: 80 field accesses made %d calls of the C closures, want 80", n)
+	}
+	if m.I != 55 || m.F64 != 1024 || m.On || m.U8 != 10 {
+		t.Errorf("Go sees %+v", m)
+	}
+	// Strings, fields of embedded pointers and methods keep their paths.
+	run(t, e, `m.Name = "x"; m.Gold = 2; m:Hit(5); assert(m.Name == "x" and m.Gold == 2 and m.I == 50)`)
+}
+
+// Values the fast path does not store as they are (conversions, errors)
+// and objects it does not prove reach the C closure, with its results and
+// messages; compiled loops (200 iterations) and interpreted code agree.
+func TestJITFieldEdgeValuesMatchTheCPath(t *testing.T) {
+	e := newEnv(t)
+	m := &Mob{Extra: &Extra{}}
+	must(t, e.SetGlobal("m", m))
+	run(t, e, `
+		for i = 1, 200 do
+			m.I8, m.I16, m.I32, m.I64 = -128, 32767, -2147483648, -9007199254740992
+			m.U8, m.U16, m.U32, m.U = 255, 65535, 4294967295, 2^62
+			m.UP, m.F32, m.F64, m.On = 7, 0.25, -1e300, true
+			m.I = "12"         -- a numeric string: the C closure converts it
+			m.U64 = 2^63       -- above the int64 range: the C closure
+			m.score = i
+		end`)
+	want := Mob{I8: -128, I16: 32767, I32: -2147483648, I64: -1 << 53, U8: 255, U16: 65535,
+		U32: 4294967295, U: 1 << 62, UP: 7, F32: 0.25, F64: -1e300, On: true, I: 12, U64: 1 << 63}
+	want.Extra, want.Score = m.Extra, 200
+	if *m != want {
+		t.Errorf("after writes:\n got %+v\nwant %+v", *m, want)
+	}
+	m.U64, m.F32, m.F64 = math.MaxUint64, float32(math.Inf(-1)), math.NaN()
+	run(t, e, `
+		for i = 1, 200 do
+			assert(m.U64 == 2^64 and m.I8 == -128 and m.U32 == 4294967295 and m.On == true)
+			assert(m.F32 == -math.huge and m.F64 ~= m.F64 and m.I64 == -2^53 and m.score == 200)
+		end`)
+	m.F32, m.F64 = 0, 0
+	run(t, e, `for i = 1, 200 do m.F64 = 0/0; m.F32 = math.huge end`) // inf converts (C closure)
+	if !math.IsNaN(m.F64) || !math.IsInf(float64(m.F32), 1) {
+		t.Errorf("F64 %v F32 %v, want NaN and +Inf", m.F64, m.F32)
+	}
+	for _, c := range []struct{ chunk, want string }{
+		{"for i = 1, 200 do m.I8 = 100 + i end", "number out of range for int8"},
+		{"for i = 1, 200 do m.I = i + 0.5 end", "number has no integer representation"},
+		{"for i = 1, 200 do m.U32 = -i end", "number out of range for uint32"},
+		{"for i = 1, 200 do m.F32 = 1e39 end", "number out of range for float32"},
+		{"for i = 1, 200 do m.On = i end", "boolean expected, got number"},
+		{"for i = 1, 200 do m.I = i > 0 end", "number expected, got boolean"},
+		{"for i = 1, 200 do m.F64 = {} end", "number expected, got table"},
+	} {
+		err := e.DoString(c.chunk)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want %q", c.chunk, err, c.want)
+		}
+	}
+}
+
+// The index closures are called with other values than their objects only
+// through debug.getmetatable: those, and objects of another type, go to
+// the C closure, which refuses or serves them as before.
+func TestJITFieldClosuresOnForeignValues(t *testing.T) {
+	e := newEnv(t)
+	m, v := &Mob{Extra: &Extra{}, I: 3}, &Vec{X: 2}
+	must(t, e.SetGlobal("m", m))
+	must(t, e.SetGlobal("v", v))
+	run(t, e, `
+		assert(m.I == 3 and v.X == 2)
+		local idx = debug.getmetatable(m).__index
+		local nidx = debug.getmetatable(m).__newindex
+		-- another type's object: the C closure decides (Lua 5.4 refuses it,
+		-- LuaJIT's serves it from its own type's directory)
+		local ok, x = pcall(idx, v, "X")
+		assert(not ok or x == 2)
+		for _, x in ipairs({1, "s", {}, true, io.stdout, newproxy and newproxy() or 2}) do
+			assert(not pcall(idx, x, "I"))
+			assert(not pcall(nidx, x, "I", 1))
+		end
+		assert(m.I == 3)`)
+	if v.X != 2 || m.I != 3 {
+		t.Errorf("v.X = %v, m.I = %v", v.X, m.I)
+	}
+}
+
+// A limited call (a deadline) runs LuaJIT interpreted: its field accesses
+// take the C closures, with the same results.
+func TestJITFieldsUnderADeadline(t *testing.T) {
+	e := newEnv(t)
+	m := &Mob{Extra: &Extra{}}
+	must(t, e.SetGlobal("m", m))
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if err := e.DoStringContext(ctx, `for i = 1, 1000 do m.I = m.I + 1; m.F64 = m.I / 2 end`); err != nil {
+		t.Fatal(err)
+	}
+	run(t, e, `for i = 1, 1000 do m.I = m.I + 1 end`)
+	if m.I != 2000 || m.F64 != 500 {
+		t.Errorf("m.I = %d, m.F64 = %v", m.I, m.F64)
+	}
+}
+
+// The sandbox drops ffi from package.loaded although zlua keeps the
+// module for its closures; on LibsAll, require finds the module zlua
+// loaded.
+func TestJITFieldsKeepFFIOutOfTheSandbox(t *testing.T) {
+	e, err := zlua.New(zlua.Options{Libs: zlua.LibsSafe})
+	must(t, err)
+	defer e.Close()
+	m := &Mob{Extra: &Extra{}, I: 1}
+	must(t, e.SetGlobal("m", m))
+	run(t, e, `for i = 1, 200 do m.I = m.I + 1 end
+		assert(package.loaded.ffi == nil and package.preload.ffi == nil)
+		assert(not pcall(require, "ffi"))`)
+	if m.I != 201 {
+		t.Errorf("m.I = %d", m.I)
+	}
+	if onLuaJIT {
+		all := newEnv(t)
+		run(t, all, `local ffi = require "ffi"; assert(type(ffi.cast) == "function")`)
+	}
+}
+
+// BenchmarkJITFieldAccess is one read and one write of numeric fields of a
+// pinned Go object per op, in a loop LuaJIT compiles, in the same loop with
+// the compiler off (jit.off: LuaJIT's interpreter runs the FFI calls), and
+// under a deadline (a limited call: the C closures serve it).
+//
+//	go test -tags luajit -run '^$' -bench JITFieldAccess -benchtime 2000000x .
+func BenchmarkJITFieldAccess(b *testing.B) {
+	const loop = `local m, s = m, 0; for i = 1, %d do s = s + m.F64; m.I = i end`
+	for _, c := range []struct{ name, prep string }{{"compiled", ""}, {"interpreted", "jit.off()"}, {"limited", ""}} {
+		b.Run(c.name, func(b *testing.B) {
+			e, err := zlua.New(zlua.Options{})
+			must(b, err)
+			defer e.Close()
+			m := &Mob{Extra: &Extra{}}
+			must(b, e.SetGlobal("m", m))
+			run(b, e, "local _ = m.F64")
+			if c.prep != "" && onLuaJIT {
+				run(b, e, c.prep)
+			}
+			chunk := fmt.Sprintf(loop, b.N)
+			b.ReportAllocs()
+			b.ResetTimer()
+			if c.name == "limited" {
+				ctx, cancel := context.WithTimeout(context.Background(), time.Hour)
+				defer cancel()
+				must(b, e.DoStringContext(ctx, chunk))
+			} else {
+				run(b, e, chunk)
+			}
+			b.StopTimer()
+			if m.I != b.N {
+				b.Fatalf("m.I = %d, want %d", m.I, b.N)
+			}
+		})
+	}
+}
