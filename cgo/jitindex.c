@@ -19,19 +19,23 @@
  * the sandbox drops it from package.loaded) and kept in the registry;
  * without it the closures only look methods up. */
 #include <float.h>
+#include <math.h>
 
 #include "zlua.h"
 
 #ifdef ZLUA_LUAJIT
 
 /* The factory chunk, run once per env with (ffi or nil, the env, the
- * addresses of zlua_jit_get and zlua_jit_set, the limited flag table of
- * hook.c). It returns make(methods, getter, fields, tid, setter): the
- * __index closure and, when fields (name -> directory index) is a table
- * and the FFI is there, the __newindex closure. */
+ * addresses of zlua_jit_get, zlua_jit_has and zlua_jit_set, the limited
+ * flag table of hook.c). It returns make(methods, getter, fields, tid,
+ * setter): the __index closure and, when fields is a table and the FFI is
+ * there, the __newindex closure. fields maps each name to its directory
+ * index, as -1 - index for a boolean. No closure keeps a cdata that can be
+ * indexed or offset (the env is a void *), so upvalues taken with
+ * debug.getupvalue are not a way to raw memory. */
 static const char factory_src[] =
 	"local rawget, type = rawget, type\n"
-	"local ffi, envp, getp, setp, limited = ...\n"
+	"local ffi, envp, getp, hasp, setp, limited = ...\n"
 	"local function plain(methods, getter)\n"
 	"  return function(o, k)\n"
 	"    local m = rawget(methods, k)\n"
@@ -43,9 +47,9 @@ static const char factory_src[] =
 	"  return function(methods, getter) return plain(methods, getter) end\n"
 	"end\n"
 	"local env = ffi.cast('void *', envp)\n"
-	"local get = ffi.cast('int (*)(void *, const void *, uint32_t, uint32_t, double *)', getp)\n"
+	"local get = ffi.cast('double (*)(void *, const void *, uint32_t, uint32_t)', getp)\n"
+	"local has = ffi.cast('int (*)(void *, const void *, uint32_t, uint32_t)', hasp)\n"
 	"local set = ffi.cast('int (*)(void *, void *, uint32_t, uint32_t, double, int)', setp)\n"
-	"local out = ffi.new('double[1]')\n"
 	/* A limited call runs interpreted (limited[1], hook.c), where an FFI
 	 * call costs about what the C closure does: the C closures serve it. */
 	"return function(methods, getter, fields, tid, setter)\n"
@@ -53,22 +57,29 @@ static const char factory_src[] =
 	"  local function index(o, k)\n"
 	"    local m = rawget(methods, k)\n"
 	"    if m ~= nil then return m end\n"
+	"    if limited[1] then return getter(o, k) end\n"
 	"    local i = rawget(fields, k)\n"
-	"    if i ~= nil and not limited[1] and type(o) == 'userdata' then\n"
-	"      local r = get(env, o, tid, i, out)\n"
-	"      if r == 1 then return out[0] end\n"
-	"      if r == 2 then return out[0] ~= 0 end\n"
+	"    if i ~= nil and type(o) == 'userdata' then\n"
+	"      if i < 0 then\n"
+	"        local v = get(env, o, tid, -1 - i)\n"
+	"        if v == v then return v ~= 0 end\n"
+	"      else\n"
+	"        local v = get(env, o, tid, i)\n"
+	/* NaN: a refusal, or a float field holding NaN */
+	"        if v == v or has(env, o, tid, i) ~= 0 then return v end\n"
+	"      end\n"
 	"    end\n"
 	"    return getter(o, k)\n"
 	"  end\n"
 	"  local function newindex(o, k, v)\n"
+	"    if limited[1] then return setter(o, k, v) end\n"
 	"    local i = rawget(fields, k)\n"
-	"    if i ~= nil and not limited[1] and type(o) == 'userdata' then\n"
+	"    if i ~= nil and type(o) == 'userdata' then\n"
 	"      local t = type(v)\n"
-	"      if t == 'number' then\n"
-	"        if set(env, o, tid, i, v, 0) ~= 0 then return end\n"
+	"      if i >= 0 then\n"
+	"        if t == 'number' and set(env, o, tid, i, v, 0) ~= 0 then return end\n"
 	"      elseif t == 'boolean' then\n"
-	"        if set(env, o, tid, i, v and 1 or 0, 1) ~= 0 then return end\n"
+	"        if set(env, o, tid, -1 - i, v and 1 or 0, 1) ~= 0 then return end\n"
 	"      end\n"
 	"    end\n"
 	"    return setter(o, k, v)\n"
@@ -97,7 +108,7 @@ static unsigned char *jit_field(const zlua_env *env, const void *p, uint32_t tid
 	return (unsigned char *)(uintptr_t)u->ptr + (f->code >> 8);
 }
 
-int zlua_jit_get(void *envp, const void *p, uint32_t tid, uint32_t i, double *out)
+double zlua_jit_get(void *envp, const void *p, uint32_t tid, uint32_t i)
 {
 	int kind;
 	const unsigned char *q = jit_field((const zlua_env *)envp, p, tid, i, &kind);
@@ -107,29 +118,33 @@ int zlua_jit_get(void *envp, const void *p, uint32_t tid, uint32_t i, double *ou
 		float f32; double f64;
 	} v;
 	if (q == NULL)
-		return 0;
+		return NAN;
 	/* every LuaJIT number is a double: the C closure's conversions */
 	switch (kind) {
-	case ZLUA_SV_I8: memcpy(&v.i8, q, 1); *out = v.i8; break;
-	case ZLUA_SV_I16: memcpy(&v.i16, q, 2); *out = v.i16; break;
-	case ZLUA_SV_I32: memcpy(&v.i32, q, 4); *out = v.i32; break;
+	case ZLUA_SV_I8: memcpy(&v.i8, q, 1); return v.i8;
+	case ZLUA_SV_I16: memcpy(&v.i16, q, 2); return v.i16;
+	case ZLUA_SV_I32: memcpy(&v.i32, q, 4); return v.i32;
 	case ZLUA_SV_I64:
-	case ZLUA_SV_INT: memcpy(&v.i64, q, 8); *out = (double)v.i64; break;
-	case ZLUA_SV_U8: memcpy(&v.u8, q, 1); *out = v.u8; break;
-	case ZLUA_SV_U16: memcpy(&v.u16, q, 2); *out = v.u16; break;
-	case ZLUA_SV_U32: memcpy(&v.u32, q, 4); *out = v.u32; break;
+	case ZLUA_SV_INT: memcpy(&v.i64, q, 8); return (double)v.i64;
+	case ZLUA_SV_U8: memcpy(&v.u8, q, 1); return v.u8;
+	case ZLUA_SV_U16: memcpy(&v.u16, q, 2); return v.u16;
+	case ZLUA_SV_U32: memcpy(&v.u32, q, 4); return v.u32;
 	case ZLUA_SV_U64:
 	case ZLUA_SV_UINT:
 	case ZLUA_SV_UINTPTR:
 		memcpy(&v.u64, q, 8);
-		*out = v.u64 > (uint64_t)INT64_MAX ? (double)v.u64 : (double)(int64_t)v.u64;
-		break;
-	case ZLUA_SV_F32: memcpy(&v.f32, q, 4); *out = v.f32; break;
-	case ZLUA_SV_F64: memcpy(&v.f64, q, 8); *out = v.f64; break;
-	case ZLUA_SV_BOOL: *out = *q != 0; return 2;
-	default: return 0;
+		return v.u64 > (uint64_t)INT64_MAX ? (double)v.u64 : (double)(int64_t)v.u64;
+	case ZLUA_SV_F32: memcpy(&v.f32, q, 4); return v.f32;
+	case ZLUA_SV_F64: memcpy(&v.f64, q, 8); return v.f64;
+	case ZLUA_SV_BOOL: return *q != 0;
 	}
-	return 1;
+	return NAN;
+}
+
+int zlua_jit_has(void *envp, const void *p, uint32_t tid, uint32_t i)
+{
+	int kind;
+	return jit_field((const zlua_env *)envp, p, tid, i, &kind) != NULL;
 }
 
 /* Whether n is integral and within [lo, hi]. */
@@ -259,9 +274,10 @@ void zlua_jit_init(lua_State *L, zlua_env *env)
 		lua_rawgeti(L, LUA_REGISTRYINDEX, env->ffi_ref);
 		lua_pushlightuserdata(L, env);
 		lua_pushlightuserdata(L, (void *)(uintptr_t)zlua_jit_get);
+		lua_pushlightuserdata(L, (void *)(uintptr_t)zlua_jit_has);
 		lua_pushlightuserdata(L, (void *)(uintptr_t)zlua_jit_set);
 		lua_rawgeti(L, LUA_REGISTRYINDEX, env->limflag_ref);
-		n = 5;
+		n = 6;
 	}
 	lua_call(L, n, 1);
 	env->indexer_ref = luaL_ref(L, LUA_REGISTRYINDEX);

@@ -102,8 +102,9 @@ void zlua_obj_fields(lua_State *L, zlua_env *env)
 #ifdef ZLUA_LUAJIT
 	{
 		/* The JIT compiles the Lua closures (jitindex.c): methods are
-		 * table hits, the fields of the directory (name -> index) are
-		 * FFI calls, and only what those refuse calls the C closures. */
+		 * table hits, the fields of the directory (name -> index, -1 -
+		 * index for booleans) are FFI calls, and only what those refuse
+		 * calls the C closures. */
 		uint32_t tid = (uint32_t)lua_tointeger(L, mt + 5);
 		const zlua_fielddir *d = zlua_dir(env, ZLUA_DIR_OBJ, tid);
 		size_t i, n = d != NULL ? zlua_dir_count(d) : 0;
@@ -116,7 +117,9 @@ void zlua_obj_fields(lua_State *L, zlua_env *env)
 		for (i = 0; i < n; i++) {
 			const zlua_dirent *f = zlua_dir_entry(d, i);
 			lua_pushlstring(L, f->name, f->len);
-			lua_pushnumber(L, (lua_Number)i);
+			/* a boolean as -1 - i: the closure returns a boolean */
+			lua_pushnumber(L, (f->code & 0xff) == ZLUA_SV_BOOL ? -1 - (lua_Number)i
+									 : (lua_Number)i);
 			lua_rawset(L, -3);
 		}
 		lua_pushnumber(L, (lua_Number)tid);

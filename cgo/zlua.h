@@ -893,12 +893,15 @@ void zlua_jit_keepffi(lua_State *L, zlua_env *env);
 /* [lua] Builds the __index factory of LuaJIT (jitindex.c) and keeps it in
  * env->indexer_ref. [-0, +0] */
 void zlua_jit_init(lua_State *L, zlua_env *env);
-/* [go-safe, no Lua API: called from Lua through the FFI] Reads field i of
- * the directory of binding tid from the ByObj userdata payload p into
- * *out if p is a live, pinned, address-proved object of env of that
- * binding: returns 1 for a number, 2 for a boolean (*out 0 or 1), 0 when
- * the C closure must decide. */
-int zlua_jit_get(void *env, const void *p, uint32_t tid, uint32_t i, double *out);
+/* [go-safe, no Lua API: called from Lua through the FFI] Field i of the
+ * directory of binding tid, read from the ByObj userdata payload p if p is
+ * a live, pinned, address-proved object of env of that binding, as the
+ * number the C closure would push (a boolean as 0 or 1); NaN when the C
+ * closure must decide (or the field holds NaN: zlua_jit_has tells). */
+double zlua_jit_get(void *env, const void *p, uint32_t tid, uint32_t i);
+/* [go-safe, no Lua API: called from Lua through the FFI] Whether
+ * zlua_jit_get serves field i of p. */
+int zlua_jit_has(void *env, const void *p, uint32_t tid, uint32_t i);
 /* [go-safe, no Lua API: called from Lua through the FFI] Stores n (a
  * boolean as 0/1 when isbool) into field i under zlua_jit_get's checks
  * when the C setter would store it unconverted; returns 0, storing
