@@ -263,3 +263,61 @@ func TestJITFieldPathsAgree(t *testing.T) {
 		t.Errorf("reads differ:\ncompiled %s\nlimited  %s", a, b)
 	}
 }
+
+// On LuaJIT, == between two keyed objects proved by their addresses is
+// decided by an FFI call from the compiled __eq closure; the C closure
+// (its upvalue ceq) runs only for what it refuses (views of one object,
+// unkeyed objects, anything else). On Lua 5.4 __eq is the C closure.
+func TestJITObjectEqualityWithoutACFunction(t *testing.T) {
+	e := newEnv(t)
+	a, b := &Player{Name: "a"}, &Player{Name: "b"}
+	must(t, e.SetGlobal("a", a))
+	must(t, e.SetGlobal("a2", a))
+	must(t, e.SetGlobal("b", b))
+	must(t, e.SetGlobal("va", zlua.AsView[Mover](a)))
+	must(t, e.SetGlobal("vb", zlua.AsView[Mover](b)))
+	must(t, e.SetGlobal("sa", zlua.ByRef([]int{1})))
+	must(t, e.SetGlobal("sb", zlua.ByRef([]int{1})))
+	count := func(body string) int {
+		run(t, e, `
+			local eq = debug.getmetatable(a).__eq
+			local c = {}
+			if debug.getinfo(eq, "S").what == "C" then c[eq] = true end
+			for i = 1, math.huge do
+				local name, v = debug.getupvalue(eq, i)
+				if name == nil then break end
+				if name == "ceq" then c[v] = true end
+			end
+			local n, getinfo = 0, debug.getinfo
+			debug.sethook(function() if c[getinfo(2, "f").func] then n = n + 1 end end, "c")
+			`+body+`
+			debug.sethook()
+			ccalls = n`)
+		return global[int](t, e, "ccalls")
+	}
+	// a == a2 is one userdata (no __eq): 20 comparisons call __eq each
+	keyed := count(`for i = 1, 10 do assert(a == a2 and a ~= b and va ~= vb) end`)
+	views := count(`for i = 1, 10 do assert(a == va and sa ~= sb) end`)
+	if onLuaJIT && keyed != 0 {
+		t.Errorf("LuaJIT: 20 keyed comparisons called the C __eq %d times, want 0", keyed)
+	} else if !onLuaJIT && keyed != 20 {
+		t.Errorf("Lua 5.4: 20 keyed comparisons called the C __eq %d times, want 20", keyed)
+	}
+	if views != 20 {
+		t.Errorf("20 comparisons of views and unkeyed objects called the C __eq %d times, want 20", views)
+	}
+	// compiled loops and limited calls agree
+	ctx, cancel := context.WithTimeout(context.Background(), time.Hour)
+	defer cancel()
+	const cmp = `local r = {}
+		for i = 1, 200 do
+			r = {a == a2, a == b, a ~= b, va == vb, a == va, vb == b, sa == sb, sa == sa, a == sa, va == sb}
+		end
+		eqs = table.concat((function() local t = {} for i, x in ipairs(r) do t[i] = tostring(x) end return t end)(), ",")`
+	run(t, e, cmp)
+	fast := global[string](t, e, "eqs")
+	must(t, e.DoStringContext(ctx, cmp))
+	if slow := global[string](t, e, "eqs"); fast != slow || fast != "true,false,true,false,true,true,false,true,false,false" {
+		t.Errorf("compiled %s, limited %s", fast, slow)
+	}
+}

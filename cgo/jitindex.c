@@ -28,14 +28,15 @@
 /* The factory chunk, run once per env with (ffi or nil, the env, the
  * addresses of zlua_jit_get, zlua_jit_has and zlua_jit_set, the limited
  * flag table of hook.c). It returns make(methods, getter, fields, tid,
- * setter): the __index closure and, when fields is a table and the FFI is
- * there, the __newindex closure. fields maps each name to its directory
+ * setter), which returns the __index closure and, when fields is a table
+ * and the FFI is there, the __newindex closure; and makeeq(ceq), which
+ * wraps the C __eq closure. fields maps each name to its directory
  * index, as -1 - index for a boolean. No closure keeps a cdata that can be
  * indexed or offset (the env is a void *), so upvalues taken with
  * debug.getupvalue are not a way to raw memory. */
 static const char factory_src[] =
 	"local rawget, type = rawget, type\n"
-	"local ffi, envp, getp, hasp, setp, limited = ...\n"
+	"local ffi, envp, getp, hasp, setp, eqp, limited = ...\n"
 	"local function plain(methods, getter)\n"
 	"  return function(o, k)\n"
 	"    local m = rawget(methods, k)\n"
@@ -44,12 +45,13 @@ static const char factory_src[] =
 	"  end\n"
 	"end\n"
 	"if ffi == nil then\n"
-	"  return function(methods, getter) return plain(methods, getter) end\n"
+	"  return function(methods, getter) return plain(methods, getter) end, function(ceq) return ceq end\n"
 	"end\n"
 	"local env = ffi.cast('void *', envp)\n"
 	"local get = ffi.cast('double (*)(void *, const void *, uint32_t, uint32_t)', getp)\n"
 	"local has = ffi.cast('int (*)(void *, const void *, uint32_t, uint32_t)', hasp)\n"
 	"local set = ffi.cast('int (*)(void *, void *, uint32_t, uint32_t, double, int)', setp)\n"
+	"local eq = ffi.cast('int (*)(void *, const void *, const void *)', eqp)\n"
 	/* A limited call runs interpreted (limited[1], hook.c), where an FFI
 	 * call costs about what the C closure does: the C closures serve it. */
 	"return function(methods, getter, fields, tid, setter)\n"
@@ -85,6 +87,17 @@ static const char factory_src[] =
 	"    return setter(o, k, v)\n"
 	"  end\n"
 	"  return index, newindex\n"
+	"end, function(ceq)\n"
+	/* the __eq shared by every object metatable: two keyed objects
+	 * proved by their addresses are decided by zlua_jit_eq; the rest
+	 * (views, unkeyed objects, anything else) by the C closure */
+	"  return function(a, b)\n"
+	"    if not limited[1] and type(a) == 'userdata' and type(b) == 'userdata' then\n"
+	"      local r = eq(env, a, b)\n"
+	"      if r >= 0 then return r == 1 end\n"
+	"    end\n"
+	"    return ceq(a, b)\n"
+	"  end\n"
 	"end\n";
 
 /* The field i of the directory of binding tid, at its address in the Go
@@ -145,6 +158,31 @@ int zlua_jit_has(void *envp, const void *p, uint32_t tid, uint32_t i)
 {
 	int kind;
 	return jit_field((const zlua_env *)envp, p, tid, i, &kind) != NULL;
+}
+
+/* The ByObj userdata payload p if it is a live object of env proved by its
+ * address, else NULL. */
+static const ZLuaObjectUserData *jit_obj(const zlua_env *env, const void *p)
+{
+	const ZLuaObjectUserData *u = (const ZLuaObjectUserData *)p;
+	if (u == NULL || u->header.magic != ZLUA_MAGIC || u->header.kind != ZLUA_KIND_BYOBJ ||
+	    (u->header.flags & ZLUA_F_RELEASED) || !zlua_ownaddr(env, u))
+		return NULL;
+	return u;
+}
+
+int zlua_jit_eq(void *envp, const void *pa, const void *pb)
+{
+	const zlua_env *env = (const zlua_env *)envp;
+	const ZLuaObjectUserData *a = jit_obj(env, pa), *b = a != NULL ? jit_obj(env, pb) : NULL;
+	if (b == NULL)
+		return -1;
+	if (a->slot == b->slot && a->gen == b->gen)
+		return 1;
+	/* one live keyed userdata per (object, binding): as zlua_obj_eq */
+	if (a->header.type_id == b->header.type_id && (a->header.flags & b->header.flags & ZLUA_F_KEYED))
+		return 0;
+	return -1;
 }
 
 /* Whether n is integral and within [lo, hi]. */
@@ -276,10 +314,12 @@ void zlua_jit_init(lua_State *L, zlua_env *env)
 		lua_pushlightuserdata(L, (void *)(uintptr_t)zlua_jit_get);
 		lua_pushlightuserdata(L, (void *)(uintptr_t)zlua_jit_has);
 		lua_pushlightuserdata(L, (void *)(uintptr_t)zlua_jit_set);
+		lua_pushlightuserdata(L, (void *)(uintptr_t)zlua_jit_eq);
 		lua_rawgeti(L, LUA_REGISTRYINDEX, env->limflag_ref);
-		n = 6;
+		n = 7;
 	}
-	lua_call(L, n, 1);
+	lua_call(L, n, 2);
+	env->jiteq_ref = luaL_ref(L, LUA_REGISTRYINDEX);
 	env->indexer_ref = luaL_ref(L, LUA_REGISTRYINDEX);
 }
 

@@ -348,6 +348,7 @@ typedef struct zlua_env {
 	int cache_ref;    /* registry ref of the weak-valued cache: slot -> ud */
 	int indexer_ref;  /* LuaJIT: registry ref of the __index factory */
 	int ffi_ref;      /* LuaJIT: registry ref of the ffi module (jitindex.c) */
+	int jiteq_ref;    /* LuaJIT: registry ref of the __eq wrapper factory (jitindex.c) */
 	/* Metatables found to carry this env's marker, by (kind, type id):
 	 * zlua_toown compares a userdata's metatable with its entry instead of
 	 * looking the marker up. Every such metatable is anchored in the
@@ -902,6 +903,11 @@ double zlua_jit_get(void *env, const void *p, uint32_t tid, uint32_t i);
 /* [go-safe, no Lua API: called from Lua through the FFI] Whether
  * zlua_jit_get serves field i of p. */
 int zlua_jit_has(void *env, const void *p, uint32_t tid, uint32_t i);
+/* [go-safe, no Lua API: called from Lua through the FFI] __eq of two
+ * ByObj userdata payloads when both are live objects of env proved by
+ * their addresses and zlua_obj_eq would decide without Go: 1 equal, 0 not;
+ * -1 when the C closure must decide. */
+int zlua_jit_eq(void *env, const void *a, const void *b);
 /* [go-safe, no Lua API: called from Lua through the FFI] Stores n (a
  * boolean as 0/1 when isbool) into field i under zlua_jit_get's checks
  * when the C setter would store it unconverted; returns 0, storing
