@@ -13,22 +13,28 @@ import (
 
 var onLuaJIT = strings.HasPrefix(zlua.Backend, "LuaJIT")
 
-// cFunctionCalls runs body after m's first field access (which pins the
-// object) and returns how many calls of zlua's C field closures it made,
-// counted by a call hook: on Lua 5.4 they are m's __index and __newindex;
-// on LuaJIT they are the getter and setter upvalues of the Lua closures
-// (jitindex.c), which an FFI call replaces.
-func cFunctionCalls(t *testing.T, e *zlua.Env, body string) int {
+// cFunctionCalls runs body after the first field access of global v
+// (which pins an object) and returns how many calls of zlua's C field
+// closures it made, counted by a call hook: on Lua 5.4 they are v's
+// __index and __newindex; on LuaJIT they are the upvalues of the Lua
+// closures (jitindex.c) named in names, which an FFI call replaces.
+func cFunctionCalls(t *testing.T, e *zlua.Env, v, body string, names ...string) int {
 	t.Helper()
+	upv := "{"
+	for _, n := range names {
+		upv += fmt.Sprintf("[%q] = true, ", n)
+	}
+	upv += "}"
 	run(t, e, `
-		local _ = m.F64
-		local mt, cfuncs = debug.getmetatable(m), {}
+		local v = `+v+`
+		local _ = v.F64
+		local mt, cfuncs, names = debug.getmetatable(v), {}, `+upv+`
 		for _, f in ipairs({mt.__index, mt.__newindex}) do
 			if debug.getinfo(f, "S").what == "C" then cfuncs[f] = true end
 			for i = 1, math.huge do
-				local name, v = debug.getupvalue(f, i)
+				local name, u = debug.getupvalue(f, i)
 				if name == nil then break end
-				if name == "getter" or name == "setter" then cfuncs[v] = true end
+				if names[name] then cfuncs[u] = true end
 			end
 		end
 		assert(next(cfuncs) ~= nil, "no C field closure found")
@@ -48,10 +54,10 @@ func TestJITFieldAccessMakesNoCFunctionCall(t *testing.T) {
 	e := newEnv(t)
 	m := &Mob{Extra: &Extra{}, F64: 1}
 	must(t, e.SetGlobal("m", m))
-	n := cFunctionCalls(t, e, `
+	n := cFunctionCalls(t, e, "m", `
 		for i = 1, 10 do
 			m.I = m.I + i; m.F64 = m.F64 * 2; m.On = not m.On; m.U8 = m.U8 + 1
-		end`)
+		end`, "getter", "setter")
 	if onLuaJIT {
 		if n != 0 {
 			t.Errorf("LuaJIT: 80 field accesses made %d calls of the C closures, want 0", n)
@@ -222,46 +228,22 @@ func BenchmarkJITFieldAccess(b *testing.B) {
 // struct and what Lua reads back must match. On Lua 5.4 both runs take
 // the C closures (the test then checks limited and plain calls agree).
 func TestJITFieldPathsAgree(t *testing.T) {
-	fields := []string{"I8", "I16", "I32", "I64", "I", "U8", "U16", "U32", "U64", "U", "UP", "F32", "F64", "On", "ID", "score"}
-	values := []string{"0", "1", "-1", "127", "128", "-129", "255", "256", "32767", "-32769", "65535", "65536",
-		"2147483647", "2147483648", "-2147483649", "4294967295", "4294967296", "2^53", "-2^53", "2^63", "-2^63",
-		"2^64", "1.5", "-0.0", "0/0", "math.huge", "-math.huge", "1e39", "-1e39", "3.4028234663852886e38",
-		"'12'", "'0x10'", "'1.5'", "'x'", "true", "false", "nil", "{}"}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Hour)
-	defer cancel()
 	fast, slow := newEnv(t), newEnv(t)
 	mf, ms := &Mob{Extra: &Extra{}}, &Mob{Extra: &Extra{}}
 	must(t, fast.SetGlobal("m", mf))
 	must(t, slow.SetGlobal("m", ms))
 	run(t, fast, "local _ = m.I")
 	run(t, slow, "local _ = m.I")
-	const read = `local t = {}
-		for _, k in ipairs({"I8", "I16", "I32", "I64", "I", "U8", "U16", "U32", "U64", "U", "UP", "F32", "F64", "On", "ID", "score"}) do
-			local v
-			for i = 1, 100 do v = m[k] end
-			t[#t + 1] = k .. "=" .. tostring(v)
-		end
-		readback = table.concat(t, " ")`
-	for _, f := range fields {
-		for _, v := range values {
-			chunk := fmt.Sprintf("for i = 1, 100 do m.%s = %s end", f, v)
-			errFast := fast.DoString(chunk)
-			errSlow := slow.DoStringContext(ctx, chunk)
-			if fmt.Sprint(errFast) != fmt.Sprint(errSlow) {
-				t.Errorf("%s: compiled %v, limited %v", chunk, errFast, errSlow)
-			}
-			mfv, msv := *mf, *ms
-			mfv.Extra, msv.Extra = nil, nil // distinct pointers, equal contents
-			if fmt.Sprint(mfv) != fmt.Sprint(msv) {
-				t.Fatalf("%s: Go sees %+v after the compiled loop, %+v after the limited call", chunk, mfv, msv)
-			}
+	snapshot := func(e *zlua.Env) string {
+		m := *mf
+		if e == slow {
+			m = *ms
 		}
+		m.Extra = nil // distinct pointers, equal contents
+		return fmt.Sprintf("%+v", m)
 	}
-	run(t, fast, read)
-	must(t, slow.DoStringContext(ctx, read))
-	if a, b := global[string](t, fast, "readback"), global[string](t, slow, "readback"); a != b {
-		t.Errorf("reads differ:\ncompiled %s\nlimited  %s", a, b)
-	}
+	writeAgreement(t, fast, slow, "m", []string{"I8", "I16", "I32", "I64", "I", "U8", "U16", "U32", "U64",
+		"U", "UP", "F32", "F64", "On", "ID", "score"}, snapshot)
 }
 
 // On LuaJIT, == between two keyed objects proved by their addresses is
@@ -320,4 +302,81 @@ func TestJITObjectEqualityWithoutACFunction(t *testing.T) {
 	if slow := global[string](t, e, "eqs"); fast != slow || fast != "true,false,true,false,true,true,false,true,false,false" {
 		t.Errorf("compiled %s, limited %s", fast, slow)
 	}
+}
+
+// The fields of a blittable struct pushed by value are read and written by
+// FFI calls on LuaJIT too (the payload is in the userdata); methods, nested
+// structs, arrays and companions keep the C closures.
+func TestJITStructFieldAccessMakesNoCFunctionCall(t *testing.T) {
+	e := newEnv(t)
+	must(t, e.SetGlobal("s", Sample{F64: 1, Pos: Vec3{X: 3, Y: 4}}))
+	n := cFunctionCalls(t, e, "s", `
+		for i = 1, 10 do
+			s.I = s.I + i; s.F64 = s.F64 * 2; s.On = not s.On; s.U8 = s.U8 + 1
+		end`, "cindex", "cnewindex")
+	if onLuaJIT && n != 0 {
+		t.Errorf("LuaJIT: 80 struct field accesses made %d calls of the C closures, want 0", n)
+	} else if !onLuaJIT && n != 80 {
+		t.Errorf("Lua 5.4: 80 struct field accesses made %d calls of the C closures, want 80", n)
+	}
+	var got Sample
+	must(t, e.Global("s", &got))
+	if got.I != 55 || got.F64 != 1024 || got.On || got.U8 != 10 {
+		t.Errorf("Go reads %+v", got)
+	}
+	run(t, e, `assert(s.Pos:Len() == 5 and s.Arr[1] == 0)`)
+	must(t, e.SetGlobal("r", Record{Name: "n", N: 2}))
+	run(t, e, `for i = 1, 200 do r.N = r.N + 1 end; assert(r.N == 202 and r.Name == "n" and r:Summary() == "n:")`)
+}
+
+// writeAgreement writes every (field, value) pair into global v of two
+// Envs, in a loop LuaJIT compiles and in a limited call (the C closures),
+// and fails on any difference of errors, of what snapshot reports after
+// each write, or of what Lua reads back at the end.
+func writeAgreement(t *testing.T, fast, slow *zlua.Env, v string, fields []string, snapshot func(*zlua.Env) string) {
+	t.Helper()
+	values := []string{"0", "1", "-1", "127", "128", "-129", "255", "256", "32767", "-32769", "65535", "65536",
+		"2147483647", "2147483648", "-2147483649", "4294967295", "4294967296", "2^53", "-2^53", "2^63", "-2^63",
+		"2^64", "1.5", "-0.0", "0/0", "math.huge", "-math.huge", "1e39", "-1e39", "3.4028234663852886e38",
+		"'12'", "'0x10'", "'1.5'", "'x'", "true", "false", "nil", "{}"}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Hour)
+	defer cancel()
+	for _, f := range fields {
+		for _, val := range values {
+			chunk := fmt.Sprintf("for i = 1, 100 do %s.%s = %s end", v, f, val)
+			errFast := fast.DoString(chunk)
+			errSlow := slow.DoStringContext(ctx, chunk)
+			if fmt.Sprint(errFast) != fmt.Sprint(errSlow) {
+				t.Errorf("%s: compiled %v, limited %v", chunk, errFast, errSlow)
+			}
+			if a, b := snapshot(fast), snapshot(slow); a != b {
+				t.Fatalf("%s: after the compiled loop %s, after the limited call %s", chunk, a, b)
+			}
+		}
+	}
+	read := fmt.Sprintf(`local t = {}
+		for _, k in ipairs({"%s"}) do
+			local x
+			for i = 1, 100 do x = %s[k] end
+			t[#t + 1] = k .. "=" .. tostring(x)
+		end
+		readback = table.concat(t, " ")`, strings.Join(fields, `", "`), v)
+	run(t, fast, read)
+	must(t, slow.DoStringContext(ctx, read))
+	if a, b := global[string](t, fast, "readback"), global[string](t, slow, "readback"); a != b {
+		t.Errorf("reads differ:\ncompiled %s\nlimited  %s", a, b)
+	}
+}
+
+func TestJITStructFieldPathsAgree(t *testing.T) {
+	fast, slow := newEnv(t), newEnv(t)
+	must(t, fast.SetGlobal("s", Sample{}))
+	must(t, slow.SetGlobal("s", Sample{}))
+	snapshot := func(e *zlua.Env) string {
+		var s Sample
+		must(t, e.Global("s", &s))
+		return fmt.Sprintf("%+v", s)
+	}
+	writeAgreement(t, fast, slow, "s", []string{"I8", "I16", "I32", "I64", "I", "U8", "U16", "U32", "U64",
+		"F32", "F64", "On", "score"}, snapshot)
 }

@@ -45,46 +45,55 @@ static const char factory_src[] =
 	"  end\n"
 	"end\n"
 	"if ffi == nil then\n"
-	"  return function(methods, getter) return plain(methods, getter) end, function(ceq) return ceq end\n"
+	"  return function(methods, getter) return plain(methods, getter) end, function(ceq) return ceq end, nil\n"
 	"end\n"
 	"local env = ffi.cast('void *', envp)\n"
-	"local get = ffi.cast('double (*)(void *, const void *, uint32_t, uint32_t)', getp)\n"
-	"local has = ffi.cast('int (*)(void *, const void *, uint32_t, uint32_t)', hasp)\n"
-	"local set = ffi.cast('int (*)(void *, void *, uint32_t, uint32_t, double, int)', setp)\n"
+	"local get = ffi.cast('double (*)(void *, const void *, uint32_t, uint32_t, int)', getp)\n"
+	"local has = ffi.cast('int (*)(void *, const void *, uint32_t, uint32_t, int)', hasp)\n"
+	"local set = ffi.cast('int (*)(void *, void *, uint32_t, uint32_t, double, int, int)', setp)\n"
 	"local eq = ffi.cast('int (*)(void *, const void *, const void *)', eqp)\n"
 	/* A limited call runs interpreted (limited[1], hook.c), where an FFI
 	 * call costs about what the C closure does: the C closures serve it. */
+	/* read(o, k, fields, tid, byval): the field's value, or nil with ok
+	 * false when the C closure must decide */
+	"local function read(o, k, fields, tid, byval)\n"
+	"  local i = rawget(fields, k)\n"
+	"  if i ~= nil and type(o) == 'userdata' then\n"
+	"    if i < 0 then\n"
+	"      local v = get(env, o, tid, -1 - i, byval)\n"
+	"      if v == v then return true, v ~= 0 end\n"
+	"    else\n"
+	"      local v = get(env, o, tid, i, byval)\n"
+	/* NaN: a refusal, or a float field holding NaN */
+	"      if v == v or has(env, o, tid, i, byval) ~= 0 then return true, v end\n"
+	"    end\n"
+	"  end\n"
+	"  return false\n"
+	"end\n"
+	"local function write(o, k, v, fields, tid, byval)\n"
+	"  local i = rawget(fields, k)\n"
+	"  if i ~= nil and type(o) == 'userdata' then\n"
+	"    local t = type(v)\n"
+	"    if i >= 0 then\n"
+	"      return t == 'number' and set(env, o, tid, i, v, 0, byval) ~= 0\n"
+	"    elseif t == 'boolean' then\n"
+	"      return set(env, o, tid, -1 - i, v and 1 or 0, 1, byval) ~= 0\n"
+	"    end\n"
+	"  end\n"
+	"  return false\n"
+	"end\n"
 	"return function(methods, getter, fields, tid, setter)\n"
 	"  if fields == nil then return plain(methods, getter) end\n"
 	"  local function index(o, k)\n"
 	"    local m = rawget(methods, k)\n"
 	"    if m ~= nil then return m end\n"
 	"    if limited[1] then return getter(o, k) end\n"
-	"    local i = rawget(fields, k)\n"
-	"    if i ~= nil and type(o) == 'userdata' then\n"
-	"      if i < 0 then\n"
-	"        local v = get(env, o, tid, -1 - i)\n"
-	"        if v == v then return v ~= 0 end\n"
-	"      else\n"
-	"        local v = get(env, o, tid, i)\n"
-	/* NaN: a refusal, or a float field holding NaN */
-	"        if v == v or has(env, o, tid, i) ~= 0 then return v end\n"
-	"      end\n"
-	"    end\n"
+	"    local ok, v = read(o, k, fields, tid, 0)\n"
+	"    if ok then return v end\n"
 	"    return getter(o, k)\n"
 	"  end\n"
 	"  local function newindex(o, k, v)\n"
-	"    if limited[1] then return setter(o, k, v) end\n"
-	"    local i = rawget(fields, k)\n"
-	"    if i ~= nil and type(o) == 'userdata' then\n"
-	"      local t = type(v)\n"
-	"      if i >= 0 then\n"
-	"        if t == 'number' and set(env, o, tid, i, v, 0) ~= 0 then return end\n"
-	"      elseif t == 'boolean' then\n"
-	"        if set(env, o, tid, -1 - i, v and 1 or 0, 1) ~= 0 then return end\n"
-	"      end\n"
-	"    end\n"
-	"    return setter(o, k, v)\n"
+	"    if limited[1] or not write(o, k, v, fields, tid, 0) then return setter(o, k, v) end\n"
 	"  end\n"
 	"  return index, newindex\n"
 	"end, function(ceq)\n"
@@ -98,33 +107,61 @@ static const char factory_src[] =
 	"    end\n"
 	"    return ceq(a, b)\n"
 	"  end\n"
+	/* ByVal: fields first (the C closures look them up first too), then
+	 * the C closures (methods, the companion cache, Go) */
+	"end, function(cindex, cnewindex, fields, tid)\n"
+	"  local function index(o, k)\n"
+	"    if not limited[1] then\n"
+	"      local ok, v = read(o, k, fields, tid, 1)\n"
+	"      if ok then return v end\n"
+	"    end\n"
+	"    return cindex(o, k)\n"
+	"  end\n"
+	"  local function newindex(o, k, v)\n"
+	"    if limited[1] or not write(o, k, v, fields, tid, 1) then return cnewindex(o, k, v) end\n"
+	"  end\n"
+	"  return index, newindex\n"
 	"end\n";
 
-/* The field i of the directory of binding tid, at its address in the Go
- * struct of the ByObj userdata at p, when p is a live, pinned ByObj
- * userdata of binding tid proved env's by its address; else NULL. */
+/* The field i of the directory of type tid, at its address, when p is
+ * the payload of a userdata zlua made for that type: for ByObj (byval 0)
+ * a live, pinned object of env proved by its address, its Go struct; for
+ * ByVal (byval 1) a live blittable copy of the directory's size, its
+ * payload. Else NULL. */
 static unsigned char *jit_field(const zlua_env *env, const void *p, uint32_t tid, uint32_t i,
-				int *kind)
+				int byval, int *kind)
 {
-	const ZLuaObjectUserData *u = (const ZLuaObjectUserData *)p;
+	const zlua_udheader *h = (const zlua_udheader *)p;
 	const zlua_fielddir *d;
 	const zlua_dirent *f;
-	if (u == NULL || u->header.magic != ZLUA_MAGIC || u->header.kind != ZLUA_KIND_BYOBJ ||
-	    u->header.type_id != tid || (u->header.flags & ZLUA_F_RELEASED) || u->ptr == 0 ||
-	    !zlua_ownaddr(env, u))
+	unsigned char *base;
+	if (h == NULL || h->magic != ZLUA_MAGIC || h->type_id != tid || (h->flags & ZLUA_F_RELEASED))
 		return NULL;
-	d = zlua_dir(env, ZLUA_DIR_OBJ, tid);
+	d = zlua_dir(env, byval ? ZLUA_DIR_VAL : ZLUA_DIR_OBJ, tid);
 	if (d == NULL || i >= zlua_dir_count(d))
 		return NULL;
+	if (byval) {
+		const ZLuaByValHeader *v = (const ZLuaByValHeader *)p;
+		/* the size only zlua writes stands for the length (see
+		 * ARCHITECTURE: the payload is always a zlua userdata here) */
+		if (h->kind != ZLUA_KIND_BYVAL || v->companion != 0 || v->size != zlua_dir_size(d))
+			return NULL;
+		base = ZLUA_BYVAL_PAYLOAD(v);
+	} else {
+		const ZLuaObjectUserData *u = (const ZLuaObjectUserData *)p;
+		if (h->kind != ZLUA_KIND_BYOBJ || u->ptr == 0 || !zlua_ownaddr(env, u))
+			return NULL;
+		base = (unsigned char *)(uintptr_t)u->ptr;
+	}
 	f = zlua_dir_entry(d, i);
 	*kind = (int)(f->code & 0xff);
-	return (unsigned char *)(uintptr_t)u->ptr + (f->code >> 8);
+	return base + (f->code >> 8);
 }
 
-double zlua_jit_get(void *envp, const void *p, uint32_t tid, uint32_t i)
+double zlua_jit_get(void *envp, const void *p, uint32_t tid, uint32_t i, int byval)
 {
 	int kind;
-	const unsigned char *q = jit_field((const zlua_env *)envp, p, tid, i, &kind);
+	const unsigned char *q = jit_field((const zlua_env *)envp, p, tid, i, byval, &kind);
 	union {
 		int8_t i8; int16_t i16; int32_t i32; int64_t i64;
 		uint8_t u8; uint16_t u16; uint32_t u32; uint64_t u64;
@@ -154,10 +191,10 @@ double zlua_jit_get(void *envp, const void *p, uint32_t tid, uint32_t i)
 	return NAN;
 }
 
-int zlua_jit_has(void *envp, const void *p, uint32_t tid, uint32_t i)
+int zlua_jit_has(void *envp, const void *p, uint32_t tid, uint32_t i, int byval)
 {
 	int kind;
-	return jit_field((const zlua_env *)envp, p, tid, i, &kind) != NULL;
+	return jit_field((const zlua_env *)envp, p, tid, i, byval, &kind) != NULL;
 }
 
 /* The ByObj userdata payload p if it is a live object of env proved by its
@@ -191,10 +228,10 @@ static int int_in(double n, double lo, double hi)
 	return n >= lo && n <= hi && (double)(int64_t)n == n;
 }
 
-int zlua_jit_set(void *envp, void *p, uint32_t tid, uint32_t i, double n, int isbool)
+int zlua_jit_set(void *envp, void *p, uint32_t tid, uint32_t i, double n, int isbool, int byval)
 {
 	int kind;
-	unsigned char *q = jit_field((const zlua_env *)envp, p, tid, i, &kind);
+	unsigned char *q = jit_field((const zlua_env *)envp, p, tid, i, byval, &kind);
 	if (q == NULL || isbool != (kind == ZLUA_SV_BOOL))
 		return 0;
 	/* Only values the C setter stores as they are: integral numbers in
@@ -318,9 +355,45 @@ void zlua_jit_init(lua_State *L, zlua_env *env)
 		lua_rawgeti(L, LUA_REGISTRYINDEX, env->limflag_ref);
 		n = 7;
 	}
-	lua_call(L, n, 2);
+	lua_call(L, n, 3);
+	env->jitval_ref = lua_isnil(L, -1) ? (lua_pop(L, 1), LUA_NOREF) : luaL_ref(L, LUA_REGISTRYINDEX);
 	env->jiteq_ref = luaL_ref(L, LUA_REGISTRYINDEX);
 	env->indexer_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+}
+
+/* Pushes the field table of directory d: name -> index, -1 - index for a
+ * boolean (the closures return a boolean). [-0, +1] */
+static void push_fields(lua_State *L, const zlua_fielddir *d)
+{
+	size_t i, n = d != NULL ? zlua_dir_count(d) : 0;
+	lua_createtable(L, 0, (int)n);
+	for (i = 0; i < n; i++) {
+		const zlua_dirent *f = zlua_dir_entry(d, i);
+		lua_pushlstring(L, f->name, f->len);
+		lua_pushnumber(L, (f->code & 0xff) == ZLUA_SV_BOOL ? -1 - (lua_Number)i : (lua_Number)i);
+		lua_rawset(L, -3);
+	}
+}
+
+void zlua_jit_fieldtable(lua_State *L, const zlua_fielddir *d)
+{
+	push_fields(L, d);
+}
+
+void zlua_jit_valfields(lua_State *L, zlua_env *env, int mt, uint32_t tid)
+{
+	const zlua_fielddir *d = zlua_dir(env, ZLUA_DIR_VAL, tid);
+	if (env->jitval_ref == LUA_NOREF || d == NULL || zlua_dir_count(d) == 0)
+		return;
+	mt = lua_absindex_compat(L, mt);
+	lua_rawgeti(L, LUA_REGISTRYINDEX, env->jitval_ref);
+	lua_getfield(L, mt, "__index");
+	lua_getfield(L, mt, "__newindex");
+	push_fields(L, d);
+	lua_pushnumber(L, (lua_Number)tid);
+	lua_call(L, 4, 2);
+	lua_setfield(L, mt, "__newindex");
+	lua_setfield(L, mt, "__index");
 }
 
 #endif

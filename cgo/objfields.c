@@ -107,21 +107,12 @@ void zlua_obj_fields(lua_State *L, zlua_env *env)
 		 * calls the C closures. */
 		uint32_t tid = (uint32_t)lua_tointeger(L, mt + 5);
 		const zlua_fielddir *d = zlua_dir(env, ZLUA_DIR_OBJ, tid);
-		size_t i, n = d != NULL ? zlua_dir_count(d) : 0;
 		lua_rawgeti(L, LUA_REGISTRYINDEX, env->indexer_ref);
 		lua_pushvalue(L, mt + 1);
 		lua_pushnil(L);
 		lua_pushvalue(L, mt + 2);
 		lua_pushcclosure(L, zlua_obj_findex, 2);
-		lua_createtable(L, 0, (int)n);
-		for (i = 0; i < n; i++) {
-			const zlua_dirent *f = zlua_dir_entry(d, i);
-			lua_pushlstring(L, f->name, f->len);
-			/* a boolean as -1 - i: the closure returns a boolean */
-			lua_pushnumber(L, (f->code & 0xff) == ZLUA_SV_BOOL ? -1 - (lua_Number)i
-									 : (lua_Number)i);
-			lua_rawset(L, -3);
-		}
+		zlua_jit_fieldtable(L, d);
 		lua_pushnumber(L, (lua_Number)tid);
 		lua_pushvalue(L, mt + 3);
 		lua_pushcclosure(L, zlua_obj_fnewindex, 1);
