@@ -251,15 +251,7 @@ func TestJITFieldPathsAgree(t *testing.T) {
 // (its upvalue ceq) runs only for what it refuses (views of one object,
 // unkeyed objects, anything else). On Lua 5.4 __eq is the C closure.
 func TestJITObjectEqualityWithoutACFunction(t *testing.T) {
-	e := newEnv(t)
-	a, b := &Player{Name: "a"}, &Player{Name: "b"}
-	must(t, e.SetGlobal("a", a))
-	must(t, e.SetGlobal("a2", a))
-	must(t, e.SetGlobal("b", b))
-	must(t, e.SetGlobal("va", zlua.AsView[Mover](a)))
-	must(t, e.SetGlobal("vb", zlua.AsView[Mover](b)))
-	must(t, e.SetGlobal("sa", zlua.ByRef([]int{1})))
-	must(t, e.SetGlobal("sb", zlua.ByRef([]int{1})))
+	e := equalityEnv(t)
 	count := func(body string) int {
 		run(t, e, `
 			local eq = debug.getmetatable(a).__eq
