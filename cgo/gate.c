@@ -74,6 +74,14 @@ int zlua_prog_run(lua_State *L, zlua_env *env, const unsigned char *p, size_t n)
 			break;
 		case ZLUA_OP_EQWRAP:
 			lua_pushcclosure(L, zlua_obj_eq, 1);
+#ifdef ZLUA_LUAJIT
+			/* compiled: keyed objects are compared through the FFI */
+			if (env->jiteq_ref != LUA_NOREF) {
+				lua_rawgeti(L, LUA_REGISTRYINDEX, env->jiteq_ref);
+				lua_insert(L, -2);
+				lua_call(L, 1, 1);
+			}
+#endif
 			break;
 		case ZLUA_OP_BYVAL:
 			p += zlua_sv_push(L, env, p);

@@ -110,14 +110,28 @@ void zlua_obj_fields(lua_State *L, zlua_env *env)
 	zlua_dir_make(L, env, ZLUA_DIR_OBJ, mt + 4, (uint32_t)lua_tointeger(L, mt + 5),
 		      (size_t)lua_tointeger(L, mt + 6), lua_tostring(L, mt + 7));
 #ifdef ZLUA_LUAJIT
-	/* The JIT compiles the Lua closure's method lookup; only fields (and
-	 * misses) call C. */
-	lua_rawgeti(L, LUA_REGISTRYINDEX, env->indexer_ref);
-	lua_pushvalue(L, mt + 1);
-	lua_pushnil(L);
-	lua_pushvalue(L, mt + 2);
-	lua_pushcclosure(L, zlua_obj_findex, 2);
-	lua_call(L, 2, 1);
+	{
+		/* The JIT compiles the Lua closures (jitindex.c): methods are
+		 * table hits, the fields of the directory (name -> index, -1 -
+		 * index for booleans) are FFI calls, and only what those refuse
+		 * calls the C closures. */
+		uint32_t tid = (uint32_t)lua_tointeger(L, mt + 5);
+		const zlua_fielddir *d = zlua_dir(env, ZLUA_DIR_OBJ, tid);
+		lua_rawgeti(L, LUA_REGISTRYINDEX, env->indexer_ref);
+		lua_pushvalue(L, mt + 1);
+		lua_pushnil(L);
+		lua_pushvalue(L, mt + 2);
+		lua_pushcclosure(L, zlua_obj_findex, 2);
+		zlua_jit_fieldtable(L, d);
+		lua_pushnumber(L, (lua_Number)tid);
+		lua_pushvalue(L, mt + 3);
+		lua_pushcclosure(L, zlua_obj_fnewindex, 1);
+		lua_call(L, 5, 2);
+		if (!lua_isnil(L, -1))
+			lua_setfield(L, mt, "__newindex");
+		else
+			lua_pop(L, 1);
+	}
 #else
 	{
 		/* the methods table also maps each C field to its directory index */
@@ -135,9 +149,12 @@ void zlua_obj_fields(lua_State *L, zlua_env *env)
 	lua_pushcclosure(L, zlua_obj_findex, 2);
 #endif
 	lua_setfield(L, mt, "__index");
-	lua_pushvalue(L, mt + 3);
-	lua_pushcclosure(L, zlua_obj_fnewindex, 1);
-	lua_setfield(L, mt, "__newindex");
+	lua_getfield(L, mt, "__newindex"); /* LuaJIT: the FFI closure, if any */
+	if (lua_isnil(L, -1)) {
+		lua_pushvalue(L, mt + 3);
+		lua_pushcclosure(L, zlua_obj_fnewindex, 1);
+		lua_setfield(L, mt, "__newindex");
+	}
 	lua_settop(L, mt);
 }
 

@@ -48,8 +48,8 @@ void zlua_sv_indexer(lua_State *L, zlua_env *env)
 {
 	int mt = lua_gettop(L) - 7;
 	size_t size = (size_t)lua_tointeger(L, mt + 6);
-	zlua_dir_make(L, env, ZLUA_DIR_VAL, mt + 1, (uint32_t)lua_tointeger(L, mt + 5), size,
-		      lua_tostring(L, mt + 7));
+	uint32_t tid = (uint32_t)lua_tointeger(L, mt + 5);
+	zlua_dir_make(L, env, ZLUA_DIR_VAL, mt + 1, tid, size, lua_tostring(L, mt + 7));
 	/* Companion types (size 0) cache the scalar fields they read. */
 	if (size == 0) {
 		lua_createtable(L, 0, 0);
@@ -72,6 +72,10 @@ void zlua_sv_indexer(lua_State *L, zlua_env *env)
 	lua_pushvalue(L, mt + 5);
 	lua_pushcclosure(L, zlua_sv_newindex, 2);
 	lua_setfield(L, mt, "__newindex");
+#ifdef ZLUA_LUAJIT
+	if (size != 0) /* blittable: compiled closures in front (jitindex.c) */
+		zlua_jit_valfields(L, env, mt, tid);
+#endif
 	lua_settop(L, mt);
 }
 

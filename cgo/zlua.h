@@ -352,6 +352,9 @@ typedef struct zlua_env {
 	 * a __gc brings it to 0 the slot is queued in objfreed for Go. */
 	int cache_ref;    /* registry ref of the weak-valued cache: slot -> ud */
 	int indexer_ref;  /* LuaJIT: registry ref of the __index factory */
+	int ffi_ref;      /* LuaJIT: registry ref of the ffi module (jitindex.c) */
+	int jiteq_ref;    /* LuaJIT: registry ref of the __eq wrapper factory (jitindex.c) */
+	int jitval_ref;   /* LuaJIT: registry ref of the ByVal closure factory (jitindex.c) */
 	/* Metatables found to carry this env's marker, by (kind, type id):
 	 * zlua_toown compares a userdata's metatable with its entry instead of
 	 * looking the marker up. Every such metatable is anchored in the
@@ -906,6 +909,44 @@ void zlua_obj_init(lua_State *L, zlua_env *env);
  * that block with that size; leaves both 0, and the address fast path
  * off, if it does not add up. Called once by zlua_obj_init. [-0, +0] */
 void zlua_ownaddr_init(lua_State *L, zlua_env *env);
+#ifdef ZLUA_LUAJIT
+/* [lua] Keeps the ffi module (loading it as require would) in
+ * env->ffi_ref, for the FFI field closures; run when the libraries are
+ * opened, before the sandbox drops ffi from package.loaded. Does nothing
+ * without a package library or an ffi preload. [-0, +0] */
+void zlua_jit_keepffi(lua_State *L, zlua_env *env);
+/* [lua] Builds LuaJIT's closure factories (jitindex.c): __index of
+ * objects (env->indexer_ref), the __eq wrapper (jiteq_ref) and the ByVal
+ * field closures (jitval_ref, LUA_NOREF without the FFI). [-0, +0] */
+void zlua_jit_init(lua_State *L, zlua_env *env);
+/* [lua] Pushes the field table the closures read for directory d (name ->
+ * index, -1 - index for a boolean). [-0, +1] */
+void zlua_jit_fieldtable(lua_State *L, const zlua_fielddir *d);
+/* [lua] Replaces the C __index and __newindex of the ByVal metatable at
+ * mt by the FFI closures of type tid's directory when the env has them.
+ * [-0, +0] */
+void zlua_jit_valfields(lua_State *L, zlua_env *env, int mt, uint32_t tid);
+/* [go-safe, no Lua API: called from Lua through the FFI] Field i of the
+ * directory of type tid read from the userdata payload p, as the number
+ * the C closure would push (a boolean as 0 or 1), if p is a live, pinned,
+ * address-proved ByObj object of env of that binding (byval 0) or a live
+ * blittable ByVal copy of that struct type (byval 1); NaN when the C
+ * closure must decide (or the field holds NaN: zlua_jit_has tells). */
+double zlua_jit_get(void *env, const void *p, uint32_t tid, uint32_t i, int byval);
+/* [go-safe, no Lua API: called from Lua through the FFI] Whether
+ * zlua_jit_get serves field i of p. */
+int zlua_jit_has(void *env, const void *p, uint32_t tid, uint32_t i, int byval);
+/* [go-safe, no Lua API: called from Lua through the FFI] __eq of two
+ * ByObj userdata payloads when both are live objects of env proved by
+ * their addresses and zlua_obj_eq would decide without Go: 1 equal, 0 not;
+ * -1 when the C closure must decide. */
+int zlua_jit_eq(void *env, const void *a, const void *b);
+/* [go-safe, no Lua API: called from Lua through the FFI] Stores n (a
+ * boolean as 0/1 when isbool) into field i under zlua_jit_get's checks
+ * when the C setter would store it unconverted; returns 0, storing
+ * nothing, otherwise. */
+int zlua_jit_set(void *env, void *p, uint32_t tid, uint32_t i, double n, int isbool, int byval);
+#endif
 /* [lua] Replaces debug.setmetatable, if the debug library is open, by
  * zlua's equivalent that keeps slot_ud exact (ownaddr.c). [-0, +0] */
 void zlua_open_dbgmeta(lua_State *L);
