@@ -1,0 +1,111 @@
+package zlua_test
+
+import (
+	"testing"
+
+	"github.com/zlua-go/zlua"
+)
+
+// Go functions whose first parameter is a pointer to a struct are called
+// without reflection (callbackgate/ptrfuncs.go); these tests pin what
+// they accept and refuse, which must be what the reflective call did. A
+// released object is refused as before (TestReleasedObjectErrors' Heal is
+// such a function).
+
+func TestGoFuncTakingStructPointerAcceptsObjectAndLiveHandle(t *testing.T) {
+	e := newEnv(t)
+	p := &Vec3{X: 1, Y: 2}
+	var got *Vec3
+	must(t, e.SetGlobal("getx", func(v *Vec3) float64 { got = v; return v.X }))
+	must(t, e.SetGlobal("same", func(v *Vec3) bool { return v == p }))
+	must(t, e.SetGlobal("setx", func(v *Vec3, x float64) { v.X = x }))
+	must(t, e.SetGlobal("addy", func(v *Vec3, d int) int { v.Y += float64(d); return int(v.Y) }))
+	must(t, e.SetGlobal("isnil", func(v *Vec3) bool { return v == nil }))
+	must(t, e.SetGlobal("obj", p))
+	run(t, e, `
+		assert(getx(obj) == 1)
+		assert(same(obj))
+		setx(obj, 4)
+		assert(addy(obj, 3) == 5)
+		assert(isnil(nil) and isnil())
+		function f(h)
+			assert(same(h), "a handle arrives as the pointer itself")
+			setx(h, getx(h) + 1)
+			return addy(h, 1)
+		end`)
+	if got != p || p.X != 4 || p.Y != 5 {
+		t.Fatalf("through the object: got %p want %p, p = %+v", got, p, *p)
+	}
+	var f func(any) (int, error)
+	must(t, e.GetFunction("f", &f))
+	if y, err := f(zlua.Opaque(p)); err != nil || y != 6 || p.X != 5 {
+		t.Fatalf("through a handle: %v, %v, p = %+v", y, err, *p)
+	}
+}
+
+func TestGoFuncTakingStructPointerRefusesOtherValues(t *testing.T) {
+	e := newEnv(t)
+	must(t, e.SetGlobal("getx", func(v *Vec3) float64 { return v.X }))
+	must(t, e.SetGlobal("setx", func(v *Vec3, x float64) { v.X = x }))
+	must(t, e.SetGlobal("player", &Player{Name: "ann"}))
+	must(t, e.SetGlobal("obj", &Vec3{}))
+	run(t, e, `function keep(h) saved = h end
+		function try(h, chunk) return load(chunk)(h) end`)
+	var keep func(any) error
+	must(t, e.GetFunction("keep", &keep))
+	must(t, keep(zlua.Opaque(&Vec3{X: 1})))
+	var try func(any, string) error
+	must(t, e.GetFunction("try", &try))
+	for _, c := range []struct{ chunk, want string }{
+		{`getx(saved)`, "bad argument #1 to 'getx' (" + invalidHandle + ")"},
+		{`getx(5)`, "bad argument #1 to 'getx' (Vec3 expected, got number)"},
+		{`getx("x")`, "bad argument #1 to 'getx' (Vec3 expected, got string)"},
+		{`getx(player)`, "bad argument #1 to 'getx' (Vec3 expected, got Player)"},
+		{`getx(io.stdout)`, "bad argument #1 to 'getx' (Vec3 expected, got FILE*)"},
+		{`getx(zlua.get_opaquevalue(...))`, "bad argument #1 to 'getx' (*Vec3 expected, got Vec3 value"},
+		{`setx(obj, "no")`, "bad argument #2 to 'setx' (number expected, got string)"},
+		// A copy dressed in an object's metatable is still a copy.
+		{`getx(debug.setmetatable(zlua.get_opaquevalue(...), debug.getmetatable(obj)))`, "bad argument #1 to 'getx'"},
+	} {
+		wantErr(t, try(zlua.Opaque(&Vec3{}), c.chunk), c.want)
+	}
+	wantErr(t, try(zlua.Opaque(&Record{}), `getx(...)`), "bad argument #1 to 'getx' (Vec3 expected, got opaque handle of Record)")
+}
+
+func TestGoFuncTakingStructPointerPanicEndsTheCallAndItsHandles(t *testing.T) {
+	e := newEnv(t)
+	must(t, e.SetGlobal("boom", func(v *Vec3) float64 { panic("bang " + string(rune('0'+int(v.X)))) }))
+	run(t, e, `function f(h) saved = h; return boom(h) end`)
+	var f func(any) (float64, error)
+	must(t, e.GetFunction("f", &f))
+	_, err := f(zlua.Opaque(&Vec3{X: 7}))
+	wantErr(t, err, "bang 7")
+	wantErr(t, e.DoString(`boom(saved)`), "bad argument #1 to 'boom' ("+invalidHandle+")")
+}
+
+func TestGoFuncTakingStructPointerCallAllocatesNothing(t *testing.T) {
+	e := newEnv(t)
+	must(t, e.SetGlobal("getx", func(v *Vec3) float64 { return v.X }))
+	must(t, e.SetGlobal("obj", &Vec3{X: 2}))
+	run(t, e, `function f(h) return getx(h) end
+		function g(_) return getx(obj) end`)
+	var f func(any) (float64, error)
+	must(t, e.GetFunction("f", &f))
+	var g func(any) (float64, error)
+	must(t, e.GetFunction("g", &g))
+	p := &Vec3{X: 1}
+	if n := testing.AllocsPerRun(200, func() {
+		if x, err := f(zlua.Opaque(p)); err != nil || x != 1 {
+			t.Fatal(x, err)
+		}
+	}); n != 0 {
+		t.Errorf("f(zlua.Opaque(p)) with getx(h): %v allocations per call", n)
+	}
+	if n := testing.AllocsPerRun(200, func() {
+		if x, err := g(nil); err != nil || x != 2 {
+			t.Fatal(x, err)
+		}
+	}); n != 0 {
+		t.Errorf("getx(obj): %v allocations per call", n)
+	}
+}
