@@ -1,6 +1,7 @@
 package zlua_test
 
 import (
+	"errors"
 	"testing"
 
 	"github.com/zlua-go/zlua"
@@ -107,5 +108,58 @@ func TestGoFuncTakingStructPointerCallAllocatesNothing(t *testing.T) {
 		}
 	}); n != 0 {
 		t.Errorf("getx(obj): %v allocations per call", n)
+	}
+}
+
+// TestTypedCallWithOpaqueArgumentNeedsNoLuaAllocation: the handle is
+// pushed outside protection on the one-crossing scalar path, so pushing it
+// must never allocate. On LuaJIT the first push of a light userdata in a
+// new 2^39 segment allocates the segment map: zlua interns the handles'
+// segment when the Env opens, so even the first handle of a fresh Env,
+// with every Lua allocation failing, is pushed. Without the interning
+// LuaJIT raises outside protection and aborts the process in a
+// position-independent binary (make test-luajit runs this test with
+// -buildmode=pie); in a default binary zlua's static marker already lies
+// in that segment.
+func TestTypedCallWithOpaqueArgumentNeedsNoLuaAllocation(t *testing.T) {
+	e := newEnv(t)
+	must(t, e.SetGlobal("getx", func(v *Vec3) float64 { return v.X }))
+	run(t, e, `function f(h) return getx(h) end`)
+	var f func(any) (float64, error)
+	must(t, e.GetFunction("f", &f))
+	zlua.FailAllocAt(e, 1)
+	x, err := f(zlua.Opaque(&Vec3{X: 3}))
+	zlua.FailAllocAt(e, 0)
+	if err != nil || x != 3 {
+		t.Fatalf("f = %v, %v", x, err)
+	}
+}
+
+// TestTypedCallWithOpaqueArgumentNilAndBadTypes: the one-crossing path of
+// func(any) delegates gives a nil pointer as nil and refuses what is not
+// a pointer to a struct, as the push program did.
+func TestTypedCallWithOpaqueArgumentNilAndBadTypes(t *testing.T) {
+	e := newEnv(t)
+	run(t, e, `function isnil(h) return h == nil end
+		function kind(h) n = (n or 0) + 1; return type(h) == "userdata" end`)
+	var isnil func(any) (bool, error)
+	must(t, e.GetFunction("isnil", &isnil))
+	if ok, err := isnil(zlua.Opaque((*Vec3)(nil))); err != nil || !ok {
+		t.Fatalf("Opaque(nil): %v, %v", ok, err)
+	}
+	var kind func(any) error
+	must(t, e.GetFunction("kind", &kind))
+	must(t, kind(zlua.Opaque(&Vec3{})))
+	n := 5
+	if err := kind(zlua.Opaque(&n)); !errors.Is(err, zlua.ErrCannotPush) {
+		t.Fatalf("Opaque(*int): %v", err)
+	}
+	if err := kind(zlua.Opaque(&zlua.Table{})); !errors.Is(err, zlua.ErrCannotPush) {
+		t.Fatalf("Opaque(*Table): %v", err)
+	}
+	var calls int
+	must(t, e.Global("n", &calls))
+	if calls != 1 {
+		t.Fatalf("kind ran %d times, want 1 (a refused argument must not call)", calls)
 	}
 }

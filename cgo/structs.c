@@ -238,6 +238,15 @@ int zlua_sv_init(lua_State *L, zlua_env *env, zlua_opargs *a)
 		lua_pushvalue(L, top + 2);
 		lua_setfield(L, -2, "set_opaquevalue");
 	}
+#ifdef ZLUA_LUAJIT
+	/* LuaJIT interns the upper bits of a light userdata in a segment
+	 * table that may have to grow (allocate, raise) on the first push of
+	 * a new segment: push one value of the opaque handles' segment (every
+	 * handle is below 2^39) now, under protection, so that pushing a
+	 * handle later never allocates and may happen outside protection
+	 * (zlua_push_in, run_simple). */
+	lua_pushlightuserdata(L, (void *)(uintptr_t)1);
+#endif
 	lua_settop(L, top);
 	return 0;
 }
