@@ -67,8 +67,9 @@ func (g *Gate) ptrArgSlow(fr cgo.Frame, pt reflect.Type, e *funcEntry) (unsafe.P
 }
 
 // ptrShapes serve func(*T, ...) signatures by calling the function code
-// directly (see methodShapes for the shape letters). Arguments after the
-// pointer are numbered from 2, as Lua counts them.
+// directly: the shapes of methodShapes but ":p" (see shapeOf for the
+// letters). Arguments after the pointer are numbered from 2, as Lua
+// counts them.
 var ptrShapes map[string]ptrShapeMaker
 
 func init() { ptrShapes = makePtrShapes() }
@@ -188,6 +189,52 @@ func makePtrShapes() map[string]ptrShapeMaker {
 				}
 				as[func(unsafe.Pointer, float64, float64)](funcCode(e.fn))(p, a, b)
 				return g.ret0()
+			}
+		},
+		"s:": func(pt reflect.Type) callFunc {
+			return func(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
+				p, st, ok := g.ptrArg(fr, pt, e)
+				if !ok {
+					return st
+				}
+				a, err := g.stringArg(fr, 1)
+				if err != nil {
+					return g.raiseArg(2, e.name, err)
+				}
+				as[func(unsafe.Pointer, string)](funcCode(e.fn))(p, a)
+				return g.ret0()
+			}
+		},
+		"ii:": func(pt reflect.Type) callFunc {
+			return func(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
+				p, st, ok := g.ptrArg(fr, pt, e)
+				if !ok {
+					return st
+				}
+				a, err := g.intArg(fr, 1)
+				if err != nil {
+					return g.raiseArg(2, e.name, err)
+				}
+				b, err := g.intArg(fr, 2)
+				if err != nil {
+					return g.raiseArg(3, e.name, err)
+				}
+				as[func(unsafe.Pointer, int64, int64)](funcCode(e.fn))(p, a, b)
+				return g.ret0()
+			}
+		},
+		"i:b": func(pt reflect.Type) callFunc {
+			return func(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
+				p, st, ok := g.ptrArg(fr, pt, e)
+				if !ok {
+					return st
+				}
+				a, err := g.intArg(fr, 1)
+				if err != nil {
+					return g.raiseArg(2, e.name, err)
+				}
+				fr.ReturnBool(as[func(unsafe.Pointer, int64) bool](funcCode(e.fn))(p, a))
+				return cgo.StatusReturn1
 			}
 		},
 		"i:i": func(pt reflect.Type) callFunc {
