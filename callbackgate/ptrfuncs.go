@@ -41,7 +41,7 @@ func ptrFuncPlan(t reflect.Type) callFunc {
 // type pt. ok is false when it raised (st is the status).
 func (g *Gate) ptrArg(fr cgo.Frame, pt reflect.Type, e *funcEntry) (p unsafe.Pointer, st int32, ok bool) {
 	if slot, gen, typeID, self := fr.Self(); self {
-		if sameType(g.bindByID[typeID].typ, pt) {
+		if int(typeID) < len(g.bindByID) && g.bindByID[typeID] != nil && sameType(g.bindByID[typeID].typ, pt) {
 			if s := g.objs.Get(slot, gen); s != nil {
 				return s.Ptr(), 0, true
 			}
