@@ -237,3 +237,44 @@ func TestGoFuncTakingStructPointerEveryShape(t *testing.T) {
 	wantErr(t, e.DoString(`sff_(obj, {})`), "bad argument #2 to 'sff_' (number expected, got table)")
 	wantErr(t, e.DoString(`ss_(obj, nil)`), "bad argument #2 to 'ss_' (string expected, got nil)")
 }
+
+type lener interface{ Len() float64 }
+
+// TestGoFuncTakingStructPointerNestedHandlesAndViews: inside a nested
+// call both handles reach a *T function; after the nested call returns its
+// handle is refused and the outer one still works; an object pushed with
+// a view is still its *T.
+func TestGoFuncTakingStructPointerNestedHandlesAndViews(t *testing.T) {
+	e := newEnv(t)
+	must(t, e.SetGlobal("getx", func(v *Vec3) float64 { return v.X }))
+	inner := &Vec3{X: 2}
+	var innerFn func(any) (float64, error)
+	must(t, e.SetGlobal("nest", func() float64 {
+		x, err := innerFn(zlua.Opaque(inner))
+		if err != nil {
+			panic(err)
+		}
+		return x
+	}))
+	run(t, e, `
+		function outer(h)
+			outerH = h
+			local sum = nest()
+			local ok, err = pcall(getx, innerH)
+			assert(not ok and tostring(err):find("invalid opaque parameter handle"), tostring(err))
+			return sum + getx(h)
+		end
+		function innerLua(h)
+			innerH = h
+			return getx(outerH) * 100 + getx(h)
+		end`)
+	must(t, e.GetFunction("innerLua", &innerFn))
+	var outer func(any) (float64, error)
+	must(t, e.GetFunction("outer", &outer))
+	if x, err := outer(zlua.Opaque(&Vec3{X: 1})); err != nil || x != 103 {
+		t.Fatalf("outer = %v, %v", x, err)
+	}
+	wantErr(t, e.DoString(`getx(outerH)`), "bad argument #1 to 'getx' ("+invalidHandle+")")
+	must(t, e.SetGlobal("viewed", zlua.AsView[lener](&Vec3{X: 5})))
+	run(t, e, `assert(getx(viewed) == 5)`)
+}
