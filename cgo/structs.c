@@ -86,12 +86,15 @@ static ZLuaByValHeader *sv_check(lua_State *L, int idx, const zlua_fielddir **d)
 	size_t len;
 	ZLuaByValHeader *u;
 	*d = NULL;
-	if (lua_type(L, idx) != LUA_TUSERDATA) /* LuaJIT's objlen converts numbers */
+	/* lua_touserdata is NULL for anything but a full or light userdata,
+	 * so the length read below never meets a number (LuaJIT's objlen
+	 * would convert it) and is 0 for a light userdata. */
+	u = (ZLuaByValHeader *)lua_touserdata(L, idx);
+	if (u == NULL)
 		return NULL;
 	len = zlua_rawlen(L, idx);
 	if (len < sizeof *u)
 		return NULL;
-	u = (ZLuaByValHeader *)lua_touserdata(L, idx);
 	if (u->header.magic != ZLUA_MAGIC || u->header.kind != ZLUA_KIND_BYVAL ||
 	    (u->header.flags & ZLUA_F_RELEASED))
 		return NULL;
