@@ -194,6 +194,14 @@ func TestGoFuncTakingStructPointerEveryShape(t *testing.T) {
 		"sib":  func(v *Vec3, a int) bool { note(v, "sib"); return a > 2 },
 		"sii":  func(v *Vec3, a int) int { note(v, "sii"); return a * 3 },
 		"sfff": func(v *Vec3, a float64) float64 { note(v, "sfff"); return a + v.X },
+		"sp":   func(v *Vec3) *Vec3 { note(v, "sp"); return v },
+		"sip": func(v *Vec3, i int) *Vec3 {
+			note(v, "sip")
+			if i == 0 {
+				return nil
+			}
+			return v
+		},
 	}
 	for name, fn := range fns {
 		must(t, e.SetGlobal(name, fn))
@@ -214,11 +222,13 @@ func TestGoFuncTakingStructPointerEveryShape(t *testing.T) {
 		sii_(obj, 10, 3)
 		assert(sib(obj, 3) == true and sib(obj, 2) == false)
 		assert(sii(obj, 5) == 15)
-		assert(sfff(obj, 0.25) == 7.25)`)
+		assert(sfff(obj, 0.25) == 7.25)
+		assert(rawequal(sp(obj), obj), "a pointer result is the object itself")
+		assert(sip(obj, 0) == nil and rawequal(sip(obj, 1), obj))`)
 	if *p != (Vec3{X: 7, Y: 8, Z: 7}) {
 		t.Fatalf("p = %+v", *p)
 	}
-	if len(log) != 16 {
+	if len(log) != 19 {
 		t.Fatalf("calls: %v", log)
 	}
 	// Every shape but the string argument (copied) and the raised error
@@ -226,10 +236,11 @@ func TestGoFuncTakingStructPointerEveryShape(t *testing.T) {
 	run(t, e, `function hot(_)
 		s0(obj); si(obj); sf(obj); sb(obj); ss(obj); sff(obj); si_(obj, 0); sf_(obj, 0)
 		sff_(obj, 7, 8); sii_(obj, 10, 3); sib(obj, 3); sii(obj, 5); sfff(obj, 0.25)
+		sp(obj); sip(obj, 1); sip(obj, 0)
 	end`)
 	var hot func(any) error
 	must(t, e.GetFunction("hot", &hot))
-	log = make([]string, 0, 4096)
+	log = make([]string, 0, 8192)
 	if n := testing.AllocsPerRun(100, func() { must(t, hot(nil)) }); n != 0 {
 		t.Errorf("shapes: %v allocations per round", n)
 	}

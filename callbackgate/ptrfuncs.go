@@ -18,8 +18,9 @@ import (
 // view, a stale handle, a wrong type) is converted by readArg, which
 // gives nil or the error a reflective call would.
 
-// ptrShapeMaker makes the call of a func(*T, ...) shape; pt is *T.
-type ptrShapeMaker func(pt reflect.Type) callFunc
+// ptrShapeMaker makes the call of a func(*T, ...) shape: t is the func
+// type, pt its first parameter *T.
+type ptrShapeMaker func(t, pt reflect.Type) callFunc
 
 // ptrFuncPlan serves t when it is a non-variadic func(*T, ...) with a
 // shape of ptrShapes (shapeOf from parameter 1 on); nil otherwise.
@@ -32,7 +33,7 @@ func ptrFuncPlan(t reflect.Type) callFunc {
 		return nil
 	}
 	if mk := ptrShapes[shapeOf(t, 1)]; mk != nil {
-		return mk(pt)
+		return mk(t, pt)
 	}
 	return nil
 }
@@ -67,8 +68,8 @@ func (g *Gate) ptrArgSlow(fr cgo.Frame, pt reflect.Type, e *funcEntry) (unsafe.P
 }
 
 // ptrShapes serve func(*T, ...) signatures by calling the function code
-// directly: the shapes of methodShapes but ":p" (see shapeOf for the
-// letters). Arguments after the pointer are numbered from 2, as Lua
+// directly: the shapes of methodShapes and "i:p" (see shapeOf for the
+// letters; a pointer result goes back as retPtr returns it). Arguments after the pointer are numbered from 2, as Lua
 // counts them.
 var ptrShapes map[string]ptrShapeMaker
 
@@ -76,7 +77,7 @@ func init() { ptrShapes = makePtrShapes() }
 
 func makePtrShapes() map[string]ptrShapeMaker {
 	return map[string]ptrShapeMaker{
-		":": func(pt reflect.Type) callFunc {
+		":": func(_, pt reflect.Type) callFunc {
 			return func(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
 				p, st, ok := g.ptrArg(fr, pt, e)
 				if !ok {
@@ -86,7 +87,7 @@ func makePtrShapes() map[string]ptrShapeMaker {
 				return g.ret0()
 			}
 		},
-		":e": func(pt reflect.Type) callFunc {
+		":e": func(_, pt reflect.Type) callFunc {
 			return func(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
 				p, st, ok := g.ptrArg(fr, pt, e)
 				if !ok {
@@ -98,7 +99,7 @@ func makePtrShapes() map[string]ptrShapeMaker {
 				return g.ret0()
 			}
 		},
-		":i": func(pt reflect.Type) callFunc {
+		":i": func(_, pt reflect.Type) callFunc {
 			return func(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
 				p, st, ok := g.ptrArg(fr, pt, e)
 				if !ok {
@@ -107,7 +108,7 @@ func makePtrShapes() map[string]ptrShapeMaker {
 				return retInt(fr, as[func(unsafe.Pointer) int64](funcCode(e.fn))(p))
 			}
 		},
-		":f": func(pt reflect.Type) callFunc {
+		":f": func(_, pt reflect.Type) callFunc {
 			return func(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
 				p, st, ok := g.ptrArg(fr, pt, e)
 				if !ok {
@@ -116,7 +117,7 @@ func makePtrShapes() map[string]ptrShapeMaker {
 				return retNum(fr, as[func(unsafe.Pointer) float64](funcCode(e.fn))(p))
 			}
 		},
-		":b": func(pt reflect.Type) callFunc {
+		":b": func(_, pt reflect.Type) callFunc {
 			return func(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
 				p, st, ok := g.ptrArg(fr, pt, e)
 				if !ok {
@@ -126,7 +127,7 @@ func makePtrShapes() map[string]ptrShapeMaker {
 				return cgo.StatusReturn1
 			}
 		},
-		":s": func(pt reflect.Type) callFunc {
+		":s": func(_, pt reflect.Type) callFunc {
 			return func(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
 				p, st, ok := g.ptrArg(fr, pt, e)
 				if !ok {
@@ -135,7 +136,7 @@ func makePtrShapes() map[string]ptrShapeMaker {
 				return g.retStr(as[func(unsafe.Pointer) string](funcCode(e.fn))(p))
 			}
 		},
-		":ff": func(pt reflect.Type) callFunc {
+		":ff": func(_, pt reflect.Type) callFunc {
 			return func(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
 				p, st, ok := g.ptrArg(fr, pt, e)
 				if !ok {
@@ -145,7 +146,7 @@ func makePtrShapes() map[string]ptrShapeMaker {
 				return cgo.StatusReturn2
 			}
 		},
-		"i:": func(pt reflect.Type) callFunc {
+		"i:": func(_, pt reflect.Type) callFunc {
 			return func(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
 				p, st, ok := g.ptrArg(fr, pt, e)
 				if !ok {
@@ -159,7 +160,7 @@ func makePtrShapes() map[string]ptrShapeMaker {
 				return g.ret0()
 			}
 		},
-		"f:": func(pt reflect.Type) callFunc {
+		"f:": func(_, pt reflect.Type) callFunc {
 			return func(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
 				p, st, ok := g.ptrArg(fr, pt, e)
 				if !ok {
@@ -173,7 +174,7 @@ func makePtrShapes() map[string]ptrShapeMaker {
 				return g.ret0()
 			}
 		},
-		"ff:": func(pt reflect.Type) callFunc {
+		"ff:": func(_, pt reflect.Type) callFunc {
 			return func(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
 				p, st, ok := g.ptrArg(fr, pt, e)
 				if !ok {
@@ -191,7 +192,7 @@ func makePtrShapes() map[string]ptrShapeMaker {
 				return g.ret0()
 			}
 		},
-		"s:": func(pt reflect.Type) callFunc {
+		"s:": func(_, pt reflect.Type) callFunc {
 			return func(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
 				p, st, ok := g.ptrArg(fr, pt, e)
 				if !ok {
@@ -205,7 +206,7 @@ func makePtrShapes() map[string]ptrShapeMaker {
 				return g.ret0()
 			}
 		},
-		"ii:": func(pt reflect.Type) callFunc {
+		"ii:": func(_, pt reflect.Type) callFunc {
 			return func(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
 				p, st, ok := g.ptrArg(fr, pt, e)
 				if !ok {
@@ -223,7 +224,7 @@ func makePtrShapes() map[string]ptrShapeMaker {
 				return g.ret0()
 			}
 		},
-		"i:b": func(pt reflect.Type) callFunc {
+		"i:b": func(_, pt reflect.Type) callFunc {
 			return func(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
 				p, st, ok := g.ptrArg(fr, pt, e)
 				if !ok {
@@ -237,7 +238,31 @@ func makePtrShapes() map[string]ptrShapeMaker {
 				return cgo.StatusReturn1
 			}
 		},
-		"i:i": func(pt reflect.Type) callFunc {
+		":p": func(t, pt reflect.Type) callFunc {
+			out := t.Out(0)
+			return func(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
+				p, st, ok := g.ptrArg(fr, pt, e)
+				if !ok {
+					return st
+				}
+				return g.retPtr(fr, as[func(unsafe.Pointer) unsafe.Pointer](funcCode(e.fn))(p), out, e.name)
+			}
+		},
+		"i:p": func(t, pt reflect.Type) callFunc {
+			out := t.Out(0)
+			return func(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
+				p, st, ok := g.ptrArg(fr, pt, e)
+				if !ok {
+					return st
+				}
+				a, err := g.intArg(fr, 1)
+				if err != nil {
+					return g.raiseArg(2, e.name, err)
+				}
+				return g.retPtr(fr, as[func(unsafe.Pointer, int64) unsafe.Pointer](funcCode(e.fn))(p, a), out, e.name)
+			}
+		},
+		"i:i": func(_, pt reflect.Type) callFunc {
 			return func(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
 				p, st, ok := g.ptrArg(fr, pt, e)
 				if !ok {
@@ -250,7 +275,7 @@ func makePtrShapes() map[string]ptrShapeMaker {
 				return retInt(fr, as[func(unsafe.Pointer, int64) int64](funcCode(e.fn))(p, a))
 			}
 		},
-		"f:f": func(pt reflect.Type) callFunc {
+		"f:f": func(_, pt reflect.Type) callFunc {
 			return func(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
 				p, st, ok := g.ptrArg(fr, pt, e)
 				if !ok {
