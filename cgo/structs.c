@@ -90,12 +90,15 @@ static ZLuaByValHeader *sv_check(lua_State *L, int idx, const zlua_fielddir **d)
 	size_t len;
 	ZLuaByValHeader *u;
 	*d = NULL;
-	if (lua_type(L, idx) != LUA_TUSERDATA) /* LuaJIT's objlen converts numbers */
+	/* lua_touserdata is NULL for anything but a full or light userdata,
+	 * so the length read below never meets a number (LuaJIT's objlen
+	 * would convert it) and is 0 for a light userdata. */
+	u = (ZLuaByValHeader *)lua_touserdata(L, idx);
+	if (u == NULL)
 		return NULL;
 	len = zlua_rawlen(L, idx);
 	if (len < sizeof *u)
 		return NULL;
-	u = (ZLuaByValHeader *)lua_touserdata(L, idx);
 	if (u->header.magic != ZLUA_MAGIC || u->header.kind != ZLUA_KIND_BYVAL ||
 	    (u->header.flags & ZLUA_F_RELEASED))
 		return NULL;
@@ -242,6 +245,15 @@ int zlua_sv_init(lua_State *L, zlua_env *env, zlua_opargs *a)
 		lua_pushvalue(L, top + 2);
 		lua_setfield(L, -2, "set_opaquevalue");
 	}
+#ifdef ZLUA_LUAJIT
+	/* LuaJIT interns the upper bits of a light userdata in a segment
+	 * table that may have to grow (allocate, raise) on the first push of
+	 * a new segment: push one value of the opaque handles' segment (every
+	 * handle is below 2^39) now, under protection, so that pushing a
+	 * handle later never allocates and may happen outside protection
+	 * (zlua_push_in, run_simple). */
+	lua_pushlightuserdata(L, (void *)(uintptr_t)1);
+#endif
 	lua_settop(L, top);
 	return 0;
 }

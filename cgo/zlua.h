@@ -661,7 +661,8 @@ typedef struct zlua_callres {
 	int32_t status; /* zlua_resume_scalars: the thread's status */
 	zlua_arg res[ZLUA_CALL_RES];
 	/* Arguments of zlua_callscalars, written by Go before the call: nil,
-	 * booleans (v.b), integers (isint, v.i) and floats (v.n) only. */
+	 * booleans (v.b), integers (isint, v.i), floats (v.n) and opaque
+	 * handles (light userdata, v.i) only. */
 	zlua_arg in[ZLUA_CALL_IN];
 } zlua_callres;
 
@@ -738,11 +739,16 @@ static inline int zlua_push_scalar_op(lua_State *L, int op, const unsigned char 
 }
 
 /* [go-safe] Pushes a scalar argument written by Go (zlua_callres.in:
- * nil, booleans, integers, floats); never allocates. Shared by
- * zlua_callscalars and zlua_resume_scalars. [-0, +1] */
+ * nil, booleans, integers, floats, opaque handles as light userdata);
+ * never allocates: handles lie below 2^39, in the LuaJIT light userdata
+ * segment zlua_sv_init interned at boot. Shared by zlua_callscalars and
+ * zlua_resume_scalars. [-0, +1] */
 static inline void zlua_push_in(lua_State *L, const zlua_arg *a)
 {
 	switch (a->type) {
+	case LUA_TLIGHTUSERDATA:
+		lua_pushlightuserdata(L, (void *)(uintptr_t)a->v.i);
+		break;
 	case LUA_TBOOLEAN:
 		lua_pushboolean(L, a->v.b);
 		break;
@@ -1039,7 +1045,9 @@ int zlua_sv_newindex(lua_State *L);
 int zlua_sv_gc(lua_State *L);
 /* [lua] ZLUA_DO_SVINIT: zlua.get_opaquevalue/set_opaquevalue from the
  * program. Light userdata keep Lua's own behaviour (no metatable): opaque
- * handles are recognised by Go from their value. [-0, +0] */
+ * handles are recognised by Go from their value. On LuaJIT it also interns
+ * the handles' light userdata segment, so pushing a handle never
+ * allocates. [-0, +0] */
 int zlua_sv_init(lua_State *L, zlua_env *env, zlua_opargs *a);
 /* [go-safe] Grows env->svstate to hold index n; 0 on failure. */
 int zlua_svstate_reserve(zlua_env *env, size_t n);
