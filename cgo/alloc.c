@@ -3,6 +3,7 @@
  * memory", which pcall can catch), and can fail one chosen allocation so
  * tests can prove every allocation point is protected. */
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "zlua.h"
 
@@ -73,14 +74,20 @@ zlua_memstats zlua_mem_stats(const zlua_env *env)
 	return m;
 }
 
-#ifndef ZLUA_LUAJIT
-/* Lua 5.4's lua_newstate has no panic handler: say why before aborting. */
+/* An error raised outside protection is a zlua bug: say why, and abort
+ * (Lua 5.4 aborts after the handler returns; LuaJIT would exit(1), which
+ * hides where it happened), so the Go runtime prints the goroutine that
+ * made the call. */
 static int panic(lua_State *L)
 {
 	const char *msg = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : "?";
 	fprintf(stderr, "zlua: unprotected Lua error (a zlua bug): %s\n", msg);
-	return 0; /* Lua aborts */
+	fflush(stderr);
+	abort();
+	return 0;
 }
+
+#ifndef ZLUA_LUAJIT
 
 lua_State *zlua_newstate(zlua_env *env)
 {
@@ -103,6 +110,7 @@ lua_State *zlua_newstate(zlua_env *env)
 	env->mem_used = (size_t)lua_gc(L, LUA_GCCOUNT, 0) * 1024 + (size_t)lua_gc(L, LUA_GCCOUNTB, 0);
 	env->mem_peak = env->mem_used;
 	lua_setallocf(L, zlua_alloc, env);
+	lua_atpanic(L, panic);
 	return L;
 }
 #endif
