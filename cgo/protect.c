@@ -48,6 +48,29 @@ int zlua_msgh(lua_State *L)
 	return 1;
 }
 
+/* [lua] _G[name] = value (lua_settable: _G's __newindex runs) for the
+ * SETGLOBAL program "STR name, value" with the globals table on top: the
+ * name and the value are pushed above the table, so nothing rotates, and
+ * a value that is one ByVal struct (SetGlobal of a struct, each frame) is
+ * pushed without the program loop. setPlainGlobal writes the program:
+ * it always begins with the name. [-0, +0] (the table stays) */
+static void set_global(lua_State *L, zlua_env *env, const unsigned char *p, size_t n)
+{
+	const unsigned char *end = p + n;
+	uint32_t len;
+	memcpy(&len, p + 1, sizeof len); /* p[0] is ZLUA_OP_STR */
+	lua_pushlstring(L, (const char *)p + 5, len);
+	p += 5 + len;
+	if (p < end && *p == ZLUA_OP_BYVAL && (size_t)(end - p) > 21) {
+		uint32_t size;
+		memcpy(&size, p + 9, sizeof size);
+		if ((size_t)(end - p) == 21 + (size_t)size)
+			p += 1 + zlua_sv_push(L, env, p + 1);
+	}
+	zlua_prog_run(L, env, p, (size_t)(end - p));
+	lua_settable(L, -3);
+}
+
 /* [lua] The protected dispatcher: arg 1 the zlua_opargs as a light
  * userdata, then the operation's stack arguments. Returns the
  * operation's results. A script reaches it through debug.getregistry and
@@ -63,14 +86,17 @@ int zlua_dispatch(lua_State *L)
 		return luaL_error(L, "zlua: the protected dispatcher is not callable from Lua");
 	env->op_pending = NULL;
 	opcode = a->opcode;
-	lua_remove(L, 1); /* stack now holds only the operation's arguments */
+	/* stack now holds only the operation's arguments (with none, no
+	 * rotation: lua_remove is a lua_rotate) */
+	if (lua_gettop(L) == 1)
+		lua_settop(L, 0);
+	else
+		lua_remove(L, 1);
 	base = lua_gettop(L);
 	switch (opcode) {
 	case ZLUA_DO_SETGLOBAL: /* program: name, value */
-		zlua_prog_run(L, env, a->prog, a->prog_len);
 		zlua_pushglobaltable(L);
-		lua_insert(L, -3);
-		lua_settable(L, -3);
+		set_global(L, env, a->prog, a->prog_len);
 		return 0;
 	case ZLUA_DO_GETGLOBAL: /* program: name */
 		zlua_prog_run(L, env, a->prog, a->prog_len);
@@ -266,7 +292,10 @@ int zlua_op(zlua_env *env, lua_State *L, int opcode, int nargs, int nres,
 	if (outermost)
 		env->cstack_base = 0;
 	env->op_pending = pending;
-	lua_remove(L, base + 1); /* the message handler */
+	if (lua_gettop(L) == base + 1)
+		lua_settop(L, base); /* the message handler, alone: no rotation */
+	else
+		lua_remove(L, base + 1); /* the message handler */
 	free(heap_prog);
 #ifdef ZLUA_LUAJIT
 	if (st != LUA_OK && env->mem_refused)
