@@ -67,7 +67,8 @@ static void set_global(lua_State *L, zlua_env *env, const unsigned char *p, size
 		if ((size_t)(end - p) == 21 + (size_t)size)
 			p += 1 + zlua_sv_push(L, env, p + 1);
 	}
-	zlua_prog_run(L, env, p, (size_t)(end - p));
+	if (p < end)
+		zlua_prog_run(L, env, p, (size_t)(end - p));
 	lua_settable(L, -3);
 }
 
@@ -88,11 +89,11 @@ int zlua_dispatch(lua_State *L)
 	opcode = a->opcode;
 	/* stack now holds only the operation's arguments (with none, no
 	 * rotation: lua_remove is a lua_rotate) */
-	if (lua_gettop(L) == 1)
+	base = lua_gettop(L) - 1;
+	if (base == 0)
 		lua_settop(L, 0);
 	else
 		lua_remove(L, 1);
-	base = lua_gettop(L);
 	switch (opcode) {
 	case ZLUA_DO_SETGLOBAL: /* program: name, value */
 		zlua_pushglobaltable(L);
