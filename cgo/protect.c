@@ -272,11 +272,22 @@ int zlua_op(zlua_env *env, lua_State *L, int opcode, int nargs, int nres,
 	}
 
 	/* message handler, dispatcher, opargs below the arguments (with no
-	 * arguments each is pushed in place: no rotation) */
+	 * arguments each is pushed in place: no rotation). On Lua 5.4 both
+	 * are light C functions, pushed without a registry lookup and without
+	 * allocating; LuaJIT's lua_pushcfunction allocates a closure, so there
+	 * they come from the registry, where boot keeps them. */
+#ifdef ZLUA_LUAJIT
 	lua_rawgeti(L, LUA_REGISTRYINDEX, env->msgh_ref);
+#else
+	lua_pushcfunction(L, zlua_msgh);
+#endif
 	if (nargs > 0)
 		lua_insert(L, base + 1);
+#ifdef ZLUA_LUAJIT
 	lua_rawgeti(L, LUA_REGISTRYINDEX, env->dispatch_ref);
+#else
+	lua_pushcfunction(L, zlua_dispatch);
+#endif
 	if (nargs > 0)
 		lua_insert(L, base + 2);
 	lua_pushlightuserdata(L, a);
