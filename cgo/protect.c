@@ -87,6 +87,12 @@ int zlua_dispatch(lua_State *L)
 		return luaL_error(L, "zlua: the protected dispatcher is not callable from Lua");
 	env->op_pending = NULL;
 	opcode = a->opcode;
+	if (opcode == ZLUA_DO_SETGLOBAL) { /* program: name, value; no stack
+					     * arguments: the opargs may stay */
+		zlua_pushglobaltable(L);
+		set_global(L, env, a->prog, a->prog_len);
+		return 0;
+	}
 	/* stack now holds only the operation's arguments (with none, no
 	 * rotation: lua_remove is a lua_rotate) */
 	base = lua_gettop(L) - 1;
@@ -95,10 +101,6 @@ int zlua_dispatch(lua_State *L)
 	else
 		lua_remove(L, 1);
 	switch (opcode) {
-	case ZLUA_DO_SETGLOBAL: /* program: name, value */
-		zlua_pushglobaltable(L);
-		set_global(L, env, a->prog, a->prog_len);
-		return 0;
 	case ZLUA_DO_GETGLOBAL: /* program: name */
 		zlua_prog_run(L, env, a->prog, a->prog_len);
 		zlua_pushglobaltable(L);
