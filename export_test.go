@@ -19,6 +19,10 @@ func StockPatterns(e *Env, name string) error {
 // proves (cgo/ownaddr.c).
 func OwnAddrs(e *Env) []uintptr { return e.g.S.OwnAddrs() }
 
+// ProvenAddrs returns the addresses in e's proven-address caches: function
+// sentinels and other userdata (cgo/gate.c).
+func ProvenAddrs(e *Env) (fn, ud []uintptr) { return e.g.S.ProvenAddrs() }
+
 // OwnAddrLayout returns the ByObj userdata block size and payload offset
 // e measured at open (0, 0 when the address proof is off).
 func OwnAddrLayout(e *Env) (block, off int) { return e.g.S.OwnAddrLayout() }

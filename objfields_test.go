@@ -288,7 +288,9 @@ func TestObjectFieldMetamethodsOnForeignValues(t *testing.T) {
 	}
 }
 
-func TestEqualityDecidedInC(t *testing.T) {
+// equalityEnv returns an Env with globals a, a2 (the same object), b,
+// views va and vb of a and b, and two unkeyed slices sa and sb.
+func equalityEnv(t *testing.T) *zlua.Env {
 	e := newEnv(t)
 	a, b := &Player{Name: "a"}, &Player{Name: "b"}
 	must(t, e.SetGlobal("a", a))
@@ -298,6 +300,11 @@ func TestEqualityDecidedInC(t *testing.T) {
 	must(t, e.SetGlobal("vb", zlua.AsView[Mover](b)))
 	must(t, e.SetGlobal("sa", zlua.ByRef([]int{1})))
 	must(t, e.SetGlobal("sb", zlua.ByRef([]int{1})))
+	return e
+}
+
+func TestEqualityDecidedInC(t *testing.T) {
+	e := equalityEnv(t)
 	// Same binding: identity is known in C.
 	if n := goCalls(t, e, `
 		for i = 1, 1000 do

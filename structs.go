@@ -19,7 +19,14 @@ import (
 // to anything but a struct makes the call fail with ErrCannotPush.
 //
 // The result is one pointer word: passed as an any (a func(any) float64
-// from GetFunction, say) it allocates nothing.
+// from GetFunction, say) it allocates nothing, and such a typed func with
+// one argument passes the handle to Lua in a single cgo call. A Go
+// function whose first parameter is *T (func(p *T) float64, say; the
+// signatures served without reflection are those of fast methods, see
+// docs/ARCHITECTURE.md) is called without reflection or allocation when
+// given a handle of *T or a Lua-held *T object: reading fields
+// through a Go getter is the cheapest way for Lua to use the struct,
+// cheaper than get_opaquevalue's copy, which allocates a userdata in Lua.
 func Opaque[T any](p *T) any { return opaqueArg[T]{p} }
 
 // opaqueArg is the value Opaque returns.

@@ -326,6 +326,12 @@ func TestByValMetamethodsOnForeignValues(t *testing.T) {
 		{`debug.getmetatable(v).__index(io.stdout, "X")`, "calling 'Vec3.__index' on bad self (Vec3 expected, got FILE*)"},
 		{`debug.getmetatable(v).__newindex(r, "X", 1)`, "calling 'Vec3.__newindex' on bad self (Vec3 expected, got Record)"},
 		{`debug.getmetatable(v).__index(5, "X")`, "calling 'Vec3.__index' on bad self (Vec3 expected, got number)"},
+		// A light userdata reaches the payload read only if the ByVal
+		// check mistakes it for a full one (zlua's reads its length: 0).
+		{`local a = 1; debug.getmetatable(v).__index(debug.upvalueid(function() return a end, 1), "X")`,
+			"calling 'Vec3.__index' on bad self (Vec3 expected, got light userdata)"},
+		{`local a = 1; debug.getmetatable(v).__newindex(debug.upvalueid(function() return a end, 1), "X", 1)`,
+			"calling 'Vec3.__newindex' on bad self (Vec3 expected, got light userdata)"},
 	} {
 		wantErr(t, e.DoString(c.chunk), c.want)
 	}

@@ -160,6 +160,9 @@ func makeFastDelegates() map[reflect.Type]func(f *Function) any {
 // value and nres results. Unless g is nil (the call never started), the
 // caller reads the results and ends with g.endCall(r, top).
 func (f *Function) callAny(a any, nres int) (g *Gate, r *cgo.CallResult, top int, err error) {
+	if x, ok := a.(OpaqueArg); ok {
+		return f.callOpaque(x, nres)
+	}
 	if g, err = f.start(); err != nil {
 		return nil, nil, 0, err
 	}
@@ -168,6 +171,28 @@ func (f *Function) callAny(a any, nres int) (g *Gate, r *cgo.CallResult, top int
 		return nil, nil, 0, f.argError(0, err)
 	}
 	r, top, err = f.finish(g, nres, 1)
+	return g, r, top, err
+}
+
+// callOpaque is callAny with an opaque handle (zlua.Opaque): the handle
+// is a light userdata, a scalar, so the call takes one crossing without a
+// push program (finishScalars).
+func (f *Function) callOpaque(x OpaqueArg, nres int) (*Gate, *cgo.CallResult, int, error) {
+	g, r, err := f.startScalars()
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	h, err := g.openOpaque(x)
+	if err != nil {
+		g.Exit()
+		return nil, nil, 0, f.argError(0, err)
+	}
+	if h == 0 {
+		r.SetNil(0)
+	} else {
+		r.SetLight(0, h)
+	}
+	top, err := f.finishScalars(g, r, 1, nres)
 	return g, r, top, err
 }
 

@@ -62,6 +62,9 @@ func planFor(t reflect.Type) (callFunc, error) {
 		c = funcShapePlan(t)
 	}
 	if c == nil {
+		c = ptrFuncPlan(t)
+	}
+	if c == nil {
 		c = reflectPlan(t)
 	}
 	plans.Store(t, c)

@@ -242,9 +242,11 @@ func makeMethodShapes() map[string]methodMaker {
 				if s == nil {
 					return st
 				}
-				a, err := g.intArg(fr, 1)
-				if err != nil {
-					return g.raiseArg(1, e.name, err)
+				a, ok := fr.IntArg(1)
+				if !ok {
+					if a, st = g.intArgAt(fr, 1, 1, e.name); st != 0 {
+						return st
+					}
 				}
 				f(s.Ptr(), a)
 				return g.ret0()
@@ -257,9 +259,11 @@ func makeMethodShapes() map[string]methodMaker {
 				if s == nil {
 					return st
 				}
-				a, err := g.floatArg(fr, 1)
-				if err != nil {
-					return g.raiseArg(1, e.name, err)
+				a, ok := fr.FloatArg(1)
+				if !ok {
+					if a, st = g.floatArgAt(fr, 1, 1, e.name); st != 0 {
+						return st
+					}
 				}
 				f(s.Ptr(), a)
 				return g.ret0()
@@ -287,13 +291,17 @@ func makeMethodShapes() map[string]methodMaker {
 				if s == nil {
 					return st
 				}
-				a, err := g.floatArg(fr, 1)
-				if err != nil {
-					return g.raiseArg(1, e.name, err)
+				a, ok := fr.FloatArg(1)
+				if !ok {
+					if a, st = g.floatArgAt(fr, 1, 1, e.name); st != 0 {
+						return st
+					}
 				}
-				b, err := g.floatArg(fr, 2)
-				if err != nil {
-					return g.raiseArg(2, e.name, err)
+				b, ok := fr.FloatArg(2)
+				if !ok {
+					if b, st = g.floatArgAt(fr, 2, 2, e.name); st != 0 {
+						return st
+					}
 				}
 				f(s.Ptr(), a, b)
 				return g.ret0()
@@ -306,13 +314,17 @@ func makeMethodShapes() map[string]methodMaker {
 				if s == nil {
 					return st
 				}
-				a, err := g.intArg(fr, 1)
-				if err != nil {
-					return g.raiseArg(1, e.name, err)
+				a, ok := fr.IntArg(1)
+				if !ok {
+					if a, st = g.intArgAt(fr, 1, 1, e.name); st != 0 {
+						return st
+					}
 				}
-				b, err := g.intArg(fr, 2)
-				if err != nil {
-					return g.raiseArg(2, e.name, err)
+				b, ok := fr.IntArg(2)
+				if !ok {
+					if b, st = g.intArgAt(fr, 2, 2, e.name); st != 0 {
+						return st
+					}
 				}
 				f(s.Ptr(), a, b)
 				return g.ret0()
@@ -325,9 +337,11 @@ func makeMethodShapes() map[string]methodMaker {
 				if s == nil {
 					return st
 				}
-				a, err := g.intArg(fr, 1)
-				if err != nil {
-					return g.raiseArg(1, e.name, err)
+				a, ok := fr.IntArg(1)
+				if !ok {
+					if a, st = g.intArgAt(fr, 1, 1, e.name); st != 0 {
+						return st
+					}
 				}
 				return retInt(fr, f(s.Ptr(), a))
 			}
@@ -339,9 +353,11 @@ func makeMethodShapes() map[string]methodMaker {
 				if s == nil {
 					return st
 				}
-				a, err := g.floatArg(fr, 1)
-				if err != nil {
-					return g.raiseArg(1, e.name, err)
+				a, ok := fr.FloatArg(1)
+				if !ok {
+					if a, st = g.floatArgAt(fr, 1, 1, e.name); st != 0 {
+						return st
+					}
 				}
 				return retNum(fr, f(s.Ptr(), a))
 			}
@@ -364,9 +380,11 @@ func makeMethodShapes() map[string]methodMaker {
 				if s == nil {
 					return st
 				}
-				a, err := g.intArg(fr, 1)
-				if err != nil {
-					return g.raiseArg(1, e.name, err)
+				a, ok := fr.IntArg(1)
+				if !ok {
+					if a, st = g.intArgAt(fr, 1, 1, e.name); st != 0 {
+						return st
+					}
 				}
 				fr.ReturnBool(f(s.Ptr(), a))
 				return cgo.StatusReturn1

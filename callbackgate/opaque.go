@@ -56,27 +56,41 @@ type opaqueType struct {
 // pushOpaque appends a handle for x's pointer, valid until the current
 // API call returns (Exit closes it).
 func (g *Gate) pushOpaque(x OpaqueArg) error {
+	h, err := g.openOpaque(x)
+	switch {
+	case err != nil:
+		return err
+	case h == 0:
+		g.S.PutNil()
+	default:
+		g.S.PutLight(h)
+	}
+	return nil
+}
+
+// openOpaque makes a handle for x's pointer, valid until the current API
+// call returns (Exit closes it), and returns its light userdata value; 0
+// when the pointer is nil (Lua gets nil).
+func (g *Gate) openOpaque(x OpaqueArg) (uint64, error) {
 	p, typ := x.OpaqueTarget()
 	if !sameType(typ, g.sv.opqLast.typ) {
 		if typ.Kind() != reflect.Pointer || typ.Elem().Kind() != reflect.Struct || isHandle(typ) {
-			return &pushError{typ}
+			return 0, &pushError{typ}
 		}
 		g.sv.opqLast = opaqueType{typ: typ}
 	}
 	if p == nil {
-		g.S.PutNil()
-		return nil
+		return 0, nil
 	}
 	if len(g.sv.opq) >= maxOpaque {
-		return errors.New("zlua: too many opaque handles in one call")
+		return 0, errors.New("zlua: too many opaque handles in one call")
 	}
 	g.sv.opqGen = (g.sv.opqGen + 1) & opaqueGenMask
 	if g.sv.opqGen == 0 {
 		g.sv.opqGen = 1
 	}
 	g.sv.opq = append(g.sv.opq, opaqueEntry{p: p, typ: typ, gen: g.sv.opqGen, depth: g.deep})
-	g.S.PutLight(uint64(g.sv.opqGen)<<opaqueGenPos | uint64(len(g.sv.opq))<<1 | 1)
-	return nil
+	return uint64(g.sv.opqGen)<<opaqueGenPos | uint64(len(g.sv.opq))<<1 | 1, nil
 }
 
 // closeOpaque invalidates the handles of the API call ending now (and of

@@ -60,6 +60,11 @@ void *zlua_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
 	return p;
 }
 
+uint64_t zlua_calls(const zlua_env *env)
+{
+	return __atomic_load_n(&env->calls, __ATOMIC_RELAXED);
+}
+
 zlua_memstats zlua_mem_stats(const zlua_env *env)
 {
 	zlua_memstats m;

@@ -34,15 +34,13 @@ static int run_simple(zlua_env *env, lua_State *L, const unsigned char *p, size_
 			p += 17;
 			continue;
 		}
-#ifndef ZLUA_LUAJIT
-		if (op == ZLUA_OP_LIGHTUD) { /* LuaJIT may allocate a segment: protected path */
+		if (op == ZLUA_OP_LIGHTUD) { /* an opaque handle: LuaJIT's segment is interned (zlua_sv_init) */
 			uint64_t h;
 			memcpy(&h, p, sizeof h);
 			p += sizeof h;
 			lua_pushlightuserdata(L, (void *)(uintptr_t)h);
 			continue;
 		}
-#endif
 		return 0;
 	}
 	return 1;

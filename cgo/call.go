@@ -49,7 +49,7 @@ type CallResult struct {
 	Base   int32 // stack top before the call
 	Status int32 // ResumeScalars: the thread's status
 	Res    [CallRes]Arg
-	In     [CallIn]Arg // CallScalars' arguments (SetInt, SetNum, SetBool, SetNil)
+	In     [CallIn]Arg // CallScalars' arguments (SetInt, SetNum, SetBool, SetLight, SetNil)
 }
 
 // SetInt makes argument i of the next CallScalars the integer v.
@@ -69,6 +69,12 @@ func (r *CallResult) SetBool(i int, b bool) {
 	if b {
 		*(*C.int)(unsafe.Pointer(&a.v)) = 1 // v.b, as Arg.Bool reads it
 	}
+}
+
+// SetLight makes argument i of the next CallScalars the light userdata
+// h, an opaque handle (below 2^39: see zlua_push_in).
+func (r *CallResult) SetLight(i int, h uint64) {
+	r.In[i] = Arg{Type: int32(C.LUA_TLIGHTUSERDATA), v: h}
 }
 
 // SetNil makes argument i of the next CallScalars nil.

@@ -44,7 +44,8 @@ func (f Frame) Arg(i int) Arg { return *(*Arg)(unsafe.Pointer(&f.p.args[i])) }
 // IntArg returns argument i (0-based) when the trampoline read it as a
 // number with the integer subtype, or as a float with an integral value
 // within ±2^53 (every LuaJIT number is a float), read in place; ok is
-// false otherwise (the caller then takes its general path).
+// false otherwise (the caller then takes its general path). It is small
+// enough to be inlined into the fast plans.
 func (f Frame) IntArg(i int) (v int64, ok bool) {
 	if uint(i) < uint(FastArgs) && i < int(f.p.nargs) {
 		a := &f.p.args[i]
@@ -52,8 +53,11 @@ func (f Frame) IntArg(i int) (v int64, ok bool) {
 			if a.isint != 0 {
 				return *(*int64)(unsafe.Pointer(&a.v)), true
 			}
-			if n := *(*float64)(unsafe.Pointer(&a.v)); n >= -(1<<53) && n <= 1<<53 && n == float64(int64(n)) {
-				return int64(n), true
+			n := *(*float64)(unsafe.Pointer(&a.v))
+			// float64(v) == n rules out NaN and fractions; the bounds
+			// keep the conversion exact.
+			if v = int64(n); float64(v) == n && v >= -(1<<53) && v <= 1<<53 {
+				return v, true
 			}
 		}
 	}
@@ -61,11 +65,15 @@ func (f Frame) IntArg(i int) (v int64, ok bool) {
 }
 
 // FloatArg returns argument i (0-based) when the trampoline read it as a
-// float (any number on LuaJIT), read in place; ok is false otherwise.
+// number, read in place: a float as is (any number on LuaJIT), an integer
+// converted as Lua's tonumber would; ok is false otherwise.
 func (f Frame) FloatArg(i int) (v float64, ok bool) {
 	if uint(i) < uint(FastArgs) && i < int(f.p.nargs) {
 		a := &f.p.args[i]
-		if a._type == C.LUA_TNUMBER && a.isint == 0 {
+		if a._type == C.LUA_TNUMBER {
+			if a.isint != 0 {
+				return float64(*(*int64)(unsafe.Pointer(&a.v))), true
+			}
 			return *(*float64)(unsafe.Pointer(&a.v)), true
 		}
 	}

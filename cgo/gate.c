@@ -74,6 +74,14 @@ int zlua_prog_run(lua_State *L, zlua_env *env, const unsigned char *p, size_t n)
 			break;
 		case ZLUA_OP_EQWRAP:
 			lua_pushcclosure(L, zlua_obj_eq, 1);
+#ifdef ZLUA_LUAJIT
+			/* compiled: keyed objects are compared through the FFI */
+			if (env->jiteq_ref != LUA_NOREF) {
+				lua_rawgeti(L, LUA_REGISTRYINDEX, env->jiteq_ref);
+				lua_insert(L, -2);
+				lua_call(L, 1, 1);
+			}
+#endif
 			break;
 		case ZLUA_OP_BYVAL:
 			p += zlua_sv_push(L, env, p);
@@ -179,27 +187,39 @@ void zlua_read_arg(zlua_env *env, lua_State *L, int idx, zlua_arg *a)
 }
 
 /* [go-safe] zlua_read_arg for argument 1 when it is probably a method's
- * receiver: a full userdata is recognised by its pointer and length (a
- * light userdata has length 0) before its type is asked, two API calls
- * fewer for a receiver (one more for anything else, which then takes
- * zlua_read_arg). The same checks as zlua_toown_ud decide ownership.
- * [-0, +0] */
+ * receiver: a full userdata is recognised by its pointer before its type
+ * is asked. A receiver in the proven-address cache needs nothing more (one
+ * API call); else its length (a light userdata has length 0) and the same
+ * checks as zlua_toown_ud decide ownership, and a 32-byte userdata found
+ * ours enters the cache. Anything else takes read_arg. [-0, +0] */
 static void read_self(zlua_env *env, lua_State *L, zlua_arg *a)
 {
 	zlua_udheader *h = (zlua_udheader *)lua_touserdata(L, 1);
 	size_t len;
-	if (h != NULL && (len = zlua_rawlen(L, 1)) >= sizeof *h) {
-		a->type = LUA_TUSERDATA;
-		a->isint = 1; /* checked: v.p is the header, or NULL if not ours */
-		a->len = 0;
-		/* a keyed ByObj userdata is proved ours by its address (read.c) */
-		if (len == sizeof(ZLuaObjectUserData) && zlua_ownaddr(env, (ZLuaObjectUserData *)h))
-			a->v.p = h;
-		else
-			a->v.p = h->magic == ZLUA_MAGIC && zlua_ownmt(env, L, 1, h) ? h : NULL;
+	const void **hit;
+	if (h == NULL) {
+		read_arg(env, L, 1, a);
 		return;
 	}
-	read_arg(env, L, 1, a);
+	a->type = LUA_TUSERDATA;
+	a->isint = 1; /* checked: v.p is the header, or NULL if not ours */
+	a->len = 0;
+	hit = zlua_proven_at(env->proven_ud, ZLUA_PROVEN_UD_BITS, h);
+	if (*hit == (const void *)h) {
+		a->v.p = h;
+		return;
+	}
+	if ((len = zlua_rawlen(L, 1)) < sizeof *h) {
+		read_arg(env, L, 1, a);
+		return;
+	}
+	/* a keyed ByObj userdata is proved ours by its address (read.c) */
+	if (len == sizeof(ZLuaObjectUserData) && zlua_ownaddr(env, (ZLuaObjectUserData *)h))
+		a->v.p = h;
+	else
+		a->v.p = h->magic == ZLUA_MAGIC && zlua_ownmt(env, L, 1, h) ? h : NULL;
+	if (a->v.p != NULL && len == sizeof(ZLuaObjectUserData) && env->ud_block != 0)
+		*hit = h;
 }
 
 /* [lua] Raises "bad argument #n to 'f' (detail)" like luaL_argerror, with
@@ -268,17 +288,32 @@ static inline void push_ret(lua_State *L, const zlua_arg *r)
  * it is checked (full userdata of the sentinel's exact size, zlua magic,
  * kind FUNC, made for the state's env, which is the allocator's ud) before
  * any byte of it is trusted. No metatable lookup: the size and header
- * rule out every userdata but sentinels, and only zlua writes headers. */
+ * rule out every userdata but sentinels, and only zlua writes headers. A
+ * sentinel that passed is entered in the env's proven-address cache, and
+ * an address found there skips the checks: the entry is cleared before
+ * the sentinel's __gc releases it or its block is freed (zlua_unprove). */
 static zlua_funcud *sentinel(lua_State *L, zlua_env *env)
 {
 	/* lua_touserdata is NULL for anything but userdata (LuaJIT's objlen
 	 * would convert a number), and a light userdata has length 0. */
 	zlua_funcud *fu = (zlua_funcud *)lua_touserdata(L, lua_upvalueindex(1));
-	if (fu == NULL || zlua_rawlen(L, lua_upvalueindex(1)) != sizeof *fu ||
-	    fu->header.magic != ZLUA_MAGIC || fu->header.kind != ZLUA_KIND_FUNC || fu->env != env)
+	const void **hit;
+	if (fu == NULL)
 		return NULL;
+	hit = zlua_proven_at(env->proven_fn, ZLUA_PROVEN_FN_BITS, fu);
+	if (*hit == (const void *)fu)
+		return fu;
+	if (zlua_rawlen(L, lua_upvalueindex(1)) != sizeof *fu || fu->header.magic != ZLUA_MAGIC ||
+	    fu->header.kind != ZLUA_KIND_FUNC || fu->env != env)
+		return NULL;
+	if (env->ud_block != 0 && !(fu->header.flags & ZLUA_F_RELEASED))
+		*hit = fu;
 	return fu;
 }
+
+/* The proven-address caches rely on zlua_alloc's free hook, which sees
+ * blocks of a ByObj userdata's size: a sentinel must have that size. */
+_Static_assert(sizeof(zlua_funcud) == sizeof(ZLuaObjectUserData), "sentinel size");
 
 /* Copies the position prefix on top of the stack (a string) into the
  * remembered-error slot Go named, so Go can rebuild the exact text raised.
@@ -327,6 +362,7 @@ int zlua_trampoline(lua_State *L)
 	}
 	for (i = 1; i < n && i < ZLUA_FAST_ARGS; i++)
 		read_arg(env, L, i + 1, &fr.args[i]);
+	__atomic_store_n(&env->calls, env->calls + 1, __ATOMIC_RELAXED);
 	st = zluaGateCall(env->goid, fu->fnid, &fr);
 	switch (st) {
 	case ZLUA_RET1:
@@ -376,6 +412,7 @@ int zlua_funcud_gc(lua_State *L)
 	if (fu->env != env)
 		return 0;
 	fu->header.flags |= ZLUA_F_RELEASED;
+	zlua_unprove(env, fu); /* the trampoline checks it in full again */
 	env->armed[fu->fnid] = 2;
 	if (env->freed_len == env->freed_cap) {
 		size_t cap = env->freed_cap ? env->freed_cap * 2 : 256;

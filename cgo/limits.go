@@ -33,6 +33,18 @@ func (s *State) MemUsed() (used, peak uint64) {
 	return uint64(m.used), uint64(m.peak)
 }
 
+// Calls returns how many Lua→Go calls the trampoline has entered, up to
+// Close after it. Like MemUsed it may be called from any goroutine while
+// the state is open (not concurrently with Close): the owner's thread
+// counts with relaxed atomic stores in C, which cost no locked
+// instruction.
+func (s *State) Calls() uint64 {
+	if s.env == nil {
+		return s.closedCalls
+	}
+	return uint64(C.zlua_calls(s.env))
+}
+
 // FailAllocAt makes the k-th growing allocation from now fail, and every
 // one after it until FailAllocAt(0). It exists for the allocation-failure
 // tests only.

@@ -163,19 +163,6 @@ int zlua_obj_index(lua_State *L)
 	return 1;
 }
 
-#ifdef ZLUA_LUAJIT
-/* The factory of LuaJIT's __index closures: a method is a raw table hit,
- * anything else goes to the Go getter (fields, errors). */
-static const char indexer_src[] =
-	"local rawget = rawget\n"
-	"return function(methods, getter)\n"
-	"  return function(o, k)\n"
-	"    local m = rawget(methods, k)\n"
-	"    if m ~= nil then return m end\n"
-	"    return getter(o, k)\n"
-	"  end\n"
-	"end\n";
-#endif
 
 void zlua_obj_indexer(lua_State *L, zlua_env *env)
 {
@@ -214,10 +201,7 @@ void zlua_obj_init(lua_State *L, zlua_env *env)
 	env->cache_ref = luaL_ref(L, LUA_REGISTRYINDEX);
 	zlua_ownaddr_init(L, env);
 #ifdef ZLUA_LUAJIT
-	if (luaL_loadbuffer(L, indexer_src, sizeof indexer_src - 1, ZLUA_INDEX_CHUNK) != 0)
-		lua_error(L);
-	lua_call(L, 0, 1);
-	env->indexer_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+	zlua_jit_init(L, env); /* the __index factory (jitindex.c) */
 #endif
 	zlua_open_iterators(L);
 }

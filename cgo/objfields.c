@@ -11,6 +11,7 @@ typedef struct objref {
 	ZLuaObjectUserData *u;
 	zlua_env *env;
 	const zlua_fielddir *d; /* its binding's directory */
+	int proven;             /* u is in the proven-address cache: ours */
 } objref;
 
 /* [lua] Whether the value at 1 is a live ByObj userdata whose object Go
@@ -22,23 +23,32 @@ typedef struct objref {
 static int obj_fields(lua_State *L, objref *o)
 {
 	ZLuaObjectUserData *u = (ZLuaObjectUserData *)lua_touserdata(L, 1);
-	/* NULL for all but userdata; a light userdata has length 0 */
-	if (u == NULL || zlua_rawlen(L, 1) != sizeof *u || u->header.magic != ZLUA_MAGIC ||
+	if (u == NULL)
+		return 0; /* not a userdata */
+	o->env = zlua_envof(L);
+	/* A proven address needs no length and magic check (and is ours);
+	 * else a light userdata has length 0. */
+	o->proven = zlua_isproven(o->env, u);
+	if ((!o->proven && (zlua_rawlen(L, 1) != sizeof *u || u->header.magic != ZLUA_MAGIC)) ||
 	    u->header.kind != ZLUA_KIND_BYOBJ || (u->header.flags & ZLUA_F_RELEASED) || u->ptr == 0)
 		return 0;
 	o->u = u;
-	o->env = zlua_envof(L);
 	o->d = zlua_dir(o->env, ZLUA_DIR_OBJ, u->header.type_id);
 	return o->d != NULL;
 }
 
 /* [lua] Whether the userdata of o is this env's: only zlua writes
  * headers, but what proves the header is one is the userdata's address
- * (the keyed userdata of its slot, read.c) or else the identity of its
- * metatable. [-0, +0] */
+ * (the proven-address cache, or the keyed userdata of its slot, read.c)
+ * or else the identity of its metatable. [-0, +0] */
 static int obj_ours(lua_State *L, const objref *o)
 {
-	return zlua_ownaddr(o->env, o->u) || zlua_ownmt(o->env, L, 1, &o->u->header);
+	if (o->proven)
+		return 1;
+	if (!zlua_ownaddr(o->env, o->u) && !zlua_ownmt(o->env, L, 1, &o->u->header))
+		return 0;
+	zlua_prove(o->env, o->u); /* obj_fields checked its length */
+	return 1;
 }
 
 /* The address of field f of o's object. */
@@ -100,14 +110,28 @@ void zlua_obj_fields(lua_State *L, zlua_env *env)
 	zlua_dir_make(L, env, ZLUA_DIR_OBJ, mt + 4, (uint32_t)lua_tointeger(L, mt + 5),
 		      (size_t)lua_tointeger(L, mt + 6), lua_tostring(L, mt + 7));
 #ifdef ZLUA_LUAJIT
-	/* The JIT compiles the Lua closure's method lookup; only fields (and
-	 * misses) call C. */
-	lua_rawgeti(L, LUA_REGISTRYINDEX, env->indexer_ref);
-	lua_pushvalue(L, mt + 1);
-	lua_pushnil(L);
-	lua_pushvalue(L, mt + 2);
-	lua_pushcclosure(L, zlua_obj_findex, 2);
-	lua_call(L, 2, 1);
+	{
+		/* The JIT compiles the Lua closures (jitindex.c): methods are
+		 * table hits, the fields of the directory (name -> index, -1 -
+		 * index for booleans) are FFI calls, and only what those refuse
+		 * calls the C closures. */
+		uint32_t tid = (uint32_t)lua_tointeger(L, mt + 5);
+		const zlua_fielddir *d = zlua_dir(env, ZLUA_DIR_OBJ, tid);
+		lua_rawgeti(L, LUA_REGISTRYINDEX, env->indexer_ref);
+		lua_pushvalue(L, mt + 1);
+		lua_pushnil(L);
+		lua_pushvalue(L, mt + 2);
+		lua_pushcclosure(L, zlua_obj_findex, 2);
+		zlua_jit_fieldtable(L, d);
+		lua_pushnumber(L, (lua_Number)tid);
+		lua_pushvalue(L, mt + 3);
+		lua_pushcclosure(L, zlua_obj_fnewindex, 1);
+		lua_call(L, 5, 2);
+		if (!lua_isnil(L, -1))
+			lua_setfield(L, mt, "__newindex");
+		else
+			lua_pop(L, 1);
+	}
 #else
 	{
 		/* the methods table also maps each C field to its directory index */
@@ -125,9 +149,12 @@ void zlua_obj_fields(lua_State *L, zlua_env *env)
 	lua_pushcclosure(L, zlua_obj_findex, 2);
 #endif
 	lua_setfield(L, mt, "__index");
-	lua_pushvalue(L, mt + 3);
-	lua_pushcclosure(L, zlua_obj_fnewindex, 1);
-	lua_setfield(L, mt, "__newindex");
+	lua_getfield(L, mt, "__newindex"); /* LuaJIT: the FFI closure, if any */
+	if (lua_isnil(L, -1)) {
+		lua_pushvalue(L, mt + 3);
+		lua_pushcclosure(L, zlua_obj_fnewindex, 1);
+		lua_setfield(L, mt, "__newindex");
+	}
 	lua_settop(L, mt);
 }
 
@@ -173,10 +200,14 @@ int zlua_obj_nokey(lua_State *L)
 /* Whether the value at idx is a full userdata of exactly a ByObj
  * userdata's size with zlua's header, kind ByObj and not released (a light
  * userdata has length 0). The metatable is not checked here. [-0, +0] */
-static const ZLuaObjectUserData *byobj_at(lua_State *L, int idx)
+static const ZLuaObjectUserData *byobj_at(zlua_env *env, lua_State *L, int idx, int *proven)
 {
 	const ZLuaObjectUserData *u = (const ZLuaObjectUserData *)lua_touserdata(L, idx);
-	if (u == NULL || zlua_rawlen(L, idx) != sizeof *u || u->header.magic != ZLUA_MAGIC ||
+	if (u == NULL)
+		return NULL;
+	/* a proven address needs no length and magic check, and is ours */
+	*proven = zlua_isproven(env, u);
+	if ((!*proven && (zlua_rawlen(L, idx) != sizeof *u || u->header.magic != ZLUA_MAGIC)) ||
 	    u->header.kind != ZLUA_KIND_BYOBJ || (u->header.flags & ZLUA_F_RELEASED))
 		return NULL;
 	return u;
@@ -185,13 +216,16 @@ static const ZLuaObjectUserData *byobj_at(lua_State *L, int idx)
 int zlua_obj_eq(lua_State *L)
 {
 	zlua_env *env = zlua_envof(L);
-	const ZLuaObjectUserData *ua = byobj_at(L, 1), *ub = ua != NULL ? byobj_at(L, 2) : NULL;
+	int pa = 0, pb = 0;
+	const ZLuaObjectUserData *ua = byobj_at(env, L, 1, &pa),
+				 *ub = ua != NULL ? byobj_at(env, L, 2, &pb) : NULL;
 	const zlua_udheader *a, *b;
 	int ours = 0;
 	/* Both must be env's (zlua_toown's rule): proved by their addresses
-	 * when both are keyed userdata (read.c), else by their metatables,
-	 * checked with both pushed at once: one pop instead of two. */
-	if (ub != NULL && zlua_ownaddr(env, ua) && zlua_ownaddr(env, ub)) {
+	 * (the proven-address cache, or keyed userdata, read.c), else by their
+	 * metatables, checked with both pushed at once: one pop instead of
+	 * two. */
+	if (ub != NULL && (pa || zlua_ownaddr(env, ua)) && (pb || zlua_ownaddr(env, ub))) {
 		ours = 1;
 	} else if (ub != NULL && lua_getmetatable(L, 1)) {
 		if (lua_getmetatable(L, 2)) {

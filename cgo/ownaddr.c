@@ -21,6 +21,7 @@
 void zlua_obj_forget(zlua_env *env, const void *p)
 {
 	const ZLuaObjectUserData *u = (const ZLuaObjectUserData *)p;
+	zlua_unprove(env, p); /* released or another metatable: not proven */
 	if (u->slot < env->objcnt_cap && env->slot_ud[u->slot] == p)
 		env->slot_ud[u->slot] = NULL;
 }
@@ -28,6 +29,10 @@ void zlua_obj_forget(zlua_env *env, const void *p)
 void zlua_obj_freed(zlua_env *env, const void *p)
 {
 	const ZLuaObjectUserData *u = (const ZLuaObjectUserData *)p;
+	/* Any block of this size (a ByObj or ByVal userdata, a function
+	 * sentinel, or anything else Lua frees with that size) leaves the
+	 * proven-address caches before it can be reused. */
+	zlua_unprove(env, p);
 	if (u->slot >= env->objcnt_cap || env->slot_ud[u->slot] != p)
 		return; /* not a proved userdata: any block of the same size */
 	env->slot_ud[u->slot] = NULL;

@@ -28,3 +28,23 @@ func (s *State) OwnAddrs() []uintptr {
 func (s *State) OwnAddrLayout() (block, off int) {
 	return int(s.env.ud_block), int(s.env.ud_off)
 }
+
+// ProvenAddrs returns the addresses held by the proven-address caches
+// (env->proven_fn: function sentinels; env->proven_ud: other userdata, see
+// gate.c). It exists for the tests of their invalidation.
+func (s *State) ProvenAddrs() (fn, ud []uintptr) {
+	if s.env == nil {
+		return nil, nil
+	}
+	for _, p := range s.env.proven_fn {
+		if p != nil {
+			fn = append(fn, uintptr(p))
+		}
+	}
+	for _, p := range s.env.proven_ud {
+		if p != nil {
+			ud = append(ud, uintptr(p))
+		}
+	}
+	return fn, ud
+}

@@ -129,6 +129,9 @@ int zlua_dispatch(lua_State *L)
 		return 0;
 	case ZLUA_DO_OPENLIBS:
 		luaL_openlibs(L);
+#ifdef ZLUA_LUAJIT
+		zlua_jit_keepffi(L, env);
+#endif
 		zlua_open_dbgmeta(L); /* keeps ownership by address exact */
 		zlua_open_limits(L, env);
 		zlua_open_patterns(L, env);

@@ -91,14 +91,19 @@ zlua_udheader *zlua_toown(zlua_env *env, lua_State *L, int idx)
 
 zlua_udheader *zlua_toown_ud(zlua_env *env, lua_State *L, int idx)
 {
-	zlua_udheader *h;
-	size_t len = zlua_rawlen(L, idx);
+	zlua_udheader *h = (zlua_udheader *)lua_touserdata(L, idx);
+	const void **hit = zlua_proven_at(env->proven_ud, ZLUA_PROVEN_UD_BITS, h);
+	size_t len;
+	if (*hit == (const void *)h)
+		return h; /* proven before, and nothing changed since (zlua_unprove) */
+	len = zlua_rawlen(L, idx);
 	if (len < sizeof *h)
 		return NULL;
-	h = (zlua_udheader *)lua_touserdata(L, idx);
-	if (len == sizeof(ZLuaObjectUserData) && zlua_ownaddr(env, (ZLuaObjectUserData *)h))
-		return h; /* proved by its address: no metatable lookup */
-	if (h->magic != ZLUA_MAGIC)
+	if (!(len == sizeof(ZLuaObjectUserData) && zlua_ownaddr(env, (ZLuaObjectUserData *)h)) &&
+	    (h->magic != ZLUA_MAGIC || !zlua_ownmt(env, L, idx, h)))
 		return NULL;
-	return zlua_ownmt(env, L, idx, h) ? h : NULL;
+	/* ours, by its address or its metatable */
+	if (len == sizeof(ZLuaObjectUserData) && env->ud_block != 0)
+		*hit = h;
+	return h;
 }

@@ -155,8 +155,12 @@ static void drop_native_modules(lua_State *L, int idx)
 void zlua_open_safe(lua_State *L, zlua_env *env)
 {
 	int i;
-	(void)env;
 	luaL_openlibs(L);
+#ifdef ZLUA_LUAJIT
+	zlua_jit_keepffi(L, env); /* before ffi leaves package.loaded */
+#else
+	(void)env;
+#endif
 	zlua_pushglobaltable(L); /* [G] */
 
 	/* os: only the clock and calendar functions */

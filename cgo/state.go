@@ -104,6 +104,8 @@ type State struct {
 	results   []*CallResult // C memory, see NewCallResult
 	// closedAllocs is the allocation count when Close ran (AllocCount).
 	closedAllocs uint64
+	// closedCalls is the gate call count when Close ran (Calls).
+	closedCalls uint64
 }
 
 // Thread is a lua_State of a State: its main thread or a coroutine.
@@ -126,6 +128,7 @@ func (s *State) Close() {
 	}
 	C.zlua_env_close_state(s.env) // lua_close, if CloseLua has not run it
 	s.closedAllocs = uint64(s.env.alloc_count)
+	s.closedCalls = uint64(C.zlua_calls(s.env))
 	C.zlua_env_close(s.env)
 	s.env = nil
 	s.prog = nil

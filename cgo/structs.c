@@ -48,8 +48,8 @@ void zlua_sv_indexer(lua_State *L, zlua_env *env)
 {
 	int mt = lua_gettop(L) - 7;
 	size_t size = (size_t)lua_tointeger(L, mt + 6);
-	zlua_dir_make(L, env, ZLUA_DIR_VAL, mt + 1, (uint32_t)lua_tointeger(L, mt + 5), size,
-		      lua_tostring(L, mt + 7));
+	uint32_t tid = (uint32_t)lua_tointeger(L, mt + 5);
+	zlua_dir_make(L, env, ZLUA_DIR_VAL, mt + 1, tid, size, lua_tostring(L, mt + 7));
 	/* Companion types (size 0) cache the scalar fields they read. */
 	if (size == 0) {
 		lua_createtable(L, 0, 0);
@@ -72,6 +72,10 @@ void zlua_sv_indexer(lua_State *L, zlua_env *env)
 	lua_pushvalue(L, mt + 5);
 	lua_pushcclosure(L, zlua_sv_newindex, 2);
 	lua_setfield(L, mt, "__newindex");
+#ifdef ZLUA_LUAJIT
+	if (size != 0) /* blittable: compiled closures in front (jitindex.c) */
+		zlua_jit_valfields(L, env, mt, tid);
+#endif
 	lua_settop(L, mt);
 }
 
@@ -86,12 +90,15 @@ static ZLuaByValHeader *sv_check(lua_State *L, int idx, const zlua_fielddir **d)
 	size_t len;
 	ZLuaByValHeader *u;
 	*d = NULL;
-	if (lua_type(L, idx) != LUA_TUSERDATA) /* LuaJIT's objlen converts numbers */
+	/* lua_touserdata is NULL for anything but a full or light userdata,
+	 * so the length read below never meets a number (LuaJIT's objlen
+	 * would convert it) and is 0 for a light userdata. */
+	u = (ZLuaByValHeader *)lua_touserdata(L, idx);
+	if (u == NULL)
 		return NULL;
 	len = zlua_rawlen(L, idx);
 	if (len < sizeof *u)
 		return NULL;
-	u = (ZLuaByValHeader *)lua_touserdata(L, idx);
 	if (u->header.magic != ZLUA_MAGIC || u->header.kind != ZLUA_KIND_BYVAL ||
 	    (u->header.flags & ZLUA_F_RELEASED))
 		return NULL;
@@ -238,6 +245,15 @@ int zlua_sv_init(lua_State *L, zlua_env *env, zlua_opargs *a)
 		lua_pushvalue(L, top + 2);
 		lua_setfield(L, -2, "set_opaquevalue");
 	}
+#ifdef ZLUA_LUAJIT
+	/* LuaJIT interns the upper bits of a light userdata in a segment
+	 * table that may have to grow (allocate, raise) on the first push of
+	 * a new segment: push one value of the opaque handles' segment (every
+	 * handle is below 2^39) now, under protection, so that pushing a
+	 * handle later never allocates and may happen outside protection
+	 * (zlua_push_in, run_simple). */
+	lua_pushlightuserdata(L, (void *)(uintptr_t)1);
+#endif
 	lua_settop(L, top);
 	return 0;
 }

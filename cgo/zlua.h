@@ -284,6 +284,11 @@ typedef struct zlua_fielddir zlua_fielddir; /* fields.c */
 
 /* Entries of the env's cache of recognised metatables (a power of 2). */
 #define ZLUA_OWN_CACHE 256
+/* Entries of the env's proven-address caches (powers of 2, as log2). */
+#define ZLUA_PROVEN_FN_BITS 6
+#define ZLUA_PROVEN_UD_BITS 8
+#define ZLUA_PROVEN_FN (1u << ZLUA_PROVEN_FN_BITS)
+#define ZLUA_PROVEN_UD (1u << ZLUA_PROVEN_UD_BITS)
 
 /* Per-state C side of an Env; Go holds the pointer, never the reverse. */
 /* The gate remembers the last ZLUA_RECENT Go errors raised into Lua
@@ -347,11 +352,30 @@ typedef struct zlua_env {
 	 * a __gc brings it to 0 the slot is queued in objfreed for Go. */
 	int cache_ref;    /* registry ref of the weak-valued cache: slot -> ud */
 	int indexer_ref;  /* LuaJIT: registry ref of the __index factory */
+	int ffi_ref;      /* LuaJIT: registry ref of the ffi module (jitindex.c) */
+	int jiteq_ref;    /* LuaJIT: registry ref of the __eq wrapper factory (jitindex.c) */
+	int jitval_ref;   /* LuaJIT: registry ref of the ByVal closure factory (jitindex.c) */
 	/* Metatables found to carry this env's marker, by (kind, type id):
 	 * zlua_toown compares a userdata's metatable with its entry instead of
 	 * looking the marker up. Every such metatable is anchored in the
 	 * registry for the env's life, so an entry never dangles. */
 	const void *own_mt[ZLUA_OWN_CACHE];
+	/* Proven addresses (gate.c, "Proven-address caches" in ARCHITECTURE):
+	 * proven_fn holds payload addresses of live function sentinels of this
+	 * env, proven_ud those of live 32-byte userdata zlua made whose
+	 * metatable is this env's (ByObj, companion ByVal). An entry is exact:
+	 * it is cleared before its userdata is released (__gc), freed
+	 * (zlua_alloc) or given another metatable (debug.setmetatable), all of
+	 * which pass through zlua_unprove. Filled only when ud_block is known
+	 * (the free hook then sees every such block). A hit replaces the
+	 * length and header checks of one crossing. Direct-mapped by
+	 * zlua_proven_at. */
+	const void *proven_fn[ZLUA_PROVEN_FN];
+	const void *proven_ud[ZLUA_PROVEN_UD];
+	/* Lua→Go calls entered by the trampoline: one writer (the thread
+	 * running the state), atomic relaxed stores (plain moves), read from
+	 * any goroutine by zlua_calls. */
+	uint64_t calls;
 	/* Field directories (fields.c), by kind (ZLUA_DIR_*) and type id. */
 	zlua_fielddir **dirs[2];
 	size_t dirs_cap[2];
@@ -490,6 +514,8 @@ typedef struct zlua_memstats {
 /* [go-safe] Reads mem_used and mem_peak atomically, from any thread while
  * the env lives; used <= peak holds. */
 zlua_memstats zlua_mem_stats(const zlua_env *env);
+/* [go-safe] env->calls, from any thread while the env lives. */
+uint64_t zlua_calls(const zlua_env *env);
 /* [go-safe] Creates a state whose allocator is zlua_alloc with env as ud
  * (LuaJIT: its own allocator wrapped, see alloc.c). NULL on failure. */
 lua_State *zlua_newstate(zlua_env *env);
@@ -635,7 +661,8 @@ typedef struct zlua_callres {
 	int32_t status; /* zlua_resume_scalars: the thread's status */
 	zlua_arg res[ZLUA_CALL_RES];
 	/* Arguments of zlua_callscalars, written by Go before the call: nil,
-	 * booleans (v.b), integers (isint, v.i) and floats (v.n) only. */
+	 * booleans (v.b), integers (isint, v.i), floats (v.n) and opaque
+	 * handles (light userdata, v.i) only. */
 	zlua_arg in[ZLUA_CALL_IN];
 } zlua_callres;
 
@@ -712,11 +739,16 @@ static inline int zlua_push_scalar_op(lua_State *L, int op, const unsigned char 
 }
 
 /* [go-safe] Pushes a scalar argument written by Go (zlua_callres.in:
- * nil, booleans, integers, floats); never allocates. Shared by
- * zlua_callscalars and zlua_resume_scalars. [-0, +1] */
+ * nil, booleans, integers, floats, opaque handles as light userdata);
+ * never allocates: handles lie below 2^39, in the LuaJIT light userdata
+ * segment zlua_sv_init interned at boot. Shared by zlua_callscalars and
+ * zlua_resume_scalars. [-0, +1] */
 static inline void zlua_push_in(lua_State *L, const zlua_arg *a)
 {
 	switch (a->type) {
+	case LUA_TLIGHTUSERDATA:
+		lua_pushlightuserdata(L, (void *)(uintptr_t)a->v.i);
+		break;
 	case LUA_TBOOLEAN:
 		lua_pushboolean(L, a->v.b);
 		break;
@@ -883,11 +915,50 @@ void zlua_obj_init(lua_State *L, zlua_env *env);
  * that block with that size; leaves both 0, and the address fast path
  * off, if it does not add up. Called once by zlua_obj_init. [-0, +0] */
 void zlua_ownaddr_init(lua_State *L, zlua_env *env);
+#ifdef ZLUA_LUAJIT
+/* [lua] Keeps the ffi module (loading it as require would) in
+ * env->ffi_ref, for the FFI field closures; run when the libraries are
+ * opened, before the sandbox drops ffi from package.loaded. Does nothing
+ * without a package library or an ffi preload. [-0, +0] */
+void zlua_jit_keepffi(lua_State *L, zlua_env *env);
+/* [lua] Builds LuaJIT's closure factories (jitindex.c): __index of
+ * objects (env->indexer_ref), the __eq wrapper (jiteq_ref) and the ByVal
+ * field closures (jitval_ref, LUA_NOREF without the FFI). [-0, +0] */
+void zlua_jit_init(lua_State *L, zlua_env *env);
+/* [lua] Pushes the field table the closures read for directory d (name ->
+ * index, -1 - index for a boolean). [-0, +1] */
+void zlua_jit_fieldtable(lua_State *L, const zlua_fielddir *d);
+/* [lua] Replaces the C __index and __newindex of the ByVal metatable at
+ * mt by the FFI closures of type tid's directory when the env has them.
+ * [-0, +0] */
+void zlua_jit_valfields(lua_State *L, zlua_env *env, int mt, uint32_t tid);
+/* [go-safe, no Lua API: called from Lua through the FFI] Field i of the
+ * directory of type tid read from the userdata payload p, as the number
+ * the C closure would push (a boolean as 0 or 1), if p is a live, pinned,
+ * address-proved ByObj object of env of that binding (byval 0) or a live
+ * blittable ByVal copy of that struct type (byval 1); NaN when the C
+ * closure must decide (or the field holds NaN: zlua_jit_has tells). */
+double zlua_jit_get(void *env, const void *p, uint32_t tid, uint32_t i, int byval);
+/* [go-safe, no Lua API: called from Lua through the FFI] Whether
+ * zlua_jit_get serves field i of p. */
+int zlua_jit_has(void *env, const void *p, uint32_t tid, uint32_t i, int byval);
+/* [go-safe, no Lua API: called from Lua through the FFI] __eq of two
+ * ByObj userdata payloads when both are live objects of env proved by
+ * their addresses and zlua_obj_eq would decide without Go: 1 equal, 0 not;
+ * -1 when the C closure must decide. */
+int zlua_jit_eq(void *env, const void *a, const void *b);
+/* [go-safe, no Lua API: called from Lua through the FFI] Stores n (a
+ * boolean as 0/1 when isbool) into field i under zlua_jit_get's checks
+ * when the C setter would store it unconverted; returns 0, storing
+ * nothing, otherwise. */
+int zlua_jit_set(void *env, void *p, uint32_t tid, uint32_t i, double n, int isbool, int byval);
+#endif
 /* [lua] Replaces debug.setmetatable, if the debug library is open, by
  * zlua's equivalent that keeps slot_ud exact (ownaddr.c). [-0, +0] */
 void zlua_open_dbgmeta(lua_State *L);
 /* [go-safe] Takes p, the payload of a ByObj userdata (or of a block of the
- * same size being freed), off the address fast path if slot_ud holds it.
+ * same size being freed), off the address fast path if slot_ud holds it,
+ * and out of the proven-address caches.
  * Called by zlua_obj_gc and by zlua_alloc before it frees such a block.
  * [-0, +0] */
 void zlua_obj_forget(zlua_env *env, const void *p);
@@ -974,7 +1045,9 @@ int zlua_sv_newindex(lua_State *L);
 int zlua_sv_gc(lua_State *L);
 /* [lua] ZLUA_DO_SVINIT: zlua.get_opaquevalue/set_opaquevalue from the
  * program. Light userdata keep Lua's own behaviour (no metatable): opaque
- * handles are recognised by Go from their value. [-0, +0] */
+ * handles are recognised by Go from their value. On LuaJIT it also interns
+ * the handles' light userdata segment, so pushing a handle never
+ * allocates. [-0, +0] */
 int zlua_sv_init(lua_State *L, zlua_env *env, zlua_opargs *a);
 /* [go-safe] Grows env->svstate to hold index n; 0 on failure. */
 int zlua_svstate_reserve(zlua_env *env, size_t n);
@@ -1014,6 +1087,40 @@ zlua_udheader *zlua_toown(zlua_env *env, lua_State *L, int idx);
 static inline int zlua_ownaddr(const struct zlua_env *env, const ZLuaObjectUserData *u)
 {
 	return u->slot < env->objcnt_cap && env->slot_ud[u->slot] == (const void *)u;
+}
+/* The entry of a proven-address cache of 2^bits entries for payload
+ * address p (a multiplicative hash: userdata blocks are evenly spaced).
+ * [go-safe] */
+static inline const void **zlua_proven_at(const void **cache, unsigned bits, const void *p)
+{
+	return &cache[(size_t)(((uint64_t)(uintptr_t)p * 0x9E3779B97F4A7C15ull) >> (64 - bits))];
+}
+/* [go-safe] Whether p, the payload of a full userdata (or the value of a
+ * light one: see ARCHITECTURE.md, "Proven-address caches"), is in env's
+ * userdata cache: a live 32-byte userdata zlua made, with this env's
+ * metatable. Its kind and flags are still to be checked. */
+static inline int zlua_isproven(zlua_env *env, const void *p)
+{
+	return *zlua_proven_at(env->proven_ud, ZLUA_PROVEN_UD_BITS, p) == p;
+}
+/* [go-safe] Enters p, the payload of a 32-byte userdata just proved to be
+ * env's, in the userdata cache (when the free hook can keep it exact). */
+static inline void zlua_prove(zlua_env *env, const void *p)
+{
+	if (env->ud_block != 0)
+		*zlua_proven_at(env->proven_ud, ZLUA_PROVEN_UD_BITS, p) = p;
+}
+/* [go-safe] Takes p, the payload of a 32-byte userdata being released,
+ * freed or given another metatable, out of both proven-address caches.
+ * [-0, +0] */
+static inline void zlua_unprove(zlua_env *env, const void *p)
+{
+	const void **f = zlua_proven_at(env->proven_fn, ZLUA_PROVEN_FN_BITS, p);
+	const void **u = zlua_proven_at(env->proven_ud, ZLUA_PROVEN_UD_BITS, p);
+	if (*f == p)
+		*f = NULL;
+	if (*u == p)
+		*u = NULL;
 }
 /* [go-safe] zlua_toown for a value known to be a full userdata. */
 zlua_udheader *zlua_toown_ud(zlua_env *env, lua_State *L, int idx);

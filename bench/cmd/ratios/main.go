@@ -2,7 +2,9 @@
 // the medians of the native C, zlua and gopher-lua rows measured in that
 // run, with the ratios between them. Benchmarks are named
 // Benchmark<Group>_<Operation>/<impl> with impl native, zlua or gopherlua;
-// the Scale group reports its own metrics.
+// the Scale group reports its own metrics. Any other impl name is a
+// variant of the operation (Structs_Opaque/zluaCopy, say): it gets its own
+// table with its ratio to native and never stands in for the zlua row.
 //
 // The ratio tables compare thread CPU time per operation (the cpu-ns/op
 // metric the benchmarks report), which a loaded machine disturbs far less
@@ -44,11 +46,12 @@ var impls = []string{"native", "zlua", "gopherlua"}
 
 // results holds samples per group, operation, implementation and unit.
 type results struct {
-	groups  []string
-	ops     map[string][]string
-	samples map[string]map[string][]float64 // "group/op/impl" → unit → values
-	iters   map[string][]int                // "group/op/impl" → iterations of each sample
-	info    []string                        // context lines: cpu, backend, go, cores
+	groups   []string
+	ops      map[string][]string
+	samples  map[string]map[string][]float64 // "group/op/impl" → unit → values
+	variants map[string][]string             // "group/op" → impls other than impls, in order seen
+	iters    map[string][]int                // "group/op/impl" → iterations of each sample
+	info     []string                        // context lines: cpu, backend, go, cores
 }
 
 func main() {
@@ -98,7 +101,8 @@ func run(in io.Reader, out io.Writer, md, svg, readme, section string) error {
 }
 
 func parse(r io.Reader) (*results, error) {
-	res := &results{ops: map[string][]string{}, samples: map[string]map[string][]float64{}, iters: map[string][]int{}}
+	res := &results{ops: map[string][]string{}, samples: map[string]map[string][]float64{}, iters: map[string][]int{},
+		variants: map[string][]string{}}
 	sc := bufio.NewScanner(r)
 	for sc.Scan() {
 		text := sc.Text()
@@ -120,6 +124,9 @@ func parse(r io.Reader) (*results, error) {
 		}
 		if !slices.Contains(res.ops[group], op) {
 			res.ops[group] = append(res.ops[group], op)
+		}
+		if v := group + "/" + op; !slices.Contains(impls, impl) && !slices.Contains(res.variants[v], impl) {
+			res.variants[v] = append(res.variants[v], impl)
 		}
 		key := group + "/" + op + "/" + impl
 		if res.samples[key] == nil {

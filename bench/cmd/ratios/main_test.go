@@ -189,3 +189,22 @@ func TestRunRejectsEmptyInputAndHalfReadmeFlags(t *testing.T) {
 		t.Error("missing README: no error")
 	}
 }
+
+func TestVariantRowsAreListedWithTheirOwnRatioAndNeverReplaceZlua(t *testing.T) {
+	res := parsed(t, sample+`BenchmarkStructs_Opaque/native-2   	100	  30.0 ns/op	  20.0 cpu-ns/op	  21.0 proc-cpu-ns/op	 0 B/op	 0 allocs/op
+BenchmarkStructs_Opaque/zlua-2     	100	  60.0 ns/op	  40.0 cpu-ns/op	  41.0 proc-cpu-ns/op	 0 B/op	 0 allocs/op
+BenchmarkStructs_Opaque/zluaCopy-2 	100	 200.0 ns/op	 100.0 cpu-ns/op	 110.0 proc-cpu-ns/op	 48 B/op	 1 allocs/op
+BenchmarkStructs_Opaque/gopherlua-2	100	 120.0 ns/op	  80.0 cpu-ns/op	  90.0 proc-cpu-ns/op	 32 B/op	 1 allocs/op
+`)
+	got := render(res, true, "###")
+	contains(t, got,
+		// the ratio row uses zlua (40), not the variant (100)
+		"| Opaque | 20.0 | 40.0 | 80.0 | 2.00× | 2.00× |",
+		"| operation | variant | time | variant/native | variant/zlua | allocs/op |",
+		"| Opaque | zluaCopy | 100.0 | 5.00× | 2.50× | 1 |",
+		"| Opaque | zluaCopy | 200 | 110 | 48 | 1 |",
+	)
+	if strings.Contains(render(parsed(t, sample), true, "###"), "| variant |") {
+		t.Error("a report without variants has a variant table")
+	}
+}

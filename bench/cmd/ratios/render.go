@@ -50,6 +50,7 @@ func render(r *results, details bool, heading string) string {
 				op, marker, num(nat), num(z), num(gl), ratio(z, nat), ratio(gl, z), procRatio, wallZN, wallGZ, allocs)
 		}
 		b.WriteString("\n")
+		b.WriteString(variantTable(r, group))
 		b.WriteString(iterationNote(r, group))
 		if details {
 			b.WriteString(detailTable(r, group))
@@ -122,6 +123,33 @@ func iterationNote(r *results, group string) string {
 		strings.Join(uneven, ", "))
 }
 
+// variantTable lists the rows of a group whose implementation is none of
+// impls (a second zlua form of the same operation, say): its compared time
+// and its own ratio to the native row, so the variant is reported beside
+// the zlua row and never replaces it.
+func variantTable(r *results, group string) string {
+	var b strings.Builder
+	for _, op := range r.ops[group] {
+		unit, marker := r.compared(group, op)
+		for _, v := range r.variants[group+"/"+op] {
+			if b.Len() == 0 {
+				b.WriteString("| operation | variant | time | variant/native | variant/zlua | allocs/op |\n|---|---|---:|---:|---:|---:|\n")
+			}
+			t := r.get(group, op, v, unit)
+			allocs := "–"
+			if a := r.samples[group+"/"+op+"/"+v]["allocs/op"]; len(a) > 0 {
+				allocs = strconv.FormatFloat(median(a), 'f', -1, 64)
+			}
+			fmt.Fprintf(&b, "| %s%s | %s | %s | %s | %s | %s |\n", op, marker, v, num(t),
+				ratio(t, r.get(group, op, "native", unit)), ratio(t, r.get(group, op, "zlua", unit)), allocs)
+		}
+	}
+	if b.Len() > 0 {
+		b.WriteString("\n")
+	}
+	return b.String()
+}
+
 // detailUnits orders a detail table's columns: wall time, process CPU and
 // allocations first, then the rows' own metrics by name.
 func detailUnits(r *results, group string) []string {
@@ -159,7 +187,7 @@ func detailTable(r *results, group string) string {
 	b.WriteString("| operation | implementation | " + strings.Join(units, " | ") + " |\n|---|---|")
 	b.WriteString(strings.Repeat("---:|", len(units)) + "\n")
 	for _, op := range r.ops[group] {
-		for _, impl := range impls {
+		for _, impl := range append(slices.Clone(impls), r.variants[group+"/"+op]...) {
 			s := r.samples[group+"/"+op+"/"+impl]
 			if len(s) == 0 {
 				continue
