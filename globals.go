@@ -73,9 +73,7 @@ func (e *Env) setPlainGlobal(name string, v any) error {
 	g := e.g
 	defer g.Exit()
 	s := g.S
-	s.ProgReset()
-	s.PutStr(name)
-	err = g.Push(v, name)
+	err = g.PutGlobal(name, v)
 	if err == nil {
 		err = s.Commit()
 	}

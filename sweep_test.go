@@ -142,6 +142,13 @@ var sweepScenarios = []sweepScenario{
 		if err := e.SetGlobal("v", sweepVec{X: 1, Y: 2}); err != nil {
 			return err
 		}
+		// the same type again: SetGlobal's one-step ByVal program
+		if err := e.SetGlobal("v2", sweepVec{X: 3, Y: 4}); err != nil {
+			return err
+		}
+		if err := e.DoString(`assert(v2.X == 3 and v2.Y == 4); v2 = nil`); err != nil {
+			return err
+		}
 		if err := e.SetGlobal("rec", sweepRecord{Name: "orc", Tags: []string{"a", "b"}}); err != nil {
 			return err
 		}

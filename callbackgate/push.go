@@ -25,6 +25,18 @@ var yieldType = reflect.TypeFor[*yieldRequest]()
 // channels (and maps and slices wrapped in Ref) as ByObj userdata.
 func (g *Gate) Push(v any, name string) error { return g.push(v, name, 0) }
 
+// PutGlobal starts a new push program "name, v": what SetGlobal(name, v)
+// runs. The blittable struct type pushed last is written in one step.
+func (g *Gate) PutGlobal(name string, v any) error {
+	if vt := g.sv.last; vt != nil && vt.copied && (*eface)(unsafe.Pointer(&v)).tab == typeWord(vt.typ) {
+		g.S.PutGlobalByVal(name, vt.id, vt.mtref, (*eface)(unsafe.Pointer(&v)).data, vt.size)
+		return nil
+	}
+	g.S.ProgReset()
+	g.S.PutStr(name)
+	return g.push(v, name, 0)
+}
+
 func (g *Gate) push(v any, name string, depth int) error {
 	s := g.S
 	switch x := v.(type) {

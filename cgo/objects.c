@@ -113,15 +113,23 @@ void zlua_obj_push(lua_State *L, zlua_env *env, uint32_t slot, uint32_t gen,
 int zlua_obj_gc(lua_State *L)
 {
 	ZLuaObjectUserData *u;
-	zlua_udheader *h;
 	zlua_env *env = zlua_envof(L);
+	size_t len;
 	/* debug.getmetatable lets a script call this __gc on any value, and
 	 * debug.setmetatable give a userdata a forged metatable: act only on a
-	 * live ByObj userdata whose metatable names this env. */
-	if (env == NULL || (h = zlua_toown(env, L, 1)) == NULL || h->kind != ZLUA_KIND_BYOBJ ||
-	    zlua_rawlen(L, 1) < sizeof *u || (h->flags & ZLUA_F_RELEASED))
+	 * live ByObj userdata whose metatable names this env. The checks are
+	 * zlua_toown's, with the length read once: the userdata proved by its
+	 * address (the common case: the collector finalizing what zlua made)
+	 * needs neither header nor metatable check. */
+	if (env == NULL || lua_type(L, 1) != LUA_TUSERDATA || (len = zlua_rawlen(L, 1)) < sizeof *u)
 		return 0;
-	u = (ZLuaObjectUserData *)h;
+	u = (ZLuaObjectUserData *)lua_touserdata(L, 1);
+	if (!(len == sizeof *u && zlua_ownaddr(env, u)) &&
+	    (u->header.magic != ZLUA_MAGIC || u->header.kind != ZLUA_KIND_BYOBJ ||
+	     !zlua_ownmt(env, L, 1, &u->header)))
+		return 0;
+	if (u->header.flags & ZLUA_F_RELEASED)
+		return 0;
 	u->header.flags |= ZLUA_F_RELEASED;
 	zlua_obj_forget(env, u); /* released: off the address fast path */
 	/* Invariant 3 needs no cache work here: both backends clear weak

@@ -48,6 +48,30 @@ int zlua_msgh(lua_State *L)
 	return 1;
 }
 
+/* [lua] _G[name] = value (lua_settable: _G's __newindex runs) for the
+ * SETGLOBAL program "STR name, value" with the globals table on top: the
+ * name and the value are pushed above the table, so nothing rotates, and
+ * a value that is one ByVal struct (SetGlobal of a struct, each frame) is
+ * pushed without the program loop. setPlainGlobal writes the program:
+ * it always begins with the name. [-0, +0] (the table stays) */
+static void set_global(lua_State *L, zlua_env *env, const unsigned char *p, size_t n)
+{
+	const unsigned char *end = p + n;
+	uint32_t len;
+	memcpy(&len, p + 1, sizeof len); /* p[0] is ZLUA_OP_STR */
+	lua_pushlstring(L, (const char *)p + 5, len);
+	p += 5 + len;
+	if (p < end && *p == ZLUA_OP_BYVAL && (size_t)(end - p) > 21) {
+		uint32_t size;
+		memcpy(&size, p + 9, sizeof size);
+		if ((size_t)(end - p) == 21 + (size_t)size)
+			p += 1 + zlua_sv_push(L, env, p + 1);
+	}
+	if (p < end)
+		zlua_prog_run(L, env, p, (size_t)(end - p));
+	lua_settable(L, -3);
+}
+
 /* [lua] The protected dispatcher: arg 1 the zlua_opargs as a light
  * userdata, then the operation's stack arguments. Returns the
  * operation's results. A script reaches it through debug.getregistry and
@@ -63,15 +87,20 @@ int zlua_dispatch(lua_State *L)
 		return luaL_error(L, "zlua: the protected dispatcher is not callable from Lua");
 	env->op_pending = NULL;
 	opcode = a->opcode;
-	lua_remove(L, 1); /* stack now holds only the operation's arguments */
-	base = lua_gettop(L);
-	switch (opcode) {
-	case ZLUA_DO_SETGLOBAL: /* program: name, value */
-		zlua_prog_run(L, env, a->prog, a->prog_len);
+	if (opcode == ZLUA_DO_SETGLOBAL) { /* program: name, value; no stack
+					     * arguments: the opargs may stay */
 		zlua_pushglobaltable(L);
-		lua_insert(L, -3);
-		lua_settable(L, -3);
+		set_global(L, env, a->prog, a->prog_len);
 		return 0;
+	}
+	/* stack now holds only the operation's arguments (with none, no
+	 * rotation: lua_remove is a lua_rotate) */
+	base = lua_gettop(L) - 1;
+	if (base == 0)
+		lua_settop(L, 0);
+	else
+		lua_remove(L, 1);
+	switch (opcode) {
 	case ZLUA_DO_GETGLOBAL: /* program: name */
 		zlua_prog_run(L, env, a->prog, a->prog_len);
 		zlua_pushglobaltable(L);
@@ -248,11 +277,22 @@ int zlua_op(zlua_env *env, lua_State *L, int opcode, int nargs, int nres,
 	}
 
 	/* message handler, dispatcher, opargs below the arguments (with no
-	 * arguments each is pushed in place: no rotation) */
+	 * arguments each is pushed in place: no rotation). On Lua 5.4 both
+	 * are light C functions, pushed without a registry lookup and without
+	 * allocating; LuaJIT's lua_pushcfunction allocates a closure, so there
+	 * they come from the registry, where boot keeps them. */
+#ifdef ZLUA_LUAJIT
 	lua_rawgeti(L, LUA_REGISTRYINDEX, env->msgh_ref);
+#else
+	lua_pushcfunction(L, zlua_msgh);
+#endif
 	if (nargs > 0)
 		lua_insert(L, base + 1);
+#ifdef ZLUA_LUAJIT
 	lua_rawgeti(L, LUA_REGISTRYINDEX, env->dispatch_ref);
+#else
+	lua_pushcfunction(L, zlua_dispatch);
+#endif
 	if (nargs > 0)
 		lua_insert(L, base + 2);
 	lua_pushlightuserdata(L, a);
@@ -269,7 +309,10 @@ int zlua_op(zlua_env *env, lua_State *L, int opcode, int nargs, int nres,
 	if (outermost)
 		env->cstack_base = 0;
 	env->op_pending = pending;
-	lua_remove(L, base + 1); /* the message handler */
+	if (lua_gettop(L) == base + 1)
+		lua_settop(L, base); /* the message handler, alone: no rotation */
+	else
+		lua_remove(L, base + 1); /* the message handler */
 	free(heap_prog);
 #ifdef ZLUA_LUAJIT
 	if (st != LUA_OK && env->mem_refused)

@@ -5,15 +5,18 @@ package cgo
 
 // zlua_run runs a protected operation that takes no chunk; opargs live on
 // this C frame. DO_REF's ref is left in env->op_ref (C memory: Go passes
-// no pointer, so the call allocates nothing). [-nargs, +results or +1 error]
-static int zlua_run(zlua_env *env, lua_State *L, int opcode, int nargs, int nres, int n)
+// no pointer, so the call allocates nothing). env and L come as integers:
+// both are C memory, and an integer argument spares the runtime's cgo
+// pointer check of each pointer argument. [-nargs, +results or +1 error]
+static int zlua_run(uintptr_t envp, uintptr_t Lp, int opcode, int nargs, int nres, int n)
 {
+	zlua_env *env = (zlua_env *)envp;
 	zlua_opargs a;
 	int st;
 	memset(&a, 0, sizeof a);
 	a.n = n;
 	a.ref = LUA_NOREF;
-	st = zlua_op(env, L, opcode, nargs, nres, &a);
+	st = zlua_op(env, (lua_State *)Lp, opcode, nargs, nres, &a);
 	env->op_ref = a.ref;
 	return st;
 }
@@ -336,7 +339,8 @@ func (s *State) Reclaim() { C.zlua_reclaim(s.env) }
 // It returns a Lua status; on error one error value is on t's stack. For
 // OpRef the new ref is returned.
 func (s *State) Run(t Thread, opcode, nargs, nres, n int) (status int, ref int) {
-	st := C.zlua_run(s.env, t.p, C.int(opcode), C.int(nargs), C.int(nres), C.int(n))
+	st := C.zlua_run(C.uintptr_t(uintptr(unsafe.Pointer(s.env))), C.uintptr_t(uintptr(unsafe.Pointer(t.p))),
+		C.int(opcode), C.int(nargs), C.int(nres), C.int(n))
 	return int(st), int(s.env.op_ref)
 }
 

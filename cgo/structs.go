@@ -17,6 +17,7 @@ import "C"
 
 import (
 	"encoding/binary"
+	"math"
 	"unsafe"
 )
 
@@ -109,6 +110,34 @@ func (s *State) PutByVal(typeID uint32, mtref int32, payload unsafe.Pointer, siz
 		}
 		s.n += n
 	}
+}
+
+// PutGlobalByVal starts a new program "name, ByVal value" (what
+// SetGlobal(name, v) of a blittable struct runs, see PutByVal) and writes
+// it with one capacity check.
+func (s *State) PutGlobalByVal(name string, typeID uint32, mtref int32, payload unsafe.Pointer, size int) {
+	s.ProgReset()
+	s.progAlloc = true
+	n := 5 + len(name) + 21 + size
+	if uint64(len(name)) > math.MaxUint32 || !s.need(n) {
+		s.progErr = true
+		return
+	}
+	p := s.prog[:n]
+	p[0] = C.ZLUA_OP_STR
+	binary.LittleEndian.PutUint32(p[1:5], uint32(len(name)))
+	copy(p[5:], name)
+	h := (*[21]byte)(p[5+len(name):])
+	h[0] = C.ZLUA_OP_BYVAL
+	binary.LittleEndian.PutUint32(h[1:5], typeID)
+	binary.LittleEndian.PutUint32(h[5:9], uint32(mtref))
+	binary.LittleEndian.PutUint32(h[9:13], uint32(size))
+	binary.LittleEndian.PutUint32(h[13:17], 0)
+	binary.LittleEndian.PutUint32(h[17:21], 0)
+	if size > 0 {
+		copy(p[5+len(name)+21:], unsafe.Slice((*byte)(payload), size))
+	}
+	s.n = n
 }
 
 // PutNewValMetatable replaces the name last pushed with a new ByVal

@@ -202,6 +202,9 @@ func (r *Registry) Add(key Key, keyed bool, val any, binding uint32) (slot, gen 
 	}
 	// No userdata yet: if the program raises before creating it, only
 	// Settle can tell (the slot never reaches the release queue).
+	if len(r.unarmed) == cap(r.unarmed) && len(r.unarmed) >= minPrune {
+		r.pruneUnarmed()
+	}
 	r.unarmed = append(r.unarmed, slot)
 	r.nAdds++
 	if r.nLive++; r.nLive > r.nPeak {
@@ -212,6 +215,35 @@ func (r *Registry) Add(key Key, keyed bool, val any, binding uint32) (slot, gen 
 		r.publish()
 	}
 	return slot, s.Gen, nil
+}
+
+// minPrune is the length of the unarmed list from which Add, instead of
+// growing it, first drops the slots it no longer needs to watch.
+const minPrune = 256
+
+// pruneUnarmed drops from the unarmed list the slots whose userdata
+// exists (a count above 0: their __gc will queue them) and the slots
+// already released (a reused slot was listed again by its new Add). What
+// stays is live with no userdata counted: a program not yet run, one
+// that raised, or a userdata collected and queued for Drain. Without it a
+// long call that makes many objects (a loop in one script calling a Go
+// constructor) grows the list by one entry per object until the
+// outermost Settle.
+func (r *Registry) pruneUnarmed() {
+	kept := r.unarmed[:0]
+	for _, i := range r.unarmed {
+		if r.slots[i].bits&fLive != 0 && r.c.SlotCount(i) == 0 {
+			kept = append(kept, i)
+		}
+	}
+	if len(kept) > cap(r.unarmed)/2 {
+		// mostly still unarmed (a program pushing many new objects):
+		// grow, so the next prune comes after as many Adds again
+		grown := make([]uint32, len(kept), 2*cap(r.unarmed))
+		copy(grown, kept)
+		kept = grown
+	}
+	r.unarmed = kept
 }
 
 // Get returns the live slot with generation gen, or nil when it was

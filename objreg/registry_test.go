@@ -149,3 +149,69 @@ func TestPinsFollowSlots(t *testing.T) {
 		t.Fatalf("%d pins left after Close", LivePins()-base)
 	}
 }
+
+// A long call that makes many objects (a script loop calling a Go
+// constructor) does not grow the list of slots Settle must check by one
+// entry per object: armed and released slots leave it, while a slot whose
+// userdata was never made stays and is released at Settle.
+func TestUnarmedListStaysBoundedInALongCall(t *testing.T) {
+	r, c := newFake()
+	objs := make([]*int, 100_000)
+	var never uint32
+	for i := range objs {
+		objs[i] = new(int)
+		key, _ := MakeKey(unsafe.Pointer(objs[i]), 1)
+		slot, _, err := r.Add(key, true, objs[i], 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if i == 10 {
+			never = slot // its program raised: no userdata
+			continue
+		}
+		c.create(slot)
+		if i%2 == 0 { // half collected at once, drained at the next Go entry
+			c.collect(slot)
+			r.Drain()
+		}
+	}
+	if n := cap(r.unarmed); n > 4*minPrune {
+		t.Errorf("unarmed list capacity %d after %d objects, want at most %d", n, len(objs), 4*minPrune)
+	}
+	found := false
+	for _, s := range r.unarmed {
+		found = found || s == never
+	}
+	if !found {
+		t.Fatal("the never-armed slot left the unarmed list")
+	}
+	r.Settle()
+	if s := &r.slots[never]; s.bits&fLive != 0 {
+		t.Error("the never-armed slot is still live after Settle")
+	}
+	if live := r.Stats().Live; live != len(objs)/2 { // the odd ones
+		t.Errorf("live slots %d, want %d", live, len(objs)/2)
+	}
+}
+
+// Pushes of many new objects in one program (none armed until it runs)
+// still cost amortized constant time: the list grows instead of being
+// scanned again on every Add.
+func TestUnarmedListGrowsWhenNothingIsArmed(t *testing.T) {
+	r, _ := newFake()
+	objs := make([]*int, 10*minPrune)
+	for i := range objs {
+		objs[i] = new(int)
+		key, _ := MakeKey(unsafe.Pointer(objs[i]), 1)
+		if _, _, err := r.Add(key, true, objs[i], 1); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(r.unarmed) != len(objs) || cap(r.unarmed) > 4*len(objs) {
+		t.Errorf("unarmed len %d cap %d for %d unarmed slots", len(r.unarmed), cap(r.unarmed), len(objs))
+	}
+	r.Settle()
+	if r.Stats().Live != 0 {
+		t.Errorf("%d slots live after Settle", r.Stats().Live)
+	}
+}

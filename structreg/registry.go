@@ -63,11 +63,40 @@ func (r *Registry) Add(val any) (idx, gen uint32, err error) {
 	s := &r.slots[idx]
 	s.val, s.live = val, true
 	r.c.ArmCompanion(idx)
+	if len(r.unarmed) == cap(r.unarmed) && len(r.unarmed) >= minPrune {
+		r.pruneUnarmed()
+	}
 	r.unarmed = append(r.unarmed, idx)
 	if live := r.live.Add(1); live > r.peak.Load() {
 		r.peak.Store(live)
 	}
 	return idx, s.gen, nil
+}
+
+// minPrune is the length of the unarmed list from which Add, instead of
+// growing it, first drops the slots it no longer needs to watch.
+const minPrune = 256
+
+// pruneUnarmed drops from the unarmed list the slots whose userdata
+// exists or existed (C state 1 or 2: their __gc queues them) and the
+// slots already released; what stays is live with no userdata yet. Without
+// it a long call that makes many companions (a script loop calling a Go
+// function that returns a non-blittable struct) grows the list by one
+// entry per value until the outermost Settle. A list still mostly unarmed
+// grows instead, so the scan stays amortized O(1) per Add.
+func (r *Registry) pruneUnarmed() {
+	kept := r.unarmed[:0]
+	for _, i := range r.unarmed {
+		if r.slots[i].live && r.c.CompanionState(i) == 0 {
+			kept = append(kept, i)
+		}
+	}
+	if len(kept) > cap(r.unarmed)/2 {
+		grown := make([]uint32, len(kept), 2*cap(r.unarmed))
+		copy(grown, kept)
+		kept = grown
+	}
+	r.unarmed = kept
 }
 
 // Get returns the value of slot idx if it is live with generation gen.

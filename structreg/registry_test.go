@@ -106,3 +106,50 @@ func TestLayout(t *testing.T) {
 		}
 	}
 }
+
+// A long call that makes many companions keeps the unarmed list short:
+// slots whose userdata exists or was collected leave it, a slot whose
+// program raised stays and is released at Settle. Nothing armed: the list
+// grows (amortized), and Settle releases them all.
+func TestUnarmedCompanionsStayBoundedInALongCall(t *testing.T) {
+	c := &states{st: map[uint32]byte{}}
+	r := New(c)
+	var never uint32
+	for i := 0; i < 100_000; i++ {
+		idx, _, err := r.Add(i)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if i == 10 {
+			never = idx
+			continue
+		}
+		c.create(idx)
+		if i%2 == 0 {
+			c.collect(idx)
+			r.Drain()
+		}
+	}
+	if n := cap(r.unarmed); n > 4*minPrune {
+		t.Errorf("unarmed list capacity %d after 100000 companions, want at most %d", n, 4*minPrune)
+	}
+	r.Settle()
+	if r.slots[never].live {
+		t.Error("the never-armed companion is still live after Settle")
+	}
+	if r.Live() != 50_000 {
+		t.Errorf("Live = %d, want 50000", r.Live())
+	}
+	for i := 0; i < 10*minPrune; i++ {
+		if _, _, err := r.Add(i); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(r.unarmed) != 10*minPrune {
+		t.Errorf("unarmed list holds %d of %d unarmed companions", len(r.unarmed), 10*minPrune)
+	}
+	r.Settle()
+	if r.Live() != 50_000 {
+		t.Errorf("Live = %d after Settle of the unarmed ones, want 50000", r.Live())
+	}
+}
