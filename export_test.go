@@ -32,3 +32,7 @@ func OwnAddrLayout(e *Env) (block, off int) { return e.g.S.OwnAddrLayout() }
 // leak check for everything else.
 func LeakedSlotsSoFar() int64    { return leakedSlots.Load() }
 func ForgiveLeakedSlots(n int64) { leakedSlots.Add(-n) }
+
+// UnarmedFuncsCap is the capacity of e's list of Go function ids handed to
+// programs whose closure may not exist yet.
+func UnarmedFuncsCap(e *Env) int { return e.g.UnarmedCap() }

@@ -3,6 +3,8 @@ package zlua_test
 import (
 	"strings"
 	"testing"
+
+	"github.com/zlua-go/zlua"
 )
 
 func TestGoFunctionsAreReleasedWhenLuaDropsThem(t *testing.T) {
@@ -69,5 +71,18 @@ func TestFunctionsInsideTablesKeepTheirNames(t *testing.T) {
 	err := e.DoString(`api.spawn("orc", "lots")`)
 	if err == nil || !strings.Contains(err.Error(), "bad argument #2 to 'spawn' (number expected, got string)") {
 		t.Errorf("err = %v", err)
+	}
+}
+
+// A long call that makes many Go closures (a Go function returning a new
+// func each time) keeps the gate's list of not-yet-armed function ids
+// bounded: each closure is armed when its push runs, and the list drops
+// armed ids when it fills.
+func TestUnarmedFunctionIdsStayBoundedInALongCall(t *testing.T) {
+	e := newEnv(t)
+	must(t, e.SetGlobal("mk", func(n int) func() int { return func() int { return n } }))
+	run(t, e, `for i = 1, 100000 do local f = mk(i); assert(f() == i) end`)
+	if c := zlua.UnarmedFuncsCap(e); c > 4096 {
+		t.Errorf("unarmed list capacity %d after 10^5 closures made in one call", c)
 	}
 }

@@ -45,10 +45,37 @@ func (g *Gate) registerEntry(e funcEntry) (uint32, error) {
 		return 0, err
 	}
 	g.funcs[id] = e
+	if len(g.unarmed) == cap(g.unarmed) && cap(g.unarmed) >= 256 {
+		g.pruneUnarmed()
+	}
 	g.unarmed = append(g.unarmed, id)
 	g.liveFuncs.Add(1)
 	return id, nil
 }
+
+// pruneUnarmed drops from g.unarmed the ids whose closure exists by now
+// (armed: its __gc owns the id), so a long call that pushes many Go
+// functions keeps the list bounded; Settle releases the rest. If most
+// are still unarmed, the list grows instead, so pruning stays amortized
+// O(1) per registration (as objreg's list of unarmed slots).
+func (g *Gate) pruneUnarmed() {
+	kept := g.unarmed[:0]
+	for _, id := range g.unarmed {
+		if g.S.FuncArmed(id) == 0 {
+			kept = append(kept, id)
+		}
+	}
+	if len(kept) > cap(g.unarmed)/2 {
+		grown := make([]uint32, len(kept), 2*cap(g.unarmed))
+		copy(grown, kept)
+		kept = grown
+	}
+	g.unarmed = kept
+}
+
+// UnarmedCap is the capacity of the list of function ids whose closure
+// may not exist yet (for the test of its bound).
+func (g *Gate) UnarmedCap() int { return cap(g.unarmed) }
 
 func planFor(t reflect.Type) (callFunc, error) {
 	if t == nil || t.Kind() != reflect.Func {
