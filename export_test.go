@@ -36,3 +36,7 @@ func ForgiveLeakedSlots(n int64) { leakedSlots.Add(-n) }
 // UnarmedFuncsCap is the capacity of e's list of Go function ids handed to
 // programs whose closure may not exist yet.
 func UnarmedFuncsCap(e *Env) int { return e.g.UnarmedCap() }
+
+// OpWithFarArgs runs a protected operation of e whose arguments sit in a
+// light userdata segment LuaJIT has not interned (-1: none could be made).
+func OpWithFarArgs(e *Env) int { return e.g.S.OpWithFarArgs(e.g.Current()) }

@@ -215,3 +215,24 @@ func TestEnvCollectsBackAfterEveryMemoryBomb(t *testing.T) {
 		must(t, e.Close())
 	}
 }
+
+// A protected operation allocates nothing before its protection starts:
+// with every allocation failing, one whose arguments lie in memory LuaJIT
+// has never seen (as the C stack of a thread the goroutine just moved to)
+// still runs. Before, zlua_op pushed its arguments' address as a light
+// userdata, and LuaJIT interning that address's segment failed outside
+// protection: "unprotected error in call to Lua API (not enough memory)"
+// and the process died (a flake of the allocation sweep under load).
+func TestProtectedOpAllocatesNothingBeforeItsProtection(t *testing.T) {
+	e := newEnv(t)
+	zlua.FailAllocAt(e, 1)
+	st := zlua.OpWithFarArgs(e)
+	zlua.FailAllocAt(e, 0)
+	if st == -1 {
+		t.Skip("no mapping in another light userdata segment")
+	}
+	if st != 0 {
+		t.Errorf("status %d, want 0 (LUA_OK)", st)
+	}
+	run(t, e, `assert(1 + 1 == 2)`)
+}

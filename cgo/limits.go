@@ -82,3 +82,11 @@ func (i Interrupts) Clear() { C.zlua_interrupt_clear(i.env) }
 // original pattern functions (string.find, match, gmatch, gsub), which
 // every Env replaces with zlua's bounded ones.
 const StockPatternsKey = C.ZLUA_STOCK_PATTERNS
+
+// OpWithFarArgs runs a protected operation whose arguments live in memory
+// LuaJIT has not seen (another light userdata segment): the hook of the
+// test that zlua_op allocates nothing outside protection. It returns the
+// operation's status, or -1 when no such memory could be mapped.
+func (s *State) OpWithFarArgs(t Thread) int {
+	return int(C.zlua_op_far_opargs(s.env, t.p))
+}

@@ -1,5 +1,7 @@
 /* protect.c: every Lua API call that may raise and is requested by Go runs
  * here, under lua_pcall, with no Go frame between the raise and the catch. */
+#include <sys/mman.h>
+
 #include "zlua.h"
 
 void zlua_errinfo_record(lua_State *L, zlua_env *env, int errv, int tb)
@@ -81,9 +83,10 @@ static void set_global(lua_State *L, zlua_env *env, const unsigned char *p, size
 int zlua_dispatch(lua_State *L)
 {
 	zlua_env *env = zlua_envof(L);
-	zlua_opargs *a = (zlua_opargs *)lua_touserdata(L, 1);
+	zlua_opargs *a = env->op_pending;
 	int opcode, base, st;
-	if (a == NULL || a != env->op_pending || lua_type(L, 1) != LUA_TLIGHTUSERDATA)
+	if (a == NULL || lua_touserdata(L, 1) != (void *)&env->op_token ||
+	    lua_type(L, 1) != LUA_TLIGHTUSERDATA)
 		return luaL_error(L, "zlua: the protected dispatcher is not callable from Lua");
 	env->op_pending = NULL;
 	opcode = a->opcode;
@@ -295,7 +298,12 @@ int zlua_op(zlua_env *env, lua_State *L, int opcode, int nargs, int nres,
 #endif
 	if (nargs > 0)
 		lua_insert(L, base + 2);
-	lua_pushlightuserdata(L, a);
+	/* The dispatcher's argument is the env's token, whose light userdata
+	 * segment boot interned: pushing it never allocates. (The opargs live
+	 * on this C stack, whose address LuaJIT may have to intern on a new
+	 * thread, allocating outside protection.) Their address travels in
+	 * env->op_pending. */
+	lua_pushlightuserdata(L, &env->op_token);
 	if (nargs > 0)
 		lua_insert(L, base + 3);
 	a->opcode = opcode;
@@ -369,4 +377,30 @@ int zlua_reserve(zlua_env *env, lua_State *L, int n)
 	(void)env;
 	return lua_checkstack(L, n); /* never raises in 5.4 */
 #endif
+}
+
+int zlua_op_far_opargs(zlua_env *env, lua_State *L)
+{
+	/* opargs in a fresh mapping far from the C stacks, the heap and the
+	 * binary: a light userdata segment LuaJIT has not interned */
+	void *p = mmap((void *)(uintptr_t)0x300000000000ull, 4096, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	zlua_opargs *a;
+	int st;
+	if (p == MAP_FAILED)
+		return -1;
+	if (((uintptr_t)p >> 39) == ((uintptr_t)env >> 39) ||
+	    ((uintptr_t)p >> 39) == ((uintptr_t)&st >> 39)) {
+		munmap(p, 4096);
+		return -1; /* not another segment: nothing to show */
+	}
+	a = (zlua_opargs *)p;
+	memset(a, 0, sizeof *a);
+	a->ref = LUA_NOREF;
+	lua_pushnil(L);
+	st = zlua_op(env, L, ZLUA_DO_REF, 1, 0, a);
+	if (st != LUA_OK)
+		lua_pop(L, 1);
+	munmap(p, 4096);
+	return st;
 }

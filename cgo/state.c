@@ -69,6 +69,12 @@ static int boot(lua_State *L)
 	lua_pushliteral(L, "FILE*");
 	env->filemt_ref = luaL_ref(L, LUA_REGISTRYINDEX);
 
+	/* LuaJIT interns the segment of a light userdata's address the first
+	 * time one is pushed (an allocation): the dispatcher's token is
+	 * pushed here, under protection, so zlua_op never allocates for it */
+	lua_pushlightuserdata(L, &env->op_token);
+	lua_pop(L, 1);
+
 	zlua_resume_boot(L);
 	return 0;
 }

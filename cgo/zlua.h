@@ -333,6 +333,10 @@ typedef struct zlua_env {
 	/* the operation zlua_op is calling the dispatcher for; the dispatcher
 	 * serves only that one, once (scripts can reach the dispatcher) */
 	struct zlua_opargs *op_pending;
+	/* its address is the dispatcher's light userdata argument: fixed, in
+	 * a segment boot interns (LuaJIT), so zlua_op pushes it without
+	 * allocating */
+	char op_token;
 
 	/* ids of Go function closures released by __gc, drained by Go */
 	uint32_t *freed;
@@ -640,6 +644,11 @@ void zlua_collect_after_refusal(zlua_env *env, lua_State *L);
  * else "(error object is a T value)"), the traceback string at tb, and the
  * value itself. [-0, +0] */
 void zlua_errinfo_record(lua_State *L, zlua_env *env, int errv, int tb);
+/* [go-safe] Test hook: runs a protected operation (a registry ref of nil)
+ * whose opargs sit in a fresh mapping in another light userdata segment
+ * than the env and the C stack; -1 when no such mapping could be made.
+ * [-0, +0] */
+int zlua_op_far_opargs(zlua_env *env, lua_State *L);
 /* [go-safe] Copies errinfo (message, traceback) into out pointers valid
  * while the errinfo table holds them; returns 0 if the handler did not run.
  * [-0, +0] */
