@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 
 	"github.com/zlua-go/zlua/cgo"
+	"github.com/zlua-go/zlua/internal/idlist"
 )
 
 // callFunc runs one Lua→Go call of e: it converts the arguments, calls the
@@ -59,18 +60,7 @@ func (g *Gate) registerEntry(e funcEntry) (uint32, error) {
 // are still unarmed, the list grows instead, so pruning stays amortized
 // O(1) per registration (as objreg's list of unarmed slots).
 func (g *Gate) pruneUnarmed() {
-	kept := g.unarmed[:0]
-	for _, id := range g.unarmed {
-		if g.S.FuncArmed(id) == 0 {
-			kept = append(kept, id)
-		}
-	}
-	if len(kept) > cap(g.unarmed)/2 {
-		grown := make([]uint32, len(kept), 2*cap(g.unarmed))
-		copy(grown, kept)
-		kept = grown
-	}
-	g.unarmed = kept
+	g.unarmed = idlist.Prune(g.unarmed, func(id uint32) bool { return g.S.FuncArmed(id) == 0 })
 }
 
 // UnarmedCap is the capacity of the list of function ids whose closure

@@ -5,6 +5,8 @@ import (
 	"runtime"
 	"sync/atomic"
 	"unsafe"
+
+	"github.com/zlua-go/zlua/internal/idlist"
 )
 
 // InitialSlots is the slot table's initial capacity; it doubles when full.
@@ -230,20 +232,9 @@ const minPrune = 256
 // constructor) grows the list by one entry per object until the
 // outermost Settle.
 func (r *Registry) pruneUnarmed() {
-	kept := r.unarmed[:0]
-	for _, i := range r.unarmed {
-		if r.slots[i].bits&fLive != 0 && r.c.SlotCount(i) == 0 {
-			kept = append(kept, i)
-		}
-	}
-	if len(kept) > cap(r.unarmed)/2 {
-		// mostly still unarmed (a program pushing many new objects):
-		// grow, so the next prune comes after as many Adds again
-		grown := make([]uint32, len(kept), 2*cap(r.unarmed))
-		copy(grown, kept)
-		kept = grown
-	}
-	r.unarmed = kept
+	r.unarmed = idlist.Prune(r.unarmed, func(i uint32) bool {
+		return r.slots[i].bits&fLive != 0 && r.c.SlotCount(i) == 0
+	})
 }
 
 // Get returns the live slot with generation gen, or nil when it was

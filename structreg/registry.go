@@ -3,6 +3,8 @@ package structreg
 import (
 	"errors"
 	"sync/atomic"
+
+	"github.com/zlua-go/zlua/internal/idlist"
 )
 
 // ErrNoMemory reports that the C side of the companion table could not
@@ -85,18 +87,9 @@ const minPrune = 256
 // entry per value until the outermost Settle. A list still mostly unarmed
 // grows instead, so the scan stays amortized O(1) per Add.
 func (r *Registry) pruneUnarmed() {
-	kept := r.unarmed[:0]
-	for _, i := range r.unarmed {
-		if r.slots[i].live && r.c.CompanionState(i) == 0 {
-			kept = append(kept, i)
-		}
-	}
-	if len(kept) > cap(r.unarmed)/2 {
-		grown := make([]uint32, len(kept), 2*cap(r.unarmed))
-		copy(grown, kept)
-		kept = grown
-	}
-	r.unarmed = kept
+	r.unarmed = idlist.Prune(r.unarmed, func(i uint32) bool {
+		return r.slots[i].live && r.c.CompanionState(i) == 0
+	})
 }
 
 // Get returns the value of slot idx if it is live with generation gen.
