@@ -23,6 +23,10 @@ func OwnAddrs(e *Env) []uintptr { return e.g.S.OwnAddrs() }
 // sentinels and other userdata (cgo/gate.c).
 func ProvenAddrs(e *Env) (fn, ud []uintptr) { return e.g.S.ProvenAddrs() }
 
+// SentinelHints returns the argument hints of the Go function sentinel at
+// fn, an address ProvenAddrs reported (cgo/gate.c, read_num).
+func SentinelHints(fn uintptr) uint32 { return cgo.SentinelHints(fn) }
+
 // OwnAddrLayout returns the ByObj userdata block size and payload offset
 // e measured at open (0, 0 when the address proof is off).
 func OwnAddrLayout(e *Env) (block, off int) { return e.g.S.OwnAddrLayout() }

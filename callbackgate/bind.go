@@ -172,12 +172,13 @@ func (g *Gate) buildMetatable(b *binding) (int32, error) {
 	s.PutNewMetatable()
 	s.PutNewTable(0, len(b.methods))
 	for _, m := range b.methods {
-		id, err := g.registerEntry(funcEntry{name: b.name + ":" + m.name, fn: m, call: m.call})
+		hints := argHints(m.in, 1) // argument 1 is the receiver
+		id, err := g.registerEntry(funcEntry{name: b.name + ":" + m.name, fn: m, call: m.call, hints: hints})
 		if err != nil {
 			return 0, err
 		}
 		s.PutStr(m.name)
-		s.PutGoFunc(id)
+		s.PutGoFuncHints(id, hints)
 		s.PutRawSet()
 	}
 	// __index and __newindex: elements of ByRef values and fields go to

@@ -28,7 +28,43 @@ func (g *Gate) RegisterFunc(name string, fn any) (uint32, error) {
 	if err != nil {
 		return 0, err
 	}
-	return g.registerEntry(funcEntry{name: name, fn: fn, call: call})
+	return g.registerEntry(funcEntry{name: name, fn: fn, call: call, hints: funcHints(reflect.TypeOf(fn))})
+}
+
+// funcHints returns the trampoline's argument hints (cgo.PutGoFuncHints)
+// for the fixed parameters of the func type t.
+func funcHints(t reflect.Type) uint32 {
+	n := t.NumIn()
+	if t.IsVariadic() {
+		n--
+	}
+	in := make([]reflect.Type, n)
+	for i := range in {
+		in[i] = t.In(i)
+	}
+	return argHints(in, 0)
+}
+
+// argHints marks, two bits per Lua argument (parameter i is argument
+// i+first), the parameters every plan reads with readInt (signed integer
+// kinds: cgo.HintInt) or readFloat (float kinds: cgo.HintNum): for those
+// the trampoline reads a number with one Lua API call, and what it hands
+// Go converts to the same value (gate.c, read_num).
+func argHints(in []reflect.Type, first int) uint32 {
+	var h uint32
+	for i, t := range in {
+		a := i + first
+		if a >= cgo.FastArgs {
+			break
+		}
+		switch t.Kind() {
+		case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+			h |= cgo.HintInt << (2 * a)
+		case reflect.Float32, reflect.Float64:
+			h |= cgo.HintNum << (2 * a)
+		}
+	}
+	return h
 }
 
 // registerEntry gives e a function id, armed like RegisterFunc's.

@@ -106,9 +106,10 @@ type Stats struct {
 }
 
 type funcEntry struct {
-	name string
-	fn   any
-	call callFunc
+	name  string
+	fn    any
+	call  callFunc
+	hints uint32 // numeric parameters, for the trampoline (argHints)
 }
 
 var gateGen atomic.Uint64

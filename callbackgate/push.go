@@ -191,7 +191,7 @@ func (g *Gate) pushValue(v reflect.Value, name string, depth int) error {
 		if err != nil {
 			return err
 		}
-		s.PutGoFunc(id)
+		s.PutGoFuncHints(id, g.funcs[id].hints)
 	default:
 		return cannotPush(v.Type())
 	}

@@ -28,6 +28,13 @@ const (
 	StatusReturn2 = int32(C.ZLUA_RET2)
 )
 
+// Argument hints (PutGoFuncHints): the Go parameter of an argument is a
+// signed integer kind (HintInt) or a float kind (HintNum).
+const (
+	HintInt = uint32(C.ZLUA_HINT_INT)
+	HintNum = uint32(C.ZLUA_HINT_NUM)
+)
+
 // Frame is one Lua→Go call as the trampoline prepared it. It is valid only
 // during the gate call.
 type Frame struct{ p *C.zlua_frame }

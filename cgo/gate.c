@@ -12,7 +12,7 @@ static uint32_t get_u32(const unsigned char *p)
 
 /* [lua] Pushes a Go function closure: a sentinel userdata whose __gc
  * releases fnid, as upvalue 1 of the trampoline. [-0, +1] */
-static void push_gofunc(lua_State *L, zlua_env *env, uint32_t fnid)
+static void push_gofunc(lua_State *L, zlua_env *env, uint32_t fnid, uint32_t hints)
 {
 	zlua_funcud *fu = (zlua_funcud *)zlua_newuserdata(L, sizeof *fu);
 	memset(fu, 0, sizeof *fu);
@@ -20,6 +20,7 @@ static void push_gofunc(lua_State *L, zlua_env *env, uint32_t fnid)
 	fu->header.kind = ZLUA_KIND_FUNC;
 	fu->env = env;
 	fu->fnid = fnid;
+	fu->hints = hints;
 	zlua_push_regtable(L, env->funcmt_ref);
 	lua_setmetatable(L, -2);
 	env->armed[fnid] = 1; /* from here on __gc owns the id */
@@ -51,8 +52,8 @@ int zlua_prog_run(lua_State *L, zlua_env *env, const unsigned char *p, size_t n)
 			lua_rawset(L, -3);
 			break;
 		case ZLUA_OP_GOFUNC:
-			push_gofunc(L, env, get_u32(p));
-			p += 4;
+			push_gofunc(L, env, get_u32(p), get_u32(p + 4));
+			p += 8;
 			break;
 		case ZLUA_OP_OBJ:
 			zlua_obj_push(L, env, get_u32(p), get_u32(p + 4), get_u32(p + 8),
@@ -177,6 +178,45 @@ static inline void read_arg(zlua_env *env, lua_State *L, int idx, zlua_arg *a)
 	default:
 		a->v.i = 0;
 	}
+}
+
+/* [go-safe] read_arg for an argument whose Go parameter is numeric (hint
+ * ZLUA_HINT_INT or ZLUA_HINT_NUM, never 0): one API call reads a number,
+ * or a string Lua converts to one, where read_arg asks the type first.
+ * What Go then sees converts to the same value: a Lua integer, an
+ * integral float and a numeric string give the same Go integer (Go's
+ * conversion goes through a float, so integers beyond 2^53 are left to
+ * read_arg), and lua_tonumberx converts as Go's readFloat does. Anything
+ * else (a fraction for an integer, a table, ...) takes read_arg, so
+ * errors name the value's own type. [-0, +0] */
+static inline void read_num(zlua_env *env, lua_State *L, int idx, zlua_arg *a, unsigned hint)
+{
+	int ok;
+#ifndef ZLUA_LUAJIT
+	if (hint == ZLUA_HINT_INT) {
+		lua_Integer v = lua_tointegerx(L, idx, &ok);
+		if (ok && v >= -((lua_Integer)1 << 53) && v <= ((lua_Integer)1 << 53)) {
+			a->type = LUA_TNUMBER;
+			a->isint = 1;
+			a->len = 0;
+			a->v.i = v;
+			return;
+		}
+	} else
+#endif
+	{
+		/* LuaJIT: every number is a float; Go checks integrality */
+		lua_Number v = lua_tonumberx(L, idx, &ok);
+		(void)hint;
+		if (ok) {
+			a->type = LUA_TNUMBER;
+			a->isint = 0;
+			a->len = 0;
+			a->v.n = v;
+			return;
+		}
+	}
+	read_arg(env, L, idx, a);
 }
 
 /* [go-safe] Reads one value without allocating: strings are read in
@@ -339,6 +379,7 @@ int zlua_trampoline(lua_State *L)
 	zlua_funcud *fu = sentinel(L, env);
 	zlua_frame fr;
 	int n = lua_gettop(L), i, st;
+	uint32_t hints;
 	if (fu == NULL)
 		return luaL_error(L, "attempt to call a Go function whose upvalue was replaced");
 	if (fu->header.flags & ZLUA_F_RELEASED)
@@ -349,19 +390,27 @@ int zlua_trampoline(lua_State *L)
 	fr.tid = zlua_tid();
 	fr.nargs = n;
 	fr.pad = 0;
+	hints = fu->hints;
 	if (n > 0) {
 		/* A Go function is called the same way each time: its last call
 		 * says which read order wins (a wrong guess costs one call). */
 		int selfud = (fu->header.flags & ZLUA_F_SELFUD) != 0;
 		if (selfud)
 			read_self(env, L, &fr.args[0]);
+		else if (hints & 3u)
+			read_num(env, L, 1, &fr.args[0], hints & 3u);
 		else
 			read_arg(env, L, 1, &fr.args[0]);
 		if ((fr.args[0].type == LUA_TUSERDATA) != selfud)
 			fu->header.flags ^= ZLUA_F_SELFUD;
 	}
-	for (i = 1; i < n && i < ZLUA_FAST_ARGS; i++)
-		read_arg(env, L, i + 1, &fr.args[i]);
+	for (i = 1; i < n && i < ZLUA_FAST_ARGS; i++) {
+		unsigned h = (hints >> (2 * i)) & 3u;
+		if (h != 0)
+			read_num(env, L, i + 1, &fr.args[i], h);
+		else
+			read_arg(env, L, i + 1, &fr.args[i]);
+	}
 	__atomic_store_n(&env->calls, env->calls + 1, __ATOMIC_RELAXED);
 	st = zluaGateCall(env->goid, fu->fnid, &fr);
 	switch (st) {

@@ -41,14 +41,24 @@ static int cache_find(lua_State *L, zlua_env *env, uint32_t slot, uint32_t gen)
 	/* The entry proved by its address (ownaddr.c: slot_ud[slot] names only
 	 * the live, unreleased keyed userdata zlua made for slot) needs no
 	 * length or header check; anything else is checked in full. */
-	if (u != NULL && (slot < env->objcnt_cap && env->slot_ud[slot] == (const void *)u
-				  ? u->gen == gen
-				  : zlua_rawlen(L, -1) >= sizeof *u && u->header.magic == ZLUA_MAGIC &&
-					    u->header.kind == ZLUA_KIND_BYOBJ && u->slot == slot &&
-					    u->gen == gen && !(u->header.flags & ZLUA_F_RELEASED))) {
+	if (u != NULL && slot < env->objcnt_cap && env->slot_ud[slot] == (const void *)u) {
+		if (u->gen != gen)
+			goto miss;
+		/* Proved ours by its address: enter it in the proven-address
+		 * cache, as read_self would at its first use, so the calls and
+		 * comparisons a script makes on the object it just received
+		 * (the frame's other ~= e, other:Damage) find it there. */
+		zlua_prove(env, u);
 		lua_replace(L, -2); /* hit: the cached userdata in the cache's place */
 		return 1;
 	}
+	if (u != NULL && zlua_rawlen(L, -1) >= sizeof *u && u->header.magic == ZLUA_MAGIC &&
+	    u->header.kind == ZLUA_KIND_BYOBJ && u->slot == slot && u->gen == gen &&
+	    !(u->header.flags & ZLUA_F_RELEASED)) {
+		lua_replace(L, -2); /* hit: the cached userdata in the cache's place */
+		return 1;
+	}
+miss:
 	lua_pop(L, 1); /* miss: the cache stays */
 	return 0;
 }
@@ -101,8 +111,10 @@ void zlua_obj_push(lua_State *L, zlua_env *env, uint32_t slot, uint32_t gen,
 	 * script replaced the cache: a later copy of the same slot stays on
 	 * the metatable check). The entry also lets zlua_alloc give back the
 	 * count of a userdata freed without its __gc (ownaddr.c). */
-	if (env->ud_block != 0 && (cached || env->slot_ud[slot] == NULL))
+	if (env->ud_block != 0 && (cached || env->slot_ud[slot] == NULL)) {
 		env->slot_ud[slot] = u;
+		zlua_prove(env, u); /* as cache_find's hit */
+	}
 	if (cached) {
 		lua_pushvalue(L, -1);
 		lua_rawseti(L, -3, (lua_Integer)slot);

@@ -1,6 +1,11 @@
 package cgo
 
-// #include "zlua.h"
+/*
+#include "zlua.h"
+
+// The argument hints of the function sentinel whose payload is at p.
+static uint32_t zlua_test_hints(uintptr_t p) { return ((const zlua_funcud *)p)->hints; }
+*/
 import "C"
 
 import "unsafe"
@@ -48,3 +53,8 @@ func (s *State) ProvenAddrs() (fn, ud []uintptr) {
 	}
 	return fn, ud
 }
+
+// SentinelHints returns the argument hints (PutGoFuncHints) kept by the
+// Go function sentinel at fn, an address ProvenAddrs reported. It exists
+// for the tests of the hints.
+func SentinelHints(fn uintptr) uint32 { return uint32(C.zlua_test_hints(C.uintptr_t(fn))) }

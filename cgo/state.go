@@ -264,9 +264,18 @@ func (s *State) PutRawSet() { s.op(C.ZLUA_OP_RAWSET) }
 
 // PutGoFunc appends a Go function closure push for fnid. The caller must
 // have called PrepareFunc(fnid).
-func (s *State) PutGoFunc(fnid uint32) {
+func (s *State) PutGoFunc(fnid uint32) { s.PutGoFuncHints(fnid, 0) }
+
+// PutGoFuncHints is PutGoFunc for a function whose numeric parameters
+// hints names (two bits per argument, HintInt or HintNum; see ArgHints):
+// the trampoline reads those arguments with one Lua API call.
+func (s *State) PutGoFuncHints(fnid, hints uint32) {
 	s.progAlloc = true
-	s.u32(C.ZLUA_OP_GOFUNC, fnid)
+	if s.need(9) {
+		s.u32(C.ZLUA_OP_GOFUNC, fnid)
+		binary.LittleEndian.PutUint32(s.prog[s.n:], hints)
+		s.n += 4
+	}
 }
 
 // PutRef appends a push of the registry value at ref.

@@ -139,8 +139,16 @@ typedef struct zlua_funcud {
 	zlua_udheader header; /* kind == ZLUA_KIND_FUNC */
 	struct zlua_env *env;
 	uint32_t fnid;
-	uint32_t pad;
+	/* Two bits per argument i < ZLUA_FAST_ARGS (bits 2i, 2i+1), set from
+	 * the Go signature when the closure is made: ZLUA_HINT_INT when the
+	 * Go parameter is a signed integer kind, ZLUA_HINT_NUM when it is a
+	 * float kind. The trampoline then reads a number with one API call
+	 * (zlua_read_num); any other value is read as without a hint. */
+	uint32_t hints;
 } zlua_funcud;
+
+#define ZLUA_HINT_INT 1u
+#define ZLUA_HINT_NUM 2u
 
 /* ---- values crossing the gate ---- */
 
@@ -199,7 +207,7 @@ enum zlua_op {
 	ZLUA_OP_STR = 6,      /* u32 len, bytes */
 	ZLUA_OP_NEWTABLE = 7, /* u32 narr, u32 nrec */
 	ZLUA_OP_RAWSET = 8,   /* t[k] = v with t, k, v on top; pops k, v */
-	ZLUA_OP_GOFUNC = 9,   /* u32 fnid: Go function closure */
+	ZLUA_OP_GOFUNC = 9,   /* u32 fnid, u32 hints: Go function closure */
 	ZLUA_OP_REF = 10,     /* i32 registry ref */
 	ZLUA_OP_OBJ = 11,     /* u32 slot, gen, type_id, i32 mt ref, u8 cached:
 	                       * the ByObj userdata of slot (see objects.c) */
@@ -1098,11 +1106,14 @@ static inline int zlua_ownaddr(const struct zlua_env *env, const ZLuaObjectUserD
 	return u->slot < env->objcnt_cap && env->slot_ud[u->slot] == (const void *)u;
 }
 /* The entry of a proven-address cache of 2^bits entries for payload
- * address p (a multiplicative hash: userdata blocks are evenly spaced).
- * [go-safe] */
+ * address p: its address bits above the 16-byte alignment, so blocks
+ * allocated near each other (a type's method sentinels, entities made in
+ * a row) take distinct entries. A multiplicative hash put the four
+ * method sentinels of the frame benchmark's Entity in two entries, and
+ * three of its four calls missed (docs/PERFORMANCE.md, h19). [go-safe] */
 static inline const void **zlua_proven_at(const void **cache, unsigned bits, const void *p)
 {
-	return &cache[(size_t)(((uint64_t)(uintptr_t)p * 0x9E3779B97F4A7C15ull) >> (64 - bits))];
+	return &cache[((uintptr_t)p >> 4) & (((uintptr_t)1 << bits) - 1)];
 }
 /* [go-safe] Whether p, the payload of a full userdata (or the value of a
  * light one: see ARCHITECTURE.md, "Proven-address caches"), is in env's

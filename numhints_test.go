@@ -1,0 +1,95 @@
+package zlua_test
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/zlua-go/zlua"
+	"github.com/zlua-go/zlua/cgo"
+)
+
+// TestNumericParametersAreHintedToTheTrampoline checks that a Go
+// function's closure carries the hints of its numeric parameters (two
+// bits per argument: signed integer kinds, float kinds; none for other
+// kinds), and a method's hints start after its receiver: the trampoline
+// reads those arguments with one Lua API call (cgo/gate.c, read_num).
+func TestNumericParametersAreHintedToTheTrampoline(t *testing.T) {
+	e := newEnv(t)
+	must(t, e.SetGlobal("f", func(a int, b float64, s string, c int8, u uint) int { return a }))
+	must(t, e.SetGlobal("obj", &hintedObj{}))
+	must(t, e.DoString(`f(1, 2, "x", 3, 4); obj:Step(1, 2)`))
+	fn, _ := zlua.ProvenAddrs(e)
+	var hints []uint32
+	for _, p := range fn {
+		hints = append(hints, zlua.SentinelHints(p))
+	}
+	wantF := cgo.HintInt | cgo.HintNum<<2 | cgo.HintInt<<6 // s and u: no hint
+	wantStep := cgo.HintNum<<2 | cgo.HintInt<<4           // argument 1 is obj
+	for _, w := range []uint32{wantF, wantStep} {
+		if !slices.Contains(hints, w) {
+			t.Errorf("no sentinel with hints %#x among %#x", w, hints)
+		}
+	}
+}
+
+type hintedObj struct{ X float64 }
+
+func (o *hintedObj) Step(dx float64, n int) { o.X += dx * float64(n) }
+
+// TestHintedNumericArgumentsConvertAsBefore pins what a Go function with
+// integer and float parameters receives for every kind of Lua value, the
+// same with or without the trampoline's one-call read: integers, integral
+// floats and numeric strings convert, integers beyond 2^53 given as
+// strings go through a float (as Go's general path always did), and what
+// does not convert raises the same errors.
+func TestHintedNumericArgumentsConvertAsBefore(t *testing.T) {
+	e := newEnv(t)
+	must(t, e.SetGlobal("fi", func(a int64) int64 { return a }))
+	must(t, e.SetGlobal("f8", func(a int8) int8 { return a }))
+	must(t, e.SetGlobal("ff", func(a float64) float64 { return a }))
+	must(t, e.SetGlobal("o", &hintedObj{}))
+	must(t, e.DoString(`
+		local function check(got, want, what)
+			if got ~= want then error(what .. ": got " .. tostring(got) .. ", want " .. tostring(want), 2) end
+		end
+		check(fi(3), 3, "int")
+		check(fi(3.0), 3, "integral float")
+		check(fi("12"), 12, "numeric string")
+		check(fi(" 0x10 "), 16, "hex string")
+		check(fi(2^53), 2^53, "2^53")
+		check(fi(-2^53), -2^53, "-2^53")
+		check(tostring(fi("9007199254740993")), tostring(fi(2^53)), "a string beyond 2^53 goes through a float")
+		check(ff(2), 2, "int to float")
+		check(ff("1.5"), 1.5, "string to float")
+		check(ff(0.25), 0.25, "float")
+		local nan = ff(0/0); check(nan ~= nan, true, "nan")
+		local function err(f, ...) local ok, e = pcall(f, ...); check(ok, false, "error"); return e end
+		errs = {
+			err(fi, 2.5), err(fi, "2.5"), err(fi, "abc"), err(fi, {}), err(fi, true),
+			err(f8, 300), err(ff, "x"), err(ff, {}), err(o.Step, o, "y", 1), err(o.Step, o, 1, 1.5),
+		}`))
+	want := []string{
+		"bad argument #1 to 'fi' (number has no integer representation)",
+		"bad argument #1 to 'fi' (number has no integer representation)",
+		"bad argument #1 to 'fi' (number expected, got string)",
+		"bad argument #1 to 'fi' (number expected, got table)",
+		"bad argument #1 to 'fi' (number expected, got boolean)",
+		"bad argument #1 to 'f8' (number out of range for int8)",
+		"bad argument #1 to 'ff' (number expected, got string)",
+		"bad argument #1 to 'ff' (number expected, got table)",
+		"bad argument #1 to 'hintedObj:Step' (number expected, got string)",
+		"bad argument #2 to 'hintedObj:Step' (number has no integer representation)",
+	}
+	var got []string
+	must(t, e.Global("errs", &got))
+	if len(got) != len(want) {
+		t.Fatalf("got %d errors %q, want %d", len(got), got, len(want))
+	}
+	for i := range want {
+		if !endsWith(got[i], want[i]) {
+			t.Errorf("error %d: got %q, want it to end with %q", i, got[i], want[i])
+		}
+	}
+}
+
+func endsWith(s, suffix string) bool { return len(s) >= len(suffix) && s[len(s)-len(suffix):] == suffix }
