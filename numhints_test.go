@@ -24,7 +24,7 @@ func TestNumericParametersAreHintedToTheTrampoline(t *testing.T) {
 		hints = append(hints, zlua.SentinelHints(p))
 	}
 	wantF := cgo.HintInt | cgo.HintNum<<2 | cgo.HintInt<<6 // s and u: no hint
-	wantStep := cgo.HintNum<<2 | cgo.HintInt<<4           // argument 1 is obj
+	wantStep := cgo.HintNum<<2 | cgo.HintInt<<4            // argument 1 is obj
 	for _, w := range []uint32{wantF, wantStep} {
 		if !slices.Contains(hints, w) {
 			t.Errorf("no sentinel with hints %#x among %#x", w, hints)
@@ -92,4 +92,6 @@ func TestHintedNumericArgumentsConvertAsBefore(t *testing.T) {
 	}
 }
 
-func endsWith(s, suffix string) bool { return len(s) >= len(suffix) && s[len(s)-len(suffix):] == suffix }
+func endsWith(s, suffix string) bool {
+	return len(s) >= len(suffix) && s[len(s)-len(suffix):] == suffix
+}
