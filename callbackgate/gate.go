@@ -472,8 +472,9 @@ const MaxCallDepth = 160
 const errCallsTooDeep = "stack overflow (too many nested Go calls)"
 
 // dispatch is the gate handler: every Lua→Go call lands here.
-func dispatch(goid uintptr, fnid uint32, fr cgo.Frame) (status int32) {
-	g := (*gates.Load())[goid]
+func dispatch(fr cgo.Frame) (status int32) {
+	g := (*gates.Load())[fr.GateID()]
+	fnid := fr.FuncID()
 	if int(fnid) >= len(g.funcs) { // never for a sentinel the trampoline accepted
 		return g.raiseText("attempt to call a released Go function", nil)
 	}

@@ -42,6 +42,12 @@ type Frame struct{ p *C.zlua_frame }
 // Thread returns the lua_State running the call.
 func (f Frame) Thread() Thread { return Thread{f.p.L} }
 
+// GateID returns the id of the gate (Env) the call is for.
+func (f Frame) GateID() uintptr { return uintptr(f.p.goid) }
+
+// FuncID returns the id of the Go function called.
+func (f Frame) FuncID() uint32 { return uint32(f.p.fnid) }
+
 // NArgs returns the number of arguments.
 func (f Frame) NArgs() int { return int(f.p.nargs) }
 
@@ -199,11 +205,12 @@ func (a *Arg) Bytes() []byte {
 	return C.GoBytes(*(*unsafe.Pointer)(unsafe.Pointer(&a.v)), C.int(a.len))
 }
 
-// GateHandler serves a Lua→Go call: goid names the Env, fnid the function.
+// GateHandler serves a Lua→Go call: Frame.GateID names the Env,
+// Frame.FuncID the function.
 // It returns a Status* value with its program committed.
-type GateHandler func(goid uintptr, fnid uint32, fr Frame) int32
+type GateHandler func(fr Frame) int32
 
-var gateHandler GateHandler = func(uintptr, uint32, Frame) int32 { return StatusError }
+var gateHandler GateHandler = func(Frame) int32 { return StatusError }
 
 // SetGateHandler installs the gate; callbackgate does it at init.
 func SetGateHandler(h GateHandler) { gateHandler = h }

@@ -389,7 +389,9 @@ int zlua_trampoline(lua_State *L)
 	fr.L = L;
 	fr.tid = zlua_tid();
 	fr.nargs = n;
-	fr.pad = 0;
+	/* One argument through the cgo export, as cheap to pass as three */
+	fr.fnid = fu->fnid;
+	fr.goid = env->goid;
 	hints = fu->hints;
 	if (n > 0) {
 		/* A Go function is called the same way each time: its last call
@@ -412,7 +414,7 @@ int zlua_trampoline(lua_State *L)
 			read_arg(env, L, i + 1, &fr.args[i]);
 	}
 	__atomic_store_n(&env->calls, env->calls + 1, __ATOMIC_RELAXED);
-	st = zluaGateCall(env->goid, fu->fnid, &fr);
+	st = zluaGateCall(&fr);
 	switch (st) {
 	case ZLUA_RET1:
 		push_ret(L, &fr.ret);

@@ -9,8 +9,8 @@ import "C"
 // error cross it (the handler calls nothing that raises).
 //
 //export zluaGateCall
-func zluaGateCall(goid C.uintptr_t, fnid C.uint32_t, fr *C.zlua_frame) C.int {
-	return C.int(gateHandler(uintptr(goid), uint32(fnid), Frame{fr}))
+func zluaGateCall(fr *C.zlua_frame) C.int {
+	return C.int(gateHandler(Frame{fr}))
 }
 
 // zluaWarn is the Go side of Lua 5.4 warnings when the Env has a sink

@@ -187,7 +187,8 @@ enum zlua_status {
 typedef struct zlua_frame {
 	lua_State *L;
 	int32_t nargs;
-	int32_t pad;
+	uint32_t fnid; /* the Go function called */
+	uintptr_t goid; /* the env's gate (zlua_env.goid) */
 	zlua_arg args[ZLUA_FAST_ARGS];
 	zlua_arg ret;  /* ZLUA_RET1/RET2: the (first) scalar result (nil/bool/number) */
 	zlua_arg ret2; /* ZLUA_RET2: the second one */
@@ -1159,7 +1160,7 @@ int zlua_ownmt_at(zlua_env *env, lua_State *L, int mt, const zlua_udheader *h);
 extern const char zlua_marker;
 
 /* Go side of the gate, exported from gate_export.go. */
-extern int zluaGateCall(uintptr_t goid, uint32_t fnid, zlua_frame *fr);
+extern int zluaGateCall(zlua_frame *fr);
 /* Go side of warnings (Options.Warn), exported from gate_export.go. */
 extern void zluaWarn(uintptr_t goid, char *msg, size_t len);
 
