@@ -195,7 +195,8 @@ static inline void read_num(zlua_env *env, lua_State *L, int idx, zlua_arg *a, u
 #ifndef ZLUA_LUAJIT
 	if (hint == ZLUA_HINT_INT) {
 		lua_Integer v = lua_tointegerx(L, idx, &ok);
-		if (ok && v >= -((lua_Integer)1 << 53) && v <= ((lua_Integer)1 << 53)) {
+		/* within ±2^53, one comparison */
+		if (ok && (lua_Unsigned)v + ((lua_Unsigned)1 << 53) <= ((lua_Unsigned)1 << 54)) {
 			a->type = LUA_TNUMBER;
 			a->isint = 1;
 			a->len = 0;
@@ -373,12 +374,41 @@ static void keep_where(lua_State *L, zlua_env *env)
 	r->seq = env->raise_seq;
 }
 
+/* [lua] The trampoline's end for a status other than RET0/1/2: an
+ * object, a push program's results, a yield or an error raised after Go
+ * returned. Out of line: the common statuses stay short. [-0, +k] */
+static __attribute__((noinline)) int finish(lua_State *L, zlua_env *env, const zlua_frame *fr, int st)
+{
+	switch (st) {
+	case ZLUA_RETOBJ:
+		zlua_obj_push(L, env, (uint32_t)fr->ret.v.i, (uint32_t)((uint64_t)fr->ret.v.i >> 32),
+			      (uint32_t)fr->ret.len, (int)(int32_t)(fr->ret.len >> 32), fr->ret.isint);
+		return 1;
+	case ZLUA_RET:
+		return zlua_prog_run_env(L, env);
+	case ZLUA_YIELD:
+		return lua_yield(L, zlua_prog_run_env(L, env));
+	case ZLUA_ERRPOS:
+		where(L);
+		if (env->raise_slot != 0)
+			keep_where(L, env);
+		zlua_prog_run_env(L, env);
+		lua_concat(L, 2);
+		return lua_error(L);
+	case ZLUA_ARGERR:
+		return raise_argerror(L, env);
+	default: /* ZLUA_ERR */
+		zlua_prog_run_env(L, env);
+		return lua_error(L);
+	}
+}
+
 int zlua_trampoline(lua_State *L)
 {
 	zlua_env *env = zlua_envof(L);
 	zlua_funcud *fu = sentinel(L, env);
 	zlua_frame fr;
-	int n = lua_gettop(L), i, st;
+	int n = lua_gettop(L), m, i, st;
 	uint32_t hints;
 	if (fu == NULL)
 		return luaL_error(L, "attempt to call a Go function whose upvalue was replaced");
@@ -406,46 +436,30 @@ int zlua_trampoline(lua_State *L)
 		if ((fr.args[0].type == LUA_TUSERDATA) != selfud)
 			fu->header.flags ^= ZLUA_F_SELFUD;
 	}
-	for (i = 1; i < n && i < ZLUA_FAST_ARGS; i++) {
-		unsigned h = (hints >> (2 * i)) & 3u;
-		if (h != 0)
-			read_num(env, L, i + 1, &fr.args[i], h);
+	m = n < ZLUA_FAST_ARGS ? n : ZLUA_FAST_ARGS;
+	for (i = 1, hints >>= 2; i < m; i++, hints >>= 2) {
+		if (hints & 3u)
+			read_num(env, L, i + 1, &fr.args[i], hints & 3u);
 		else
 			read_arg(env, L, i + 1, &fr.args[i]);
 	}
 	__atomic_store_n(&env->calls, env->calls + 1, __ATOMIC_RELAXED);
 	st = zluaGateCall(&fr);
-	switch (st) {
-	case ZLUA_RET1:
+	/* the statuses without a push program first, in the order of how
+	 * common they are; the rest out of line (fewer instructions and code
+	 * lines on the hot path) */
+	if (st == ZLUA_RET1) {
 		push_ret(L, &fr.ret);
 		return 1;
-	case ZLUA_RET0:
+	}
+	if (st == ZLUA_RET0)
 		return 0;
-	case ZLUA_RET2:
+	if (st == ZLUA_RET2) {
 		push_ret(L, &fr.ret);
 		push_ret(L, &fr.ret2);
 		return 2;
-	case ZLUA_RETOBJ:
-		zlua_obj_push(L, env, (uint32_t)fr.ret.v.i, (uint32_t)((uint64_t)fr.ret.v.i >> 32),
-			      (uint32_t)fr.ret.len, (int)(int32_t)(fr.ret.len >> 32), fr.ret.isint);
-		return 1;
-	case ZLUA_RET:
-		return zlua_prog_run_env(L, env);
-	case ZLUA_YIELD:
-		return lua_yield(L, zlua_prog_run_env(L, env));
-	case ZLUA_ERRPOS:
-		where(L);
-		if (env->raise_slot != 0)
-			keep_where(L, env);
-		zlua_prog_run_env(L, env);
-		lua_concat(L, 2);
-		return lua_error(L);
-	case ZLUA_ARGERR:
-		return raise_argerror(L, env);
-	default: /* ZLUA_ERR */
-		zlua_prog_run_env(L, env);
-		return lua_error(L);
 	}
+	return finish(L, env, &fr, st);
 }
 
 int zlua_funcud_gc(lua_State *L)
