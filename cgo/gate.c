@@ -381,9 +381,9 @@ static __attribute__((noinline)) int finish(lua_State *L, zlua_env *env, const z
 {
 	switch (st) {
 	case ZLUA_RETOBJ:
-		zlua_obj_push(L, env, (uint32_t)fr->ret.v.i, (uint32_t)((uint64_t)fr->ret.v.i >> 32),
-			      (uint32_t)fr->ret.len, (int)(int32_t)(fr->ret.len >> 32), fr->ret.isint);
-		return 1;
+		zlua_obj_push_top(L, env, (uint32_t)fr->ret.v.i, (uint32_t)((uint64_t)fr->ret.v.i >> 32),
+				  (uint32_t)fr->ret.len, (int)(int32_t)(fr->ret.len >> 32), fr->ret.isint);
+		return 1; /* the userdata on top */
 	case ZLUA_RET:
 		return zlua_prog_run_env(L, env);
 	case ZLUA_YIELD:

@@ -28,8 +28,10 @@ void zlua_obj_queue_slot(zlua_env *env, uint32_t slot)
  * entry is no longer a table [-0, +0]. A script with debug.getregistry can
  * replace the cache or put any value in it, so the entry's length, magic
  * and kind are checked before its fields are read (the length of a light
- * userdata is 0). Allocates nothing and raises nothing. */
-static int cache_find(lua_State *L, zlua_env *env, uint32_t slot, uint32_t gen)
+ * userdata is 0). Allocates nothing and raises nothing. With tidy 0 a
+ * hit leaves the cache below the userdata [-0, +2]: for a C function's
+ * one result, which Lua takes from the top (zlua_obj_push_top). */
+static int cache_find(lua_State *L, zlua_env *env, uint32_t slot, uint32_t gen, int tidy)
 {
 	ZLuaObjectUserData *u;
 	if (zlua_rawgeti_type(L, LUA_REGISTRYINDEX, env->cache_ref) != LUA_TTABLE) {
@@ -49,13 +51,15 @@ static int cache_find(lua_State *L, zlua_env *env, uint32_t slot, uint32_t gen)
 		 * comparisons a script makes on the object it just received
 		 * (the frame's other ~= e, other:Damage) find it there. */
 		zlua_prove(env, u);
-		lua_replace(L, -2); /* hit: the cached userdata in the cache's place */
+		if (tidy)
+			lua_replace(L, -2); /* hit: the cached userdata in the cache's place */
 		return 1;
 	}
 	if (u != NULL && zlua_rawlen(L, -1) >= sizeof *u && u->header.magic == ZLUA_MAGIC &&
 	    u->header.kind == ZLUA_KIND_BYOBJ && u->slot == slot && u->gen == gen &&
 	    !(u->header.flags & ZLUA_F_RELEASED)) {
-		lua_replace(L, -2); /* hit: the cached userdata in the cache's place */
+		if (tidy)
+			lua_replace(L, -2); /* hit: the cached userdata in the cache's place */
 		return 1;
 	}
 miss:
@@ -65,14 +69,15 @@ miss:
 
 int zlua_obj_cached(lua_State *L, zlua_env *env, uint32_t slot, uint32_t gen)
 {
-	int r = cache_find(L, env, slot, gen);
+	int r = cache_find(L, env, slot, gen, 1);
 	if (r == 0)
 		lua_pop(L, 1); /* the cache */
 	return r == 1;
 }
 
-void zlua_obj_push(lua_State *L, zlua_env *env, uint32_t slot, uint32_t gen,
-		   uint32_t type_id, int mtref, int cached)
+/* zlua_obj_push; with tidy 0, zlua_obj_push_top. */
+static void obj_push(lua_State *L, zlua_env *env, uint32_t slot, uint32_t gen, uint32_t type_id,
+		     int mtref, int cached, int tidy)
 {
 	ZLuaObjectUserData *u;
 	if (cached == ZLUA_OBJ_NEWKEY) {
@@ -88,7 +93,7 @@ void zlua_obj_push(lua_State *L, zlua_env *env, uint32_t slot, uint32_t gen,
 		/* a miss leaves the cache on the stack for the new entry (one
 		 * registry lookup per push instead of two); with no cache (a
 		 * script replaced it) the object has no identity */
-		int r = cache_find(L, env, slot, gen);
+		int r = cache_find(L, env, slot, gen, tidy);
 		if (r == 1)
 			return;
 		if (r < 0)
@@ -118,8 +123,21 @@ void zlua_obj_push(lua_State *L, zlua_env *env, uint32_t slot, uint32_t gen,
 	if (cached) {
 		lua_pushvalue(L, -1);
 		lua_rawseti(L, -3, (lua_Integer)slot);
-		lua_replace(L, -2); /* the userdata in the cache's place */
+		if (tidy)
+			lua_replace(L, -2); /* the userdata in the cache's place */
 	}
+}
+
+void zlua_obj_push(lua_State *L, zlua_env *env, uint32_t slot, uint32_t gen,
+		   uint32_t type_id, int mtref, int cached)
+{
+	obj_push(L, env, slot, gen, type_id, mtref, cached, 1);
+}
+
+void zlua_obj_push_top(lua_State *L, zlua_env *env, uint32_t slot, uint32_t gen,
+		       uint32_t type_id, int mtref, int cached)
+{
+	obj_push(L, env, slot, gen, type_id, mtref, cached, 0);
 }
 
 int zlua_obj_gc(lua_State *L)

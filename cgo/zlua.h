@@ -872,6 +872,12 @@ enum { ZLUA_OBJ_UNCACHED = 0, ZLUA_OBJ_CACHED = 1, ZLUA_OBJ_NEWKEY = 2 };
  * [-0, +1] */
 void zlua_obj_push(lua_State *L, zlua_env *env, uint32_t slot, uint32_t gen,
 		   uint32_t type_id, int mtref, int cached);
+/* [lua] zlua_obj_push for the one result of a C function (the
+ * trampoline's ZLUA_RETOBJ): the userdata ends on top, but the identity
+ * cache table may stay below it, which spares the lua_replace that takes
+ * it out (Lua returns the top value). [-0, +1|+2] */
+void zlua_obj_push_top(lua_State *L, zlua_env *env, uint32_t slot, uint32_t gen,
+		       uint32_t type_id, int mtref, int cached);
 /* [go-safe] Pushes the userdata of slot from the weak cache when it is
  * there with generation gen and not released, and returns 1; else pushes
  * nothing and returns 0. Allocates nothing. The cache and its entries are
