@@ -374,16 +374,12 @@ static void keep_where(lua_State *L, zlua_env *env)
 	r->seq = env->raise_seq;
 }
 
-/* [lua] The trampoline's end for a status other than RET0/1/2: an
- * object, a push program's results, a yield or an error raised after Go
+/* [lua] The trampoline's end for a status other than RET0/1/2 and
+ * RETOBJ: a push program's results, a yield or an error raised after Go
  * returned. Out of line: the common statuses stay short. [-0, +k] */
 static __attribute__((noinline)) int finish(lua_State *L, zlua_env *env, const zlua_frame *fr, int st)
 {
 	switch (st) {
-	case ZLUA_RETOBJ:
-		zlua_obj_push_top(L, env, (uint32_t)fr->ret.v.i, (uint32_t)((uint64_t)fr->ret.v.i >> 32),
-				  (uint32_t)fr->ret.len, (int)(int32_t)(fr->ret.len >> 32), fr->ret.isint);
-		return 1; /* the userdata on top */
 	case ZLUA_RET:
 		return zlua_prog_run_env(L, env);
 	case ZLUA_YIELD:
@@ -458,6 +454,11 @@ int zlua_trampoline(lua_State *L)
 		push_ret(L, &fr.ret);
 		push_ret(L, &fr.ret2);
 		return 2;
+	}
+	if (st == ZLUA_RETOBJ) {
+		zlua_obj_push_top(L, env, (uint32_t)fr.ret.v.i, (uint32_t)((uint64_t)fr.ret.v.i >> 32),
+				  (uint32_t)fr.ret.len, (int)(int32_t)(fr.ret.len >> 32), fr.ret.isint);
+		return 1; /* the userdata on top */
 	}
 	return finish(L, env, &fr, st);
 }

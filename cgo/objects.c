@@ -76,7 +76,7 @@ int zlua_obj_cached(lua_State *L, zlua_env *env, uint32_t slot, uint32_t gen)
 }
 
 /* zlua_obj_push; with tidy 0, zlua_obj_push_top. */
-static void obj_push(lua_State *L, zlua_env *env, uint32_t slot, uint32_t gen, uint32_t type_id,
+static inline void obj_push(lua_State *L, zlua_env *env, uint32_t slot, uint32_t gen, uint32_t type_id,
 		     int mtref, int cached, int tidy)
 {
 	ZLuaObjectUserData *u;

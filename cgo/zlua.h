@@ -294,7 +294,7 @@ typedef struct zlua_fielddir zlua_fielddir; /* fields.c */
 /* Entries of the env's cache of recognised metatables (a power of 2). */
 #define ZLUA_OWN_CACHE 256
 /* Entries of the env's proven-address caches (powers of 2, as log2). */
-#define ZLUA_PROVEN_FN_BITS 6
+#define ZLUA_PROVEN_FN_BITS 8
 #define ZLUA_PROVEN_UD_BITS 8
 #define ZLUA_PROVEN_FN (1u << ZLUA_PROVEN_FN_BITS)
 #define ZLUA_PROVEN_UD (1u << ZLUA_PROVEN_UD_BITS)
@@ -1113,14 +1113,17 @@ static inline int zlua_ownaddr(const struct zlua_env *env, const ZLuaObjectUserD
 	return u->slot < env->objcnt_cap && env->slot_ud[u->slot] == (const void *)u;
 }
 /* The entry of a proven-address cache of 2^bits entries for payload
- * address p: its address bits above the 16-byte alignment, so blocks
- * allocated near each other (a type's method sentinels, entities made in
- * a row) take distinct entries. A multiplicative hash put the four
- * method sentinels of the frame benchmark's Entity in two entries, and
- * three of its four calls missed (docs/PERFORMANCE.md, h19). [go-safe] */
+ * address p: a multiplicative (Fibonacci) hash of the address without its
+ * four alignment bits, which spreads blocks allocated at any regular
+ * spacing (a type's method sentinels, entities made in a row). Hashing
+ * the address with its zero low bits lost four bits of the multiplier:
+ * the four method sentinels of the frame benchmark's Entity, 432 bytes
+ * apart, shared two entries and three of its four calls missed; the low
+ * address bits alone collide for spacings that divide the cache's span
+ * (docs/PERFORMANCE.md, h19). [go-safe] */
 static inline const void **zlua_proven_at(const void **cache, unsigned bits, const void *p)
 {
-	return &cache[((uintptr_t)p >> 4) & (((uintptr_t)1 << bits) - 1)];
+	return &cache[(size_t)((((uint64_t)(uintptr_t)p >> 4) * 0x9E3779B97F4A7C15ull) >> (64 - bits))];
 }
 /* [go-safe] Whether p, the payload of a full userdata (or the value of a
  * light one: see ARCHITECTURE.md, "Proven-address caches"), is in env's
