@@ -399,7 +399,7 @@ static __attribute__((noinline)) int finish(lua_State *L, zlua_env *env, const z
 	}
 }
 
-int zlua_trampoline(lua_State *L)
+ZLUA_HOT int zlua_trampoline(lua_State *L)
 {
 	zlua_env *env = zlua_envof(L);
 	zlua_funcud *fu = sentinel(L, env);

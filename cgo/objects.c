@@ -31,7 +31,7 @@ void zlua_obj_queue_slot(zlua_env *env, uint32_t slot)
  * userdata is 0). Allocates nothing and raises nothing. With tidy 0 a
  * hit leaves the cache below the userdata [-0, +2]: for a C function's
  * one result, which Lua takes from the top (zlua_obj_push_top). */
-static int cache_find(lua_State *L, zlua_env *env, uint32_t slot, uint32_t gen, int tidy)
+static ZLUA_HOT int cache_find(lua_State *L, zlua_env *env, uint32_t slot, uint32_t gen, int tidy)
 {
 	ZLuaObjectUserData *u;
 	if (zlua_rawgeti_type(L, LUA_REGISTRYINDEX, env->cache_ref) != LUA_TTABLE) {
@@ -76,7 +76,7 @@ int zlua_obj_cached(lua_State *L, zlua_env *env, uint32_t slot, uint32_t gen)
 }
 
 /* zlua_obj_push; with tidy 0, zlua_obj_push_top. */
-static inline void obj_push(lua_State *L, zlua_env *env, uint32_t slot, uint32_t gen, uint32_t type_id,
+static inline __attribute__((always_inline)) void obj_push(lua_State *L, zlua_env *env, uint32_t slot, uint32_t gen, uint32_t type_id,
 		     int mtref, int cached, int tidy)
 {
 	ZLuaObjectUserData *u;
@@ -134,8 +134,8 @@ void zlua_obj_push(lua_State *L, zlua_env *env, uint32_t slot, uint32_t gen,
 	obj_push(L, env, slot, gen, type_id, mtref, cached, 1);
 }
 
-void zlua_obj_push_top(lua_State *L, zlua_env *env, uint32_t slot, uint32_t gen,
-		       uint32_t type_id, int mtref, int cached)
+ZLUA_HOT void zlua_obj_push_top(lua_State *L, zlua_env *env, uint32_t slot, uint32_t gen,
+				uint32_t type_id, int mtref, int cached)
 {
 	obj_push(L, env, slot, gen, type_id, mtref, cached, 0);
 }
@@ -177,7 +177,7 @@ int zlua_obj_gc(lua_State *L)
 	return 0;
 }
 
-int zlua_obj_index(lua_State *L)
+ZLUA_HOT int zlua_obj_index(lua_State *L)
 {
 	lua_settop(L, 2);
 	if (lua_type(L, lua_upvalueindex(1)) == LUA_TTABLE) { /* unless a script replaced it */

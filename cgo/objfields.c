@@ -57,7 +57,7 @@ static unsigned char *obj_field(const objref *o, const zlua_dirent *f)
 	return (unsigned char *)(uintptr_t)o->u->ptr + (f->code >> 8);
 }
 
-int zlua_obj_findex(lua_State *L)
+ZLUA_HOT int zlua_obj_findex(lua_State *L)
 {
 	objref o;
 	const zlua_dirent *f = NULL;
@@ -200,7 +200,7 @@ int zlua_obj_nokey(lua_State *L)
 /* Whether the value at idx is a full userdata of exactly a ByObj
  * userdata's size with zlua's header, kind ByObj and not released (a light
  * userdata has length 0). The metatable is not checked here. [-0, +0] */
-static const ZLuaObjectUserData *byobj_at(zlua_env *env, lua_State *L, int idx, int *proven)
+static ZLUA_HOT const ZLuaObjectUserData *byobj_at(zlua_env *env, lua_State *L, int idx, int *proven)
 {
 	const ZLuaObjectUserData *u = (const ZLuaObjectUserData *)lua_touserdata(L, idx);
 	if (u == NULL)
@@ -213,7 +213,7 @@ static const ZLuaObjectUserData *byobj_at(zlua_env *env, lua_State *L, int idx, 
 	return u;
 }
 
-int zlua_obj_eq(lua_State *L)
+ZLUA_HOT int zlua_obj_eq(lua_State *L)
 {
 	zlua_env *env = zlua_envof(L);
 	int pa = 0, pb = 0;

@@ -1112,6 +1112,14 @@ static inline int zlua_ownaddr(const struct zlua_env *env, const ZLuaObjectUserD
 {
 	return u->slot < env->objcnt_cap && env->slot_ud[u->slot] == (const void *)u;
 }
+/* Marks a C function every crossing of a Lua→Go call, a method lookup or
+ * an object comparison runs: GCC puts these together (.text.hot), so
+ * the per-crossing code is contiguous instead of falling, wherever the
+ * linker puts each file, on the instruction cache sets other hot code
+ * uses (docs/PERFORMANCE.md, h19: a layout that split them tripled the
+ * frame benchmark's L1i misses). */
+#define ZLUA_HOT __attribute__((hot))
+
 /* The entry of a proven-address cache of 2^bits entries for payload
  * address p: a multiplicative (Fibonacci) hash of the address without its
  * four alignment bits, which spreads blocks allocated at any regular
