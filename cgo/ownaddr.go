@@ -5,6 +5,15 @@ package cgo
 
 // The argument hints of the function sentinel whose payload is at p.
 static uint32_t zlua_test_hints(uintptr_t p) { return ((const zlua_funcud *)p)->hints; }
+
+// The entry zlua_proven_at picks for address p in a sentinel (fn) or
+// userdata cache (no cache is read).
+static size_t zlua_test_proven_index(uintptr_t p, int fn)
+{
+	const void **base = (const void **)0;
+	unsigned bits = fn ? ZLUA_PROVEN_FN_BITS : ZLUA_PROVEN_UD_BITS;
+	return (size_t)(zlua_proven_at(base, bits, (const void *)p) - base);
+}
 */
 import "C"
 
@@ -58,3 +67,14 @@ func (s *State) ProvenAddrs() (fn, ud []uintptr) {
 // Go function sentinel at fn, an address ProvenAddrs reported. It exists
 // for the tests of the hints.
 func SentinelHints(fn uintptr) uint32 { return uint32(C.zlua_test_hints(C.uintptr_t(fn))) }
+
+// ProvenIndex returns the entry of the sentinel cache (fn) or the
+// userdata cache that address p would take (zlua_proven_at). It exists
+// for the tests of how the caches spread addresses.
+func ProvenIndex(p uintptr, fn bool) int {
+	f := C.int(0)
+	if fn {
+		f = 1
+	}
+	return int(C.zlua_test_proven_index(C.uintptr_t(p), f))
+}
