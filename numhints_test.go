@@ -18,7 +18,7 @@ func TestNumericParametersAreHintedToTheTrampoline(t *testing.T) {
 	must(t, e.SetGlobal("f", func(a int, b float64, s string, c int8, u uint) int { return a }))
 	must(t, e.SetGlobal("obj", &hintedObj{}))
 	wantF := cgo.HintInt | cgo.HintNum<<2 | cgo.HintInt<<6 // s and u: no hint
-	wantStep := cgo.HintNum<<2 | cgo.HintInt<<4           // argument 1 is obj
+	wantStep := cgo.HintNum<<2 | cgo.HintInt<<4            // argument 1 is obj
 	// Each closure is checked right after its call, which entered its
 	// sentinel in the proven-address cache (where two could share an entry).
 	for _, c := range []struct {
