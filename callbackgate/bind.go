@@ -172,12 +172,16 @@ func (g *Gate) buildMetatable(b *binding) (int32, error) {
 	s.PutNewMetatable()
 	s.PutNewTable(0, len(b.methods))
 	for _, m := range b.methods {
-		id, err := g.registerEntry(funcEntry{name: b.name + ":" + m.name, fn: m, call: m.call})
+		e, lm := g.methodEntry(b, m)
+		id, err := g.registerEntry(e)
 		if err != nil {
 			return 0, err
 		}
 		s.PutStr(m.name)
 		s.PutGoFunc(id)
+		if lm != nil {
+			lm.putLeaf(s, b, id) // LuaJIT: the FFI closure over it (leaf.go)
+		}
 		s.PutRawSet()
 	}
 	// __index and __newindex: elements of ByRef values and fields go to
