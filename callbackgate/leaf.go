@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"runtime"
 	"sync"
 
 	"github.com/zlua-go/zlua/cgo"
@@ -22,9 +23,10 @@ func (e *leafError) Unwrap() error { return ErrLeafCall }
 
 // leafSig is a declared leaf method's signature as the closures see it.
 type leafSig struct {
-	params []reflect.Kind
-	nres   int
-	pb, rb uint8 // bit i: parameter / result i is a boolean
+	params  []reflect.Kind
+	results []reflect.Kind // without the error
+	nres    int
+	pb, rb  uint8 // bit i: parameter / result i is a boolean
 }
 
 var (
@@ -109,6 +111,7 @@ func leafSigOf(ft reflect.Type) (*leafSig, error) {
 		if k == reflect.Bool {
 			sig.rb |= 1 << i
 		}
+		sig.results = append(sig.results, k)
 	}
 	sig.nres = outs
 	return sig, nil
@@ -143,17 +146,25 @@ func leafSigFor(t reflect.Type, name string) *leafSig {
 // leafMethod is a declared leaf method of one binding: its funcEntry's fn
 // and, through call, the guard around the method's own plan.
 type leafMethod struct {
-	m     *method
-	sig   *leafSig
-	inner callFunc
-	err   *leafError // what its Env calls return while it runs
-	yield string     // the error of a Yield from it
+	m      *method
+	sig    *leafSig
+	inner  callFunc
+	direct leafDirect // the method called through its function type (leafcall.go)
+	name   string     // its funcEntry's name, for panics
+	err    *leafError // what its Env calls return while it runs
+	yield  string     // the error of a Yield from it
 }
 
 // leafState is the gate's record of the leaf method running, if any.
 type leafState struct {
 	m     *leafMethod
 	broke bool // it called into the Env (and got m.err)
+	// a direct call's registers: in the gate, not on the stack, which a
+	// call through a func value would make escape (leaf calls of one gate
+	// never nest: the method cannot call into Lua)
+	ia  [4]uint64
+	fa  [4]float64
+	out leafOut
 }
 
 // methodEntry is the funcEntry of method m of b; for a declared leaf
@@ -166,9 +177,10 @@ func (g *Gate) methodEntry(b *binding, m *method) (e funcEntry, lm *leafMethod) 
 		return e, nil
 	}
 	full := luaName(b.typ) + "." + m.name
-	lm = &leafMethod{m: m, sig: sig, inner: m.call,
-		err:   &leafError{"zlua: " + full + " is declared leaf and cannot call into its Env"},
-		yield: "zlua: " + full + " is declared leaf and cannot yield"}
+	lm = &leafMethod{m: m, sig: sig, inner: m.call, name: e.name,
+		direct: directLeaf(b.typ, m.fn.Type(), funcCode(m.fn.Interface())),
+		err:    &leafError{"zlua: " + full + " is declared leaf and cannot call into its Env"},
+		yield:  "zlua: " + full + " is declared leaf and cannot yield"}
 	e.fn, e.call = lm, lm.call
 	return e, lm
 }
@@ -186,7 +198,7 @@ func (lm *leafMethod) putLeaf(s *cgo.State, b *binding, fnid uint32) {
 // fails with lm.err (claimFailed), and a method that got that error ends
 // with it raised, whatever it did with it.
 func (lm *leafMethod) call(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
-	g.lf = leafState{m: lm}
+	g.lf.m, g.lf.broke = lm, false
 	defer g.leafEnd() // a panic too: dispatch recovers it after this
 	st := lm.inner(g, e, fr)
 	if g.lf.broke {
@@ -195,7 +207,7 @@ func (lm *leafMethod) call(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
 	return st
 }
 
-func (g *Gate) leafEnd() { g.lf = leafState{} }
+func (g *Gate) leafEnd() { g.lf.m, g.lf.broke = nil, false }
 
 // leafRefusal is claimFailed's answer to the owner's own thread while a
 // leaf method runs (nil when none does).
@@ -209,25 +221,115 @@ func (g *Gate) leafRefusal() error {
 
 func init() { cgo.SetLeafHandler(leafDispatch) }
 
-// leafDispatch is the Go side of zlua_jit_call. It runs the method through
-// dispatch, exactly as the trampoline would, only when nothing on the way
-// can need the Lua API (forbidden inside an FFI call): the frame's
-// receiver is a live object of the method's binding, the arguments are
-// values the method's plan reads in place (integral and in range for an
-// integer, within float32's range for a float32), nothing waits in the
-// release queues and the depth allows a call. Anything else is refused
-// before the method runs; the closure then calls the C closure, whose
-// errors and conversions are the reference.
-func leafDispatch(goid uintptr, fnid uint32, fr cgo.Frame) int32 {
+// leafDispatch is the Go side of zlua_jit_call. It runs the method only
+// when nothing on the way can need the Lua API (forbidden inside an FFI
+// call): the frame's receiver is a live object of the method's binding,
+// the arguments are values the method's plan would take as they are
+// (integral and in range for an integer, within float32's range for a
+// float32), nothing waits in the release queues and the depth allows a
+// call. Anything else is refused before the method runs; the closure then
+// calls the C closure, whose errors and conversions are the reference.
+// The method is called directly (leafcall.go) with dispatch's bookkeeping:
+// the owner's thread, the depth, the leaf guard, panics.
+func leafDispatch(goid uintptr, fnid uint32, fr cgo.Frame) (status int32) {
 	g := (*gates.Load())[goid]
 	if g == nil || int(fnid) >= len(g.funcs) || g.deep >= MaxCallDepth || g.S.HasQueued() {
 		return cgo.StatusLeafRefused
 	}
 	lm, ok := g.funcs[fnid].fn.(*leafMethod)
-	if !ok || !lm.accepts(g, fr) {
+	if !ok {
 		return cgo.StatusLeafRefused
 	}
-	return dispatch(goid, fnid, fr)
+	if lm.direct == nil {
+		if !lm.accepts(g, fr) {
+			return cgo.StatusLeafRefused
+		}
+		return dispatch(goid, fnid, fr)
+	}
+	params := lm.sig.params
+	if fr.NArgs() != len(params)+1 {
+		return cgo.StatusLeafRefused
+	}
+	slot, gen, tid, ok := fr.Self()
+	if !ok || tid != lm.m.b.id {
+		return cgo.StatusLeafRefused
+	}
+	s := g.objs.Get(slot, gen)
+	if s == nil {
+		return cgo.StatusLeafRefused
+	}
+	lf := &g.lf
+	ni, nf := 0, 0
+	for i, k := range params {
+		a := fr.Arg(i + 1)
+		if !leafArg(k, &a) {
+			return cgo.StatusLeafRefused
+		}
+		leafIn(k, a.Num(), a.Type == int32(cgo.TBoolean) && a.Bool(), &lf.ia, &ni, &lf.fa, &nf)
+	}
+	// as dispatch: the first Lua→Go call of an outermost call locks the
+	// owner's goroutine to its thread
+	if t := fr.TID(); g.cbTID.Load() != t {
+		runtime.LockOSThread()
+		g.cbTID.Store(t)
+	}
+	g.deep++
+	lf.m, lf.broke = lm, false
+	done := false
+	defer func() {
+		if done {
+			return
+		}
+		g.leafEnd()
+		if r := recover(); r != nil {
+			g.deep--
+			status = g.raisePanic(lm.name, r)
+		}
+	}()
+	lf.out = leafOut{}
+	lm.direct(s.Ptr(), &lf.ia, &lf.fa, &lf.out)
+	done = true
+	g.deep--
+	switch {
+	case lf.broke:
+		status = g.raiseText(lm.err.text, lm.err)
+	case lf.out.err != nil:
+		status = g.fail(lf.out.err) // a Yield: the leaf error (lf.m is set)
+	default:
+		status = lm.results(fr, &lf.out)
+	}
+	g.leafEnd()
+	return status
+}
+
+// results stores a direct call's results in fr as the method's plan would.
+func (lm *leafMethod) results(fr cgo.Frame, out *leafOut) int32 {
+	ni, nf := 0, 0
+	var r [2]float64
+	for k, kind := range lm.sig.results {
+		if isFloatKind(kind) {
+			x := out.f[nf]
+			if kind == reflect.Float32 {
+				x = float64(math.Float32frombits(uint32(math.Float64bits(x))))
+			}
+			r[k] = x
+			nf++
+		} else {
+			r[k] = leafResult(kind, out.i[ni])
+			ni++
+		}
+	}
+	// booleans travel as 0/1: zlua_jit_call reads numbers, the closure
+	// turns them back
+	switch lm.sig.nres {
+	case 0:
+		return cgo.StatusReturn0
+	case 1:
+		fr.ReturnNum(r[0])
+		return cgo.StatusReturn1
+	}
+	fr.ReturnNum2(r[0], r[1])
+	return cgo.StatusReturn2
 }
 
 // accepts reports whether fr is a call of lm that its plan serves in

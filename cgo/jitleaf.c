@@ -30,6 +30,7 @@
  * closure, numbers and the limited flag table: no cdata that can be
  * indexed or offset (see "What scripts can reach of zlua's C"). */
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "zlua.h"
@@ -41,84 +42,74 @@
  * of hook.c). It returns make(cfn, tid, fnid, nparams, boolparams,
  * nresults, boolresults), the leaf closure over the C closure cfn. The
  * closures take (o, ...) so that the C closure gets exactly the arguments
- * the caller passed (its errors count them). */
-static const char leaf_src[] =
+ * the caller passed (its errors count them).
+ *
+ * Everything a call runs is inside its closure, with no helper function:
+ * LuaJIT counts calls of a function towards making it a trace's root, and
+ * a helper called twice per iteration of the script's loop would become
+ * hot before the loop does; traces then start in the helper and the loop
+ * never gets its own (each call site stitches new traces without end).
+ * So leaf_src is the header below and one closure per arity, written out
+ * by leaf_chunk. */
+static const char leaf_head[] =
 	"local type = type\n"
 	"local ffi, envp, callp, resp, finish, limited = ...\n"
 	"local env = ffi.cast('void *', envp)\n"
 	"local call = ffi.cast('int (*)(void *, const void *, uint32_t, uint32_t, int, int, double, double, double, double)', callp)\n"
 	"local res = ffi.cast('double (*)(void *, int)', resp)\n"
-	/* the results of a call zlua_jit_call answered 1 */
-	"local function out(nres, rb1, rb2)\n"
-	"  if nres == 0 then return end\n"
-	"  local r = res(env, 0)\n"
-	"  if rb1 then r = r ~= 0 end\n"
-	"  if nres == 1 then return r end\n"
-	"  local r2 = res(env, 1)\n"
-	"  if rb2 then r2 = r2 ~= 0 end\n"
-	"  return r, r2\n"
-	"end\n"
-	"local function num(isb, x)\n"
-	"  if isb then return x and 1 or 0 end\n"
-	"  return x\n"
-	"end\n"
 	"return function(cfn, tid, fnid, n, pb, nres, rb)\n"
 	"  local b1, b2, b3, b4 = pb % 2 >= 1, pb % 4 >= 2, pb % 8 >= 4, pb % 16 >= 8\n"
 	"  local t1, t2 = b1 and 'boolean' or 'number', b2 and 'boolean' or 'number'\n"
 	"  local t3, t4 = b3 and 'boolean' or 'number', b4 and 'boolean' or 'number'\n"
-	"  local rb1, rb2 = rb % 2 >= 1, rb % 4 >= 2\n"
-	"  if n == 0 then\n"
-	"    return function(o, ...)\n"
-	"      if not limited[1] and type(o) == 'userdata' then\n"
-	"        local s = call(env, o, tid, fnid, pb, 0, 0, 0, 0, 0)\n"
-	"        if s == 1 then return out(nres, rb1, rb2) end\n"
-	"        if s == 2 then return finish() end\n"
+	"  local rb1, rb2 = rb % 2 >= 1, rb % 4 >= 2\n";
+
+/* One closure: arguments a1..an checked against t1..tn, booleans passed
+ * as 1/0; zlua_jit_call's answer 1 returns the results (booleans where
+ * rb1/rb2), 2 goes to finish, 0 (refused) to the C closure. */
+static const char leaf_body[] =
+	"    if not limited[1] and type(o) == 'userdata'%s then\n"
+	"      local s = call(env, o, tid, fnid, pb, %d%s)\n"
+	"      if s == 1 then\n"
+	"        if nres == 0 then return end\n"
+	"        local r = res(env, 0)\n"
+	"        if rb1 then r = r ~= 0 end\n"
+	"        if nres == 1 then return r end\n"
+	"        local r2 = res(env, 1)\n"
+	"        if rb2 then r2 = r2 ~= 0 end\n"
+	"        return r, r2\n"
 	"      end\n"
-	"      return cfn(o, ...)\n"
-	"    end\n"
-	"  elseif n == 1 then\n"
-	"    return function(o, ...)\n"
-	"      local a = ...\n"
-	"      if not limited[1] and type(o) == 'userdata' and type(a) == t1 then\n"
-	"        local s = call(env, o, tid, fnid, pb, 1, num(b1, a), 0, 0, 0)\n"
-	"        if s == 1 then return out(nres, rb1, rb2) end\n"
-	"        if s == 2 then return finish() end\n"
-	"      end\n"
-	"      return cfn(o, ...)\n"
-	"    end\n"
-	"  elseif n == 2 then\n"
-	"    return function(o, ...)\n"
-	"      local a, b = ...\n"
-	"      if not limited[1] and type(o) == 'userdata' and type(a) == t1 and type(b) == t2 then\n"
-	"        local s = call(env, o, tid, fnid, pb, 2, num(b1, a), num(b2, b), 0, 0)\n"
-	"        if s == 1 then return out(nres, rb1, rb2) end\n"
-	"        if s == 2 then return finish() end\n"
-	"      end\n"
-	"      return cfn(o, ...)\n"
-	"    end\n"
-	"  elseif n == 3 then\n"
-	"    return function(o, ...)\n"
-	"      local a, b, c = ...\n"
-	"      if not limited[1] and type(o) == 'userdata' and type(a) == t1 and type(b) == t2\n"
-	"         and type(c) == t3 then\n"
-	"        local s = call(env, o, tid, fnid, pb, 3, num(b1, a), num(b2, b), num(b3, c), 0)\n"
-	"        if s == 1 then return out(nres, rb1, rb2) end\n"
-	"        if s == 2 then return finish() end\n"
-	"      end\n"
-	"      return cfn(o, ...)\n"
-	"    end\n"
-	"  end\n"
-	"  return function(o, ...)\n"
-	"    local a, b, c, d = ...\n"
-	"    if not limited[1] and type(o) == 'userdata' and type(a) == t1 and type(b) == t2\n"
-	"       and type(c) == t3 and type(d) == t4 then\n"
-	"      local s = call(env, o, tid, fnid, pb, 4, num(b1, a), num(b2, b), num(b3, c), num(b4, d))\n"
-	"      if s == 1 then return out(nres, rb1, rb2) end\n"
 	"      if s == 2 then return finish() end\n"
 	"    end\n"
 	"    return cfn(o, ...)\n"
-	"  end\n"
-	"end\n";
+	"  end end\n";
+
+/* Writes leaf_src into buf (of size cap); returns its length. */
+static size_t leaf_chunk(char *buf, size_t cap)
+{
+	size_t len = 0;
+	int n, i;
+	len += (size_t)snprintf(buf + len, cap - len, "%s", leaf_head);
+	for (n = 0; n <= 4; n++) {
+		char checks[200], args[200], locals[64];
+		size_t c = 0, a = 0, l = 0;
+		checks[0] = args[0] = locals[0] = 0;
+		for (i = 1; i <= 4; i++) {
+			if (i <= n) {
+				c += (size_t)snprintf(checks + c, sizeof checks - c, " and type(a%d) == t%d", i, i);
+				a += (size_t)snprintf(args + a, sizeof args - a, ", (b%d and (a%d and 1 or 0) or a%d)", i, i, i);
+				l += (size_t)snprintf(locals + l, sizeof locals - l, "%sa%d", i > 1 ? ", " : "", i);
+			} else {
+				a += (size_t)snprintf(args + a, sizeof args - a, ", 0");
+			}
+		}
+		len += (size_t)snprintf(buf + len, cap - len, "  if n == %d then return function(o, ...)\n", n);
+		if (n > 0)
+			len += (size_t)snprintf(buf + len, cap - len, "    local %s = ...\n", locals);
+		len += (size_t)snprintf(buf + len, cap - len, leaf_body, checks, n, args);
+	}
+	len += (size_t)snprintf(buf + len, cap - len, "end\n");
+	return len;
+}
 
 /* Stores a scalar result as the number the closure reads; 0 for
  * anything but a number or a boolean (then zlua_jit_finish pushes it). */
@@ -253,15 +244,20 @@ int zlua_jit_finish(lua_State *L)
 	return zlua_gate_finish(L, env, &lf->fr, lf->st);
 }
 
-/* [lua] Makes the closure maker (leaf_src) into env->leafmk_ref; false
+/* [lua] Makes the closure maker (leaf_chunk's) into env->leafmk_ref; false
  * without the FFI path's needs (as jitindex.c's). [-0, +0] */
 static int leaf_maker(lua_State *L, zlua_env *env)
 {
+	char src[8192];
+	size_t n;
 	if (env->leafmk_ref > 0)
 		return 1;
 	if (env->ffi_ref == LUA_NOREF || env->ud_block == 0 || env->limflag_ref == LUA_NOREF)
 		return 0;
-	if (luaL_loadbuffer(L, leaf_src, sizeof leaf_src - 1, ZLUA_INDEX_CHUNK) != 0)
+	n = leaf_chunk(src, sizeof src);
+	if (n >= sizeof src)
+		return luaL_error(L, "zlua: leaf closure chunk too long");
+	if (luaL_loadbuffer(L, src, n, ZLUA_INDEX_CHUNK) != 0)
 		lua_error(L);
 	lua_rawgeti(L, LUA_REGISTRYINDEX, env->ffi_ref);
 	lua_pushlightuserdata(L, env);

@@ -1,0 +1,24 @@
+//go:build !amd64 && !arm64
+
+package callbackgate
+
+import (
+	"reflect"
+	"unsafe"
+)
+
+// Without Go's register ABI leaf methods are not called directly: the FFI
+// path runs their ordinary plan through dispatch (see leafcall.go).
+type leafOut struct {
+	i   [2]uint64
+	f   [2]float64
+	err error
+}
+
+type leafDirect func(p unsafe.Pointer, i *[4]uint64, f *[4]float64, out *leafOut)
+
+func directLeaf(recv, ft reflect.Type, code unsafe.Pointer) leafDirect { return nil }
+
+func leafIn(k reflect.Kind, x float64, isBool bool, i *[4]uint64, ni *int, f *[4]float64, nf *int) {}
+
+func leafResult(k reflect.Kind, r uint64) float64 { return 0 }
