@@ -397,3 +397,134 @@ func TestLeafDeclarationErrors(t *testing.T) {
 		t.Errorf("late declaration: %v", err)
 	}
 }
+
+// A leaf method is one value per type (the methods table holds it), and
+// what debug reaches of its closure leads to no raw memory: no upvalue is
+// a cdata that can be indexed or offset, and the FFI functions, called by
+// a script with forged arguments, refuse them (LuaJIT; on Lua 5.4 the
+// method is the trampoline).
+func TestLeafClosureEdges(t *testing.T) {
+	e := newEnv(t)
+	w, w2 := &Leafer{HP: 5}, &Leafer{}
+	must(t, e.SetGlobal("w", w))
+	must(t, e.SetGlobal("w2", w2))
+	must(t, e.SetGlobal("other", &Strider{}))
+	run(t, e, `
+		assert(w.Move == w.Move and w.Move == w2.Move and w.Damage ~= w.Move)
+		assert(other.Move ~= w.Move)
+		local ups = {}
+		for i = 1, math.huge do
+			local name, u = debug.getupvalue(w.Move, i)
+			if name == nil then break end
+			ups[name] = u
+			if type(u) == "cdata" then
+				assert(not pcall(function() return u[0] end), name .. " can be indexed")
+				assert(not pcall(function() return u + 1 end), name .. " can be offset")
+				assert(not pcall(function() return u.x end), name .. " has fields")
+			end
+		end
+		if not jit then
+			assert(next(ups) == nil or ups.cfn == nil)
+			return
+		end
+		local call, res, env, finish = ups.call, ups.res, ups.env, ups.finish
+		assert(call and res and env and finish and ups.cfn, "leaf closure upvalues")
+		local tid, fnid = ups.tid, ups.fnid
+		-- the genuine call works
+		assert(call(env, w, tid, fnid, 0, 2, 1, 2, 0, 0) == 1 and w.X == 1 and w.Y == 2)
+		-- forged: another binding, another type's object, unknown or
+		-- foreign function ids, bad counts, a non-zlua userdata
+		assert(call(env, w, tid + 1, fnid, 0, 2, 1, 2, 0, 0) == 0)
+		assert(call(env, other, tid, fnid, 0, 2, 1, 2, 0, 0) == 0)
+		assert(call(env, w, tid, 1e6, 0, 2, 1, 2, 0, 0) == 0)
+		assert(call(env, w, tid, 0, 0, 2, 1, 2, 0, 0) == 0)
+		assert(call(env, w, tid, fnid, 0, 9, 1, 2, 0, 0) == 0)
+		assert(call(env, w, tid, fnid, 0, -1, 1, 2, 0, 0) == 0)
+		assert(call(env, w, tid, fnid, 0, 1, 1, 2, 0, 0) == 0)
+		assert(call(env, w, tid, fnid, 3, 2, 1, 2, 0, 0) == 0) -- booleans for numbers
+		assert(call(env, io.stdout, tid, fnid, 0, 2, 1, 2, 0, 0) == 0)
+		assert(not pcall(call, env, {}, tid, fnid, 0, 2, 1, 2, 0, 0))
+		assert(res(env, 0) ~= res(env, 0) and res(env, 7) ~= res(env, 7))
+		assert(select("#", finish()) == 0)
+		assert(w.X == 1 and w.Y == 2, "a forged call moved w")`)
+}
+
+// Limited calls (deadline, instruction limit) run with the JIT off and
+// take the C closures, where an FFI call would cost more; script hooks
+// keep firing in loops of leaf calls.
+func TestLeafLimitedCallsAndHooks(t *testing.T) {
+	e := newEnv(t)
+	w := &Leafer{HP: 1 << 20}
+	must(t, e.SetGlobal("w", w))
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	must(t, e.DoStringContext(ctx, `
+		local cfuncs = {}
+		for i = 1, math.huge do
+			local name, u = debug.getupvalue(w.Move, i)
+			if name == nil then break end
+			if name == "cfn" then cfuncs[u] = true end
+		end
+		if debug.getinfo(w.Move, "S").what == "C" then cfuncs[w.Move] = true end
+		local n, getinfo = 0, debug.getinfo
+		debug.sethook(function() if cfuncs[getinfo(2, "f").func] then n = n + 1 end end, "c")
+		for i = 1, 100 do w:Move(1, 0) end
+		debug.sethook()
+		assert(n == 100, n .. " C closure calls in a limited call, want 100")`))
+	// (LuaJIT runs no count hook in compiled code, leaf calls or not:
+	// the interpreter is where hooks fire)
+	run(t, e, `
+		local hits = 0
+		if jit then jit.off() end
+		debug.sethook(function() hits = hits + 1 end, "", 1000)
+		for i = 1, 100000 do w:Move(0, 1) end
+		debug.sethook()
+		if jit then jit.on() end
+		assert(hits > 10, hits)`)
+	if w.X != 100 || w.Y != 100000 {
+		t.Errorf("X, Y = %v, %v", w.X, w.Y)
+	}
+	// a deadline stops a loop of leaf calls
+	ctx2, cancel2 := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel2()
+	err := e.DoStringContext(ctx2, `while true do w:Move(0, 0) end`)
+	if err == nil {
+		t.Fatal("endless loop of leaf calls under a deadline returned nil")
+	}
+	run(t, e, `w:Move(1, 0)`)
+}
+
+// Close from another goroutine while leaf calls run is refused
+// (ErrConcurrentUse) and changes nothing; the loop finishes.
+func TestLeafCallsRacingClose(t *testing.T) {
+	e, err := zlua.New(zlua.Options{})
+	must(t, err)
+	w := &Leafer{}
+	must(t, e.SetGlobal("w", w))
+	stop := make(chan struct{})
+	refused := make(chan int)
+	go func() {
+		n := 0
+		for {
+			select {
+			case <-stop:
+				refused <- n
+				return
+			default:
+			}
+			if err := e.Close(); errors.Is(err, zlua.ErrConcurrentUse) {
+				n++
+			}
+		}
+	}()
+	err = e.DoString(`for i = 1, 3000000 do w:Move(1, 0) end`)
+	close(stop)
+	<-refused
+	if err != nil && !errors.Is(err, zlua.ErrClosed) {
+		t.Fatal(err)
+	}
+	if err == nil && w.X != 3000000 {
+		t.Errorf("X = %v", w.X)
+	}
+	must(t, e.Close())
+}
