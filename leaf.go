@@ -24,10 +24,11 @@ import (
 // A leaf method takes at most 4 parameters and returns at most 2 results,
 // each an integer, float or bool type, and optionally an error last.
 // Leaf returns an error naming the method, declaring nothing, when one
-// is missing or has another signature, and when an Env has already bound
-// T (pushed a T): declare leaf methods once, before T is first used, e.g.
-// in init. Declaring a method again is harmless. Arguments, errors,
-// panics and results are those of the same method undeclared.
+// is missing or has another signature, and when it is not yet declared
+// but an Env has already bound T (pushed a T: its methods tables are
+// made): declare leaf methods before T is first used, e.g. in init.
+// Declaring a method again is harmless. Arguments, errors, panics and
+// results are those of the same method undeclared.
 func Leaf[T any](methods ...string) error {
 	return callbackgate.DeclareLeaf(reflect.TypeFor[T](), methods)
 }

@@ -41,8 +41,9 @@ var (
 // to call into its Env while it runs. It fails, declaring nothing, for a
 // type that is not a pointer, a method t does not have, a signature the
 // leaf path cannot take (at most 4 parameters and 2 results, each an
-// integer, float or bool, and an optional error last), or a type an Env
-// has bound already.
+// integer, float or bool, and an optional error last), or a method not yet
+// declared of a type an Env has bound already (its methods tables are
+// made).
 func DeclareLeaf(t reflect.Type, names []string) error {
 	if t == nil || t.Kind() != reflect.Pointer {
 		return fmt.Errorf("zlua: Leaf[%v]: leaf methods need a pointer type", t)
@@ -65,7 +66,12 @@ func DeclareLeaf(t reflect.Type, names []string) error {
 	leafMu.Lock()
 	defer leafMu.Unlock()
 	if _, bound := boundTypes.Load(t); bound {
-		return fmt.Errorf("zlua: Leaf[%v]: declared after an Env bound the type; declare leaf methods before its first use (e.g. in init)", t)
+		for name := range sigs {
+			if leafDecls[t][name] == nil {
+				return fmt.Errorf("zlua: Leaf[%v]: method %s declared after an Env bound the type; declare leaf methods before its first use (e.g. in init)", t, name)
+			}
+		}
+		return nil // nothing new
 	}
 	if leafDecls[t] == nil {
 		leafDecls[t] = map[string]*leafSig{}
