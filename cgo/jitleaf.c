@@ -16,7 +16,7 @@
  * receiver, a limited call, ...) goes, before anything ran, to the C
  * closure (the trampoline), so every error and conversion stays the C
  * path's. When the method ran and its results need Lua (an error, a
- * panic, results only a program pushes), zlua_jit_call keeps Go's
+ * panic, results only a program pushes), zlua_jit_call* keeps Go's
  * program and the closure tail-calls zlua_jit_finish, which ends the call
  * as the trampoline would (zlua_gate_finish), with the caller's position.
  *
@@ -37,9 +37,9 @@
 
 #ifdef ZLUA_LUAJIT
 
-/* The maker chunk, run once per env with (ffi, the env, the addresses of
- * zlua_jit_call and zlua_jit_res, zlua_jit_finish, the limited flag table
- * of hook.c). It returns make(cfn, tid, fnid, nparams, boolparams,
+/* The maker chunk, run once per env with (ffi, the env, the address of
+ * zlua_jit_res, zlua_jit_finish, the limited flag table
+ * of hook.c, zlua_jit_call0..4). It returns make(cfn, tid, fnid, nparams, boolparams,
  * nresults, boolresults), the leaf closure over the C closure cfn. The
  * closures take (o, ...) so that the C closure gets exactly the arguments
  * the caller passed (its errors count them).
@@ -53,22 +53,27 @@
  * by leaf_chunk. */
 static const char leaf_head[] =
 	"local type = type\n"
-	"local ffi, envp, callp, resp, finish, limited = ...\n"
+	"local ffi, envp, resp, finish, limited, p0, p1, p2, p3, p4 = ...\n"
 	"local env = ffi.cast('void *', envp)\n"
-	"local call = ffi.cast('int (*)(void *, const void *, uint32_t, uint32_t, int, int, double, double, double, double)', callp)\n"
 	"local res = ffi.cast('double (*)(void *, int)', resp)\n"
+	"local call0 = ffi.cast('int (*)(void *, const void *, uint32_t, uint32_t)', p0)\n"
+	"local call1 = ffi.cast('int (*)(void *, const void *, uint32_t, uint32_t, double)', p1)\n"
+	"local call2 = ffi.cast('int (*)(void *, const void *, uint32_t, uint32_t, double, double)', p2)\n"
+	"local call3 = ffi.cast('int (*)(void *, const void *, uint32_t, uint32_t, double, double, double)', p3)\n"
+	"local call4 = ffi.cast('int (*)(void *, const void *, uint32_t, uint32_t, double, double, double, double)', p4)\n"
 	"return function(cfn, tid, fnid, n, pb, nres, rb)\n"
+	"  local spec = tid * 16 + pb\n"
 	"  local b1, b2, b3, b4 = pb % 2 >= 1, pb % 4 >= 2, pb % 8 >= 4, pb % 16 >= 8\n"
 	"  local t1, t2 = b1 and 'boolean' or 'number', b2 and 'boolean' or 'number'\n"
 	"  local t3, t4 = b3 and 'boolean' or 'number', b4 and 'boolean' or 'number'\n"
 	"  local rb1, rb2 = rb % 2 >= 1, rb % 4 >= 2\n";
 
 /* One closure: arguments a1..an checked against t1..tn, booleans passed
- * as 1/0; zlua_jit_call's answer 1 returns the results (booleans where
+ * as 1/0; the answer 1 returns the results (booleans where
  * rb1/rb2), 2 goes to finish, 0 (refused) to the C closure. */
 static const char leaf_body[] =
 	"    if not limited[1] and type(o) == 'userdata'%s then\n"
-	"      local s = call(env, o, tid, fnid, pb, %d%s)\n"
+	"      local s = call%d(env, o, spec, fnid%s)\n"
 	"      if s == 1 then\n"
 	"        if nres == 0 then return end\n"
 	"        local r = res(env, 0)\n"
@@ -98,8 +103,6 @@ static size_t leaf_chunk(char *buf, size_t cap)
 				c += (size_t)snprintf(checks + c, sizeof checks - c, " and type(a%d) == t%d", i, i);
 				a += (size_t)snprintf(args + a, sizeof args - a, ", (b%d and (a%d and 1 or 0) or a%d)", i, i, i);
 				l += (size_t)snprintf(locals + l, sizeof locals - l, "%sa%d", i > 1 ? ", " : "", i);
-			} else {
-				a += (size_t)snprintf(args + a, sizeof args - a, ", 0");
 			}
 		}
 		len += (size_t)snprintf(buf + len, cap - len, "  if n == %d then return function(o, ...)\n", n);
@@ -155,20 +158,20 @@ static void leaf_keep(zlua_env *env, zlua_leafcall *lf, int st)
 	lf->open = 2;
 }
 
-int zlua_jit_call(void *envp, const void *p, uint32_t tid, uint32_t fnid, int bools, int n,
-		  double a, double b, double c, double d)
+/* zlua_jit_call*'s work for n arguments in v; spec is tid << 4 | the
+ * boolean argument bits. */
+static inline int leaf_call(zlua_env *env, const void *p, uint32_t spec, uint32_t fnid, int n,
+			    const double *v)
 {
-	zlua_env *env = (zlua_env *)envp;
 	zlua_leafcall *lf = &env->leaf;
 	const ZLuaObjectUserData *u = (const ZLuaObjectUserData *)p;
 	zlua_frame *fr = &lf->fr;
-	double v[4];
+	int bools = (int)(spec & 15);
 	int i, st;
-	if (lf->open || n < 0 || n > 4 || u == NULL || u->header.magic != ZLUA_MAGIC ||
-	    u->header.kind != ZLUA_KIND_BYOBJ || u->header.type_id != tid ||
+	if (lf->open || u == NULL || u->header.magic != ZLUA_MAGIC ||
+	    u->header.kind != ZLUA_KIND_BYOBJ || u->header.type_id != spec >> 4 ||
 	    (u->header.flags & ZLUA_F_RELEASED) || !zlua_ownaddr(env, u))
 		return 0;
-	v[0] = a, v[1] = b, v[2] = c, v[3] = d;
 	/* the frame the trampoline builds: the receiver checked, the
 	 * arguments read; L is only there for Go paths a leaf call never
 	 * takes (Go refuses what would need it) */
@@ -217,6 +220,36 @@ int zlua_jit_call(void *envp, const void *p, uint32_t tid, uint32_t fnid, int bo
 	return 2;
 }
 
+int zlua_jit_call0(void *env, const void *p, uint32_t spec, uint32_t fnid)
+{
+	return leaf_call((zlua_env *)env, p, spec, fnid, 0, NULL);
+}
+
+int zlua_jit_call1(void *env, const void *p, uint32_t spec, uint32_t fnid, double a)
+{
+	return leaf_call((zlua_env *)env, p, spec, fnid, 1, &a);
+}
+
+int zlua_jit_call2(void *env, const void *p, uint32_t spec, uint32_t fnid, double a, double b)
+{
+	double v[2] = {a, b};
+	return leaf_call((zlua_env *)env, p, spec, fnid, 2, v);
+}
+
+int zlua_jit_call3(void *env, const void *p, uint32_t spec, uint32_t fnid, double a, double b,
+		   double c)
+{
+	double v[3] = {a, b, c};
+	return leaf_call((zlua_env *)env, p, spec, fnid, 3, v);
+}
+
+int zlua_jit_call4(void *env, const void *p, uint32_t spec, uint32_t fnid, double a, double b,
+		   double c, double d)
+{
+	double v[4] = {a, b, c, d};
+	return leaf_call((zlua_env *)env, p, spec, fnid, 4, v);
+}
+
 double zlua_jit_res(void *envp, int i)
 {
 	zlua_leafcall *lf = &((zlua_env *)envp)->leaf;
@@ -261,11 +294,15 @@ static int leaf_maker(lua_State *L, zlua_env *env)
 		lua_error(L);
 	lua_rawgeti(L, LUA_REGISTRYINDEX, env->ffi_ref);
 	lua_pushlightuserdata(L, env);
-	lua_pushlightuserdata(L, (void *)(uintptr_t)zlua_jit_call);
 	lua_pushlightuserdata(L, (void *)(uintptr_t)zlua_jit_res);
 	lua_pushcfunction(L, zlua_jit_finish);
 	lua_rawgeti(L, LUA_REGISTRYINDEX, env->limflag_ref);
-	lua_call(L, 6, 1);
+	lua_pushlightuserdata(L, (void *)(uintptr_t)zlua_jit_call0);
+	lua_pushlightuserdata(L, (void *)(uintptr_t)zlua_jit_call1);
+	lua_pushlightuserdata(L, (void *)(uintptr_t)zlua_jit_call2);
+	lua_pushlightuserdata(L, (void *)(uintptr_t)zlua_jit_call3);
+	lua_pushlightuserdata(L, (void *)(uintptr_t)zlua_jit_call4);
+	lua_call(L, 10, 1);
 	env->leafmk_ref = luaL_ref(L, LUA_REGISTRYINDEX);
 	return env->leafmk_ref > 0;
 }

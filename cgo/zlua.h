@@ -881,16 +881,23 @@ int zlua_gate_finish(lua_State *L, zlua_env *env, zlua_frame *fr, int st);
  * the operand bytes read. [-1, +1] */
 size_t zlua_jit_leaf(lua_State *L, zlua_env *env, const unsigned char *p);
 /* [go-safe, no Lua API: called from Lua through the FFI] Calls leaf
- * method fnid of binding tid on the ByObj payload p with n (<= 4)
- * arguments a..d (a boolean as 0/1 where bit i of bools is set), when p
- * is a live object of env of that binding proved by its address and no
- * other leaf call's results wait. 0: refused, nothing ran (the closure
- * calls the C closure); 1: done, its results wait for zlua_jit_res; 2:
- * ran, zlua_jit_finish pushes its results or raises its error. */
-int zlua_jit_call(void *env, const void *p, uint32_t tid, uint32_t fnid, int bools, int n,
-		  double a, double b, double c, double d);
+ * method fnid of binding spec >> 4 on the ByObj payload p with the
+ * arguments that follow (a boolean as 0/1 where bit i of spec & 15 is
+ * set), when p is a live object of env of that binding proved by its
+ * address and no other leaf call's results wait. 0: refused, nothing ran
+ * (the closure calls the C closure); 1: done, its results wait for
+ * zlua_jit_res; 2: ran, zlua_jit_finish pushes its results or raises its
+ * error. One function per argument count, so an FFI call passes only the
+ * arguments it has. */
+int zlua_jit_call0(void *env, const void *p, uint32_t spec, uint32_t fnid);
+int zlua_jit_call1(void *env, const void *p, uint32_t spec, uint32_t fnid, double a);
+int zlua_jit_call2(void *env, const void *p, uint32_t spec, uint32_t fnid, double a, double b);
+int zlua_jit_call3(void *env, const void *p, uint32_t spec, uint32_t fnid, double a, double b,
+		   double c);
+int zlua_jit_call4(void *env, const void *p, uint32_t spec, uint32_t fnid, double a, double b,
+		   double c, double d);
 /* [go-safe, no Lua API: called from Lua through the FFI] Result i of the
- * leaf call zlua_jit_call answered 1; reading the last one ends it. NaN
+ * leaf call zlua_jit_call* answered 1; reading the last one ends it. NaN
  * when no such result waits. */
 double zlua_jit_res(void *env, int i);
 /* [lua] The leaf call zlua_jit_call answered 2: pushes its results or
