@@ -292,7 +292,7 @@ func leafDispatch(goid uintptr, fnid uint32, fr cgo.Frame) (status int32) {
 			status = g.raisePanic(lm.name, r)
 		}
 	}()
-	lf.out = leafOut{}
+	lf.out.err = nil // the rest is written by the call
 	lm.direct(s.Ptr(), &lf.ia, &lf.fa, &lf.out)
 	done = true
 	g.deep--
@@ -310,6 +310,20 @@ func leafDispatch(goid uintptr, fnid uint32, fr cgo.Frame) (status int32) {
 
 // results stores a direct call's results in fr as the method's plan would.
 func (lm *leafMethod) results(fr cgo.Frame, out *leafOut) int32 {
+	switch lm.sig.nres {
+	case 0:
+		return cgo.StatusReturn0
+	case 1:
+		if k := lm.sig.results[0]; k == reflect.Float64 {
+			fr.ReturnNum(out.f[0])
+			return cgo.StatusReturn1
+		}
+	case 2:
+		if lm.sig.results[0] == reflect.Float64 && lm.sig.results[1] == reflect.Float64 {
+			fr.ReturnNum2(out.f[0], out.f[1])
+			return cgo.StatusReturn2
+		}
+	}
 	ni, nf := 0, 0
 	var r [2]float64
 	for k, kind := range lm.sig.results {
@@ -325,12 +339,9 @@ func (lm *leafMethod) results(fr cgo.Frame, out *leafOut) int32 {
 			ni++
 		}
 	}
-	// booleans travel as 0/1: zlua_jit_call reads numbers, the closure
+	// booleans travel as 0/1: zlua_jit_call* reads numbers, the closure
 	// turns them back
-	switch lm.sig.nres {
-	case 0:
-		return cgo.StatusReturn0
-	case 1:
+	if lm.sig.nres == 1 {
 		fr.ReturnNum(r[0])
 		return cgo.StatusReturn1
 	}
@@ -361,6 +372,9 @@ func (lm *leafMethod) accepts(g *Gate, fr cgo.Frame) bool {
 const maxExact = 1 << 53
 
 func leafArg(k reflect.Kind, a *cgo.Arg) bool {
+	if k == reflect.Float64 { // the common case first
+		return a.Type == int32(cgo.TNumber) && !a.IsInt()
+	}
 	if k == reflect.Bool {
 		return a.Type == int32(cgo.TBoolean)
 	}
