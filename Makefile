@@ -71,10 +71,12 @@ bench-smoke: deps
 	@echo "bench-smoke: every benchmark ran, on Lua 5.4 and LuaJIT"
 
 # bench prints native C, zlua and gopher-lua side by side, as ratios of
-# thread CPU time (wall time beside) measured in one run, medians of
-# BENCH_COUNT runs; it writes bench/RESULTS.md, bench/ratios.svg and the
-# README's Lua 5.4 table. bench-luajit does the same on LuaJIT
-# (RESULTS-luajit.md, ratios-luajit.svg, the README's LuaJIT table).
+# thread CPU time (wall time beside), medians of BENCH_COUNT samples taken
+# in rounds (bench/rounds.sh: each round runs every row once, so the
+# samples a ratio compares are seconds apart, not minutes); it writes
+# bench/RESULTS.md, bench/ratios.svg and the README's Lua 5.4 table.
+# bench-luajit does the same on LuaJIT (RESULTS-luajit.md,
+# ratios-luajit.svg, the README's LuaJIT table).
 # Frame_ rows run a fixed number of frames, FRAMES: gopher-lua's tables
 # never drop deleted keys from their pairs() order, so its frame cost
 # grows with the frames run, and a time-based benchtime would run ten
@@ -82,18 +84,11 @@ bench-smoke: deps
 # untimed setups larger than what they time, and Scale_ ones are whole
 # scenarios: both run a fixed number of iterations too.
 FRAMES      ?= 200
-BENCH_MAIN  = -run '^$$' -bench . -skip 'Frame_|Pump_|Scale_' -count $(BENCH_COUNT)
-BENCH_FRAME = -run '^$$' -bench 'Frame_' -benchtime $(FRAMES)x -count $(BENCH_COUNT)
-BENCH_FIXED = -run '^$$' -bench 'Pump_' -benchtime 50x -count $(BENCH_COUNT)
-BENCH_SCALE = -run '^$$' -bench 'Scale_' -benchtime 1x -count 3
-# bench_all runs the four parts with the go test flags $(1).
-bench_all = $(GO) test $(1) $(BENCH_MAIN) . && $(GO) test $(1) $(BENCH_FRAME) . && \
-	$(GO) test $(1) $(BENCH_FIXED) . && $(GO) test $(1) $(BENCH_SCALE) .
 
 bench: deps
-	cd bench && { $(call bench_all,) ; } | tee results.txt | \
+	cd bench && bash rounds.sh $(BENCH_COUNT) $(FRAMES) | tee results.txt | \
 		$(GO) run ./cmd/ratios -md RESULTS.md -svg ratios.svg -readme ../README.md -section lua54
 
 bench-luajit: deps
-	cd bench && { $(call bench_all,-tags luajit) ; } | tee results-luajit.txt | \
+	cd bench && bash rounds.sh $(BENCH_COUNT) $(FRAMES) -tags luajit | tee results-luajit.txt | \
 		$(GO) run ./cmd/ratios -md RESULTS-luajit.md -svg ratios-luajit.svg -readme ../README.md -section luajit
