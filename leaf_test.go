@@ -234,8 +234,18 @@ const leafProbe = `
 
 // The same calls give byte-identical results and errors through the leaf
 // closures (a loop LuaJIT compiles) and through the C closures (a limited
-// call, which takes them), on both backends.
+// call, which takes them), on both backends; on LuaJIT with the direct
+// calls of amd64 and with the dispatch path of other architectures.
 func TestLeafCallsMatchTheCPath(t *testing.T) {
+	for _, direct := range []bool{true, false} {
+		t.Run(fmt.Sprintf("direct=%v", direct), func(t *testing.T) {
+			defer zlua.LeafDirect(zlua.LeafDirect(direct))
+			leafCallsMatchTheCPath(t)
+		})
+	}
+}
+
+func leafCallsMatchTheCPath(t *testing.T) {
 	e := newEnv(t)
 	w := &Leafer{Env: e}
 	must(t, e.SetGlobal("w", w))

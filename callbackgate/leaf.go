@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"runtime"
 	"sync"
+	"sync/atomic"
 
 	"github.com/zlua-go/zlua/cgo"
 )
@@ -225,7 +226,19 @@ func (g *Gate) leafRefusal() error {
 	return g.lf.m.err
 }
 
-func init() { cgo.SetLeafHandler(leafDispatch) }
+func init() {
+	cgo.SetLeafHandler(leafDispatch)
+	directOn.Store(true)
+}
+
+// directOn lets leafDispatch call methods directly (leafcall.go); off,
+// it runs their ordinary plan through dispatch, as off amd64.
+var directOn atomic.Bool
+
+// SetLeafDirect turns the direct calls of leaf methods on or off and
+// returns the previous setting: a test hook, so that the tests exercise
+// the dispatch path other architectures take.
+func SetLeafDirect(on bool) bool { return directOn.Swap(on) }
 
 // leafDispatch is the Go side of zlua_jit_call. It runs the method only
 // when nothing on the way can need the Lua API (forbidden inside an FFI
@@ -246,7 +259,7 @@ func leafDispatch(goid uintptr, fnid uint32, fr cgo.Frame) (status int32) {
 	if !ok {
 		return cgo.StatusLeafRefused
 	}
-	if lm.direct == nil {
+	if lm.direct == nil || !directOn.Load() {
 		if !lm.accepts(g, fr) {
 			return cgo.StatusLeafRefused
 		}

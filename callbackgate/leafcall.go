@@ -1,4 +1,4 @@
-//go:build amd64 || arm64
+//go:build amd64
 
 package callbackgate
 
@@ -10,7 +10,7 @@ import (
 
 // Leaf methods on LuaJIT are called without reflection through one of six
 // function types that cover every leaf signature. Go's register ABI
-// (amd64, arm64) assigns integer-class arguments (integers, booleans, the
+// assigns integer-class arguments (integers, booleans, the
 // receiver) to the integer registers in order and floats to the float
 // registers in order, independently of each other, and results the same
 // way. So a method taking (p, int8, float64, bool) reads exactly what a
@@ -23,7 +23,10 @@ import (
 // results are read from the first two float registers, which hold
 // garbage when the method returns fewer (it is not read then). A narrower
 // value uses the low bits of its register: arguments pass them (a float32
-// as its bits in the low half), results are truncated by kind.
+// as its bits in the low half), results are truncated by kind. Built for
+// amd64, where it is tested; arm64's ABI assigns registers the same way,
+// but other architectures run the ordinary plan through dispatch
+// (leafcall_other.go) until the direct calls are tested there.
 type (
 	leafR0  func(p unsafe.Pointer, i1, i2, i3, i4 uint64, f1, f2, f3, f4 float64) (float64, float64)
 	leafR1  func(p unsafe.Pointer, i1, i2, i3, i4 uint64, f1, f2, f3, f4 float64) (uint64, float64, float64)

@@ -1,4 +1,4 @@
-//go:build !amd64 && !arm64
+//go:build !amd64
 
 package callbackgate
 
@@ -7,8 +7,8 @@ import (
 	"unsafe"
 )
 
-// Without Go's register ABI leaf methods are not called directly: the FFI
-// path runs their ordinary plan through dispatch (see leafcall.go).
+// Off amd64 leaf methods are not called directly: the FFI path runs their
+// ordinary plan through dispatch (see leafcall.go).
 type leafOut struct {
 	i   [2]uint64
 	f   [2]float64
