@@ -583,3 +583,22 @@ func BenchmarkLeafCall(b *testing.B) {
 		})
 	}
 }
+
+// Leaf calls allocate nothing in Lua; a script that runs out of memory
+// among them gets the memory error as always, and leaf calls work after.
+func TestLeafCallsUnderAMemoryLimit(t *testing.T) {
+	e, err := zlua.New(zlua.Options{MemoryLimit: 8 << 20})
+	must(t, err)
+	defer e.Close()
+	w := &Leafer{}
+	must(t, e.SetGlobal("w", w))
+	err = e.DoString(`local t = {} for i = 1, 1e8 do w:Move(1, 0); t[i] = {w:Position()} end`)
+	if !errors.Is(err, zlua.ErrMemory) {
+		t.Fatalf("err = %v, want ErrMemory", err)
+	}
+	x := w.X
+	run(t, e, `collectgarbage(); for i = 1, 1000 do w:Move(1, 0) end`)
+	if w.X != x+1000 {
+		t.Errorf("X = %v, want %v", w.X, x+1000)
+	}
+}
