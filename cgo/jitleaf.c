@@ -314,6 +314,8 @@ static uint32_t get_u32le(const unsigned char *p)
 
 size_t zlua_jit_leaf(lua_State *L, zlua_env *env, const unsigned char *p)
 {
+	/* the maker's chunk and its 10 arguments, or the maker and its 7 */
+	luaL_checkstack(L, 12, "zlua: too many values");
 	if (!leaf_maker(L, env))
 		return 12;
 	lua_rawgeti(L, LUA_REGISTRYINDEX, env->leafmk_ref);
