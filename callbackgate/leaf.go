@@ -420,3 +420,7 @@ func leafArg(k reflect.Kind, a *cgo.Arg) bool {
 	}
 	return x >= lo && x <= hi && x == math.Trunc(x)
 }
+
+// isFloatKind reports whether k is a float kind (a leaf value in a float
+// register; leafcall.go), on every architecture.
+func isFloatKind(k reflect.Kind) bool { return k == reflect.Float32 || k == reflect.Float64 }

@@ -1,4 +1,4 @@
-//go:build amd64
+//go:build amd64 && !nodirect
 
 package callbackgate
 
@@ -95,8 +95,6 @@ func directLeaf(recv reflect.Type, ft reflect.Type, code unsafe.Pointer) leafDir
 		}
 	}
 }
-
-func isFloatKind(k reflect.Kind) bool { return k == reflect.Float32 || k == reflect.Float64 }
 
 // leafIn places argument value x (checked by leafArg) of kind k in the
 // register its kind goes to.
