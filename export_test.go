@@ -1,6 +1,9 @@
 package zlua
 
-import "github.com/zlua-go/zlua/cgo"
+import (
+	"github.com/zlua-go/zlua/callbackgate"
+	"github.com/zlua-go/zlua/cgo"
+)
 
 // FailAllocAt makes the k-th growing Lua allocation of e from now fail,
 // and every later one until FailAllocAt(e, 0): the hook of the
@@ -44,3 +47,8 @@ func UnarmedFuncsCap(e *Env) int { return e.g.UnarmedCap() }
 // OpWithFarArgs runs a protected operation of e whose arguments sit in a
 // light userdata segment LuaJIT has not interned (-1: none could be made).
 func OpWithFarArgs(e *Env) int { return e.g.S.OpWithFarArgs(e.g.Current()) }
+
+// LeafDirect turns the direct calls of leaf methods on or off (off: the
+// dispatch path of architectures without them) and returns the previous
+// setting.
+func LeafDirect(on bool) bool { return callbackgate.SetLeafDirect(on) }

@@ -33,6 +33,26 @@ type sweepRecord struct {
 
 func (h *sweepHero) Heal(n int) int { h.HP += n; return h.HP }
 
+// sweepLeaf's methods are leaf methods: on LuaJIT its metatable building
+// makes the FFI closures, its calls leave results and errors waiting in
+// C for the closure (jitleaf.c).
+type sweepLeaf struct{ X, Y float64 }
+
+func (l *sweepLeaf) Move(dx, dy float64)     { l.X += dx; l.Y += dy }
+func (l *sweepLeaf) Pos() (float64, float64) { return l.X, l.Y }
+func (l *sweepLeaf) Check(n int) (bool, error) {
+	if n < 0 {
+		return false, errSweep
+	}
+	return n > 0, nil
+}
+
+func init() {
+	if err := Leaf[*sweepLeaf]("Move", "Pos", "Check"); err != nil {
+		panic(err)
+	}
+}
+
 // sweepConfig decodes from tables and pushes with AsTable.
 type sweepConfig struct {
 	Name    string
@@ -84,6 +104,19 @@ var sweepScenarios = []sweepScenario{
 		}
 		var s string
 		return e.Global("s", &s)
+	}},
+	{"leaf methods", false, func(e *Env) error { return nil }, func(e *Env) error {
+		if err := e.SetGlobal("leaf", &sweepLeaf{}); err != nil {
+			return err
+		}
+		return e.DoString(`for i = 1, 200 do
+				leaf:Move(1, 0.5)
+				local x, y = leaf:Pos()
+				assert(x == i and y == i / 2 and leaf:Check(i) == true)
+				assert(not pcall(leaf.Check, leaf, -1))
+				assert(not pcall(leaf.Move, leaf, "x", 1))
+			end
+			leaf = nil`)
 	}},
 	{"errors across the gate", false, func(e *Env) error {
 		if err := e.SetGlobal("fail", func() error { return errSweep }); err != nil {
@@ -524,7 +557,7 @@ func sweepOnce(t *testing.T, sc sweepScenario, k uint64, ref Stats) (left Stats,
 	}
 	// Usable again, and nothing leaked once everything is dropped.
 	runtime.GC()
-	if err := e.DoString(`hero, heroes, s, v, rec, cfg, copy, before, bag, inv = nil; collectgarbage(); collectgarbage()`); err != nil {
+	if err := e.DoString(`hero, heroes, s, v, rec, cfg, copy, before, bag, inv, leaf = nil; collectgarbage(); collectgarbage()`); err != nil {
 		t.Fatalf("k=%d: Env unusable after the failure: %v", k, err)
 	}
 	if err := e.Pump(); err != nil && !e.g.Closed() {

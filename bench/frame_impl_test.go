@@ -13,19 +13,46 @@ import (
 
 // zluaFrame: entities are *Entity pushed by zlua (exported fields and
 // methods bound automatically); events go through typed function handles.
+// Entity's scalar methods are declared leaf (init below), as a user would
+// declare hot methods that never call back into Lua: on LuaJIT compiled
+// code calls them through the FFI. The zluaNoLeaf rows run the same frame
+// with EntityNoLeaf, the same type with its methods undeclared.
 type zluaFrame struct {
-	env                *zlua.Env
-	w                  *world
-	frameFn            func(float64) error
-	onSpawn, onDespawn func(*Entity) error
+	env                  *zlua.Env
+	w                    *world
+	frameFn              func(float64) error
+	onSpawn, onDespawn   func(*Entity) error
+	noleaf               bool
+	onSpawnN, onDespawnN func(*EntityNoLeaf) error
 }
 
-func openZluaFrame(bh frameBehaviour, n int) (frameSim, error) {
+func init() {
+	if err := zlua.Leaf[*Entity]("Position", "Move", "Damage", "Hit"); err != nil {
+		panic(err)
+	}
+}
+
+// EntityNoLeaf is Entity with the same methods, none declared leaf.
+type EntityNoLeaf Entity
+
+func (e *EntityNoLeaf) Position() (float64, float64) { return (*Entity)(e).Position() }
+func (e *EntityNoLeaf) Move(dx, dy float64)          { (*Entity)(e).Move(dx, dy) }
+func (e *EntityNoLeaf) Damage(n int) bool            { return (*Entity)(e).Damage(n) }
+func (e *EntityNoLeaf) Hit(n int)                    { (*Entity)(e).Hit(n) }
+func (e *EntityNoLeaf) Neighbour() *EntityNoLeaf {
+	return (*EntityNoLeaf)((*Entity)(e).Neighbour())
+}
+
+func openZluaFrame(bh frameBehaviour, n int) (frameSim, error) { return openZlua(bh, n, false) }
+
+func openZluaNoLeafFrame(bh frameBehaviour, n int) (frameSim, error) { return openZlua(bh, n, true) }
+
+func openZlua(bh frameBehaviour, n int, noleaf bool) (frameSim, error) {
 	env, err := zlua.New(zlua.Options{PumpBudget: 10000})
 	if err != nil {
 		return nil, err
 	}
-	s := &zluaFrame{env: env, w: &world{}}
+	s := &zluaFrame{env: env, w: &world{}, noleaf: noleaf}
 	if err := s.setup(bh, n); err != nil {
 		env.Close()
 		return nil, err
@@ -37,17 +64,36 @@ func (s *zluaFrame) setup(bh frameBehaviour, n int) error {
 	if err := s.env.DoString(bh.script); err != nil {
 		return err
 	}
-	for name, p := range map[string]any{"frame": &s.frameFn, "on_spawn": &s.onSpawn, "on_despawn": &s.onDespawn} {
+	fns := map[string]any{"frame": &s.frameFn, "on_spawn": &s.onSpawn, "on_despawn": &s.onDespawn}
+	if s.noleaf {
+		fns["on_spawn"], fns["on_despawn"] = &s.onSpawnN, &s.onDespawnN
+	}
+	for name, p := range fns {
 		if err := s.env.GetFunction(name, p); err != nil {
 			return err
 		}
 	}
 	for i := 0; i < n; i++ {
-		if err := s.onSpawn(s.w.spawn()); err != nil {
+		if err := s.spawned(s.w.spawn()); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// spawned and despawned deliver the events as the row's entity type.
+func (s *zluaFrame) spawned(e *Entity) error {
+	if s.noleaf {
+		return s.onSpawnN((*EntityNoLeaf)(e))
+	}
+	return s.onSpawn(e)
+}
+
+func (s *zluaFrame) despawned(e *Entity) error {
+	if s.noleaf {
+		return s.onDespawnN((*EntityNoLeaf)(e))
+	}
+	return s.onDespawn(e)
 }
 
 func (s *zluaFrame) frame(f int) error {
@@ -55,10 +101,10 @@ func (s *zluaFrame) frame(f int) error {
 		return err
 	}
 	for k := range churn(len(s.w.ents)) {
-		if err := s.onDespawn(s.w.despawn(churnIndex(f, k, len(s.w.ents)))); err != nil {
+		if err := s.despawned(s.w.despawn(churnIndex(f, k, len(s.w.ents)))); err != nil {
 			return err
 		}
-		if err := s.onSpawn(s.w.spawn()); err != nil {
+		if err := s.spawned(s.w.spawn()); err != nil {
 			return err
 		}
 	}

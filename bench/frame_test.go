@@ -177,6 +177,7 @@ var frameImpls = []frameImpl{
 	{"native", openNativeFrame},
 	{"zlua", openZluaFrame},
 	{"gopherlua", openGopherFrame},
+	{"zluaNoLeaf", openZluaNoLeafFrame}, // a variant: methods not declared leaf
 }
 
 // BenchmarkFrame_Entities1k and BenchmarkFrame_Entities10k run the

@@ -172,13 +172,17 @@ func (g *Gate) buildMetatable(b *binding) (int32, error) {
 	s.PutNewMetatable()
 	s.PutNewTable(0, len(b.methods))
 	for _, m := range b.methods {
-		hints := argHints(m.in, 1) // argument 1 is the receiver
-		id, err := g.registerEntry(funcEntry{name: b.name + ":" + m.name, fn: m, call: m.call, hints: hints})
+		e, lm := g.methodEntry(b, m)
+		e.hints = argHints(m.in, 1) // argument 1 is the receiver
+		id, err := g.registerEntry(e)
 		if err != nil {
 			return 0, err
 		}
 		s.PutStr(m.name)
-		s.PutGoFuncHints(id, hints)
+		s.PutGoFuncHints(id, e.hints)
+		if lm != nil {
+			lm.putLeaf(s, b, id) // LuaJIT: the FFI closure over it (leaf.go)
+		}
 		s.PutRawSet()
 	}
 	// __index and __newindex: elements of ByRef values and fields go to

@@ -253,6 +253,9 @@ func (g *Gate) readArg(fr cgo.Frame, i int, v reflect.Value) error {
 // returned (as is, not wrapped) yields, anything else is raised.
 func (g *Gate) fail(err error) int32 {
 	if y, ok := err.(*yieldRequest); ok {
+		if g.lf.m != nil { // the same on the FFI path, where g.cur is unknown
+			return g.raiseText(g.lf.m.yield, nil)
+		}
 		if g.cur == g.S.Main() { // LuaJIT would say "across C-call boundary"
 			return g.raiseText("attempt to yield from outside a coroutine", nil)
 		}

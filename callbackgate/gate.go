@@ -93,6 +93,8 @@ type Gate struct {
 	flat     flatCache  // the last flat table shape decoded (decodeflat.go)
 
 	warn func(string) // Lua 5.4 warnings sink (warn.go); nil: stderr
+
+	lf leafState // the leaf method running (leaf.go)
 }
 
 // Stats are the gate's counters (see zlua.Stats for their meaning).
@@ -253,6 +255,9 @@ func (g *Gate) Claim() error {
 // nil for Enter), or another goroutine owns it. Only atomics are read.
 func (g *Gate) claimFailed(nested error) error {
 	if cgo.OnThread(&g.cbTID) {
+		if err := g.leafRefusal(); err != nil {
+			return err // a leaf method broke its promise (leaf.go)
+		}
 		return nested
 	}
 	if g.busy.Load() == gateClosed {

@@ -93,6 +93,9 @@ int zlua_prog_run(lua_State *L, zlua_env *env, const unsigned char *p, size_t n)
 		case ZLUA_OP_SVINDEX:
 			zlua_sv_indexer(L, env);
 			break;
+		case ZLUA_OP_LEAF:
+			p += zlua_jit_leaf(L, env, p);
+			break;
 		case ZLUA_OP_LIGHTUD: {
 			uint64_t h;
 			memcpy(&h, p, sizeof h);
@@ -492,4 +495,43 @@ int zlua_funcud_gc(lua_State *L)
 	}
 	env->freed[env->freed_len++] = fu->fnid;
 	return 0;
+}
+
+/* The trampoline's ending for a Go call that already returned st (a
+ * LuaJIT leaf call finished by zlua_jit_finish, which restored env's
+ * program and raise slot first). Keep it in step with the switch that
+ * ends zlua_trampoline. */
+int zlua_gate_finish(lua_State *L, zlua_env *env, zlua_frame *fr, int st)
+{
+	switch (st) {
+	case ZLUA_RET1:
+		push_ret(L, &fr->ret);
+		return 1;
+	case ZLUA_RET0:
+		return 0;
+	case ZLUA_RET2:
+		push_ret(L, &fr->ret);
+		push_ret(L, &fr->ret2);
+		return 2;
+	case ZLUA_RETOBJ:
+		zlua_obj_push(L, env, (uint32_t)fr->ret.v.i, (uint32_t)((uint64_t)fr->ret.v.i >> 32),
+			      (uint32_t)fr->ret.len, (int)(int32_t)(fr->ret.len >> 32), fr->ret.isint);
+		return 1;
+	case ZLUA_RET:
+		return zlua_prog_run_env(L, env);
+	case ZLUA_YIELD:
+		return lua_yield(L, zlua_prog_run_env(L, env));
+	case ZLUA_ERRPOS:
+		where(L);
+		if (env->raise_slot != 0)
+			keep_where(L, env);
+		zlua_prog_run_env(L, env);
+		lua_concat(L, 2);
+		return lua_error(L);
+	case ZLUA_ARGERR:
+		return raise_argerror(L, env);
+	default: /* ZLUA_ERR */
+		zlua_prog_run_env(L, env);
+		return lua_error(L);
+	}
 }

@@ -314,8 +314,10 @@ int zlua_op(zlua_env *env, lua_State *L, int opcode, int nargs, int nres,
 	if (outermost) /* nested operations run on this thread, below us */
 		env->cstack_base = (uintptr_t)&outermost;
 	st = lua_pcall(L, nargs + 1, nres, base + 1);
-	if (outermost)
+	if (outermost) {
 		env->cstack_base = 0;
+		zlua_jit_leafreset(env); /* no Lua runs: no leaf results wait */
+	}
 	env->op_pending = pending;
 	if (lua_gettop(L) == base + 1)
 		lua_settop(L, base); /* the message handler, alone: no rotation */

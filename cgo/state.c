@@ -137,6 +137,7 @@ void zlua_env_close(zlua_env *env)
 	zlua_env_close_state(env);
 	zlua_reclaim(env);
 	free(env->prog);
+	free(env->leaf.prog);
 	free(env->freed);
 	free(env->armed);
 	free(env->objcnt);

@@ -195,6 +195,22 @@ typedef struct zlua_frame {
 	uintptr_t tid; /* zlua_tid() of the thread running the call */
 } zlua_frame;
 
+/* A LuaJIT leaf method call (jitleaf.c) whose results or error the
+ * calling closure has not read yet: zlua_jit_call leaves them here, in
+ * the env, and refuses other leaf calls (they take the C closure) until
+ * the closure has read them. */
+typedef struct zlua_leafcall {
+	zlua_frame fr;   /* the frame handed to Go */
+	double r[2];     /* RET1/RET2 results as numbers (a boolean as 0/1) */
+	int open;        /* 0: nothing waits; 1: results in r; 2: st and prog */
+	int nres;        /* results waiting in r */
+	int st;          /* open 2: the status Go returned */
+	int nomem;       /* open 2: prog could not be kept */
+	uint32_t raise_slot, raise_seq; /* open 2: env's, as Go left them */
+	unsigned char *prog; /* open 2: a copy of Go's program */
+	size_t prog_len, prog_cap;
+} zlua_leafcall;
+
 /* ---- push programs ----
  * Go never pushes a value that allocates: it writes a program of these ops
  * into env->prog and C interprets it where raising is safe. Operands are
@@ -227,7 +243,13 @@ enum zlua_op {
 	ZLUA_OP_SVINDEX = 34, /* stack: mt, fields, methods, getter, setter,
 	                       * type id, size (0: a companion type), name -> mt
 	                       * (__index, __newindex set) */
-	ZLUA_OP_LIGHTUD = 35  /* u64: a light userdata (opaque handle) */
+	ZLUA_OP_LIGHTUD = 35, /* u64: a light userdata (opaque handle) */
+	/* leaf methods (jitleaf.c) */
+	ZLUA_OP_LEAF = 36     /* u32 type_id, u32 fnid, u8 nparams, u8 boolean
+	                       * params (bit i), u8 nresults, u8 boolean results;
+	                       * stack: the method's Go function -> its LuaJIT
+	                       * leaf closure (unchanged on Lua 5.4 or without
+	                       * the FFI) */
 };
 
 /* Programs up to this size are copied onto the C stack before they run, so
@@ -444,6 +466,9 @@ typedef struct zlua_env {
 	uintptr_t cstack_base; /* C stack address of the outermost zlua_op running */
 	int hook_raised;       /* the error being raised left a hook (see zlua_handler_guard) */
 	int limflag_ref;       /* LuaJIT: registry ref of {limited}, read by Lua-side xpcall */
+	/* leaf methods (jitleaf.c) */
+	int leafmk_ref;        /* LuaJIT: registry ref of the closure maker (0: not made) */
+	zlua_leafcall leaf;    /* LuaJIT: the call whose results wait */
 
 	/* scripts' hooks (debughook.c) */
 	int script_hooks;      /* debug.sethook was called: records may exist */
@@ -856,6 +881,42 @@ int zlua_prog_run_env(lua_State *L, zlua_env *env);
 void zlua_read_arg(zlua_env *env, lua_State *L, int idx, zlua_arg *a);
 /* [lua] The lua_CFunction behind every Go function. */
 int zlua_trampoline(lua_State *L);
+/* [lua] Ends a Go call the way zlua_trampoline does once Go returned st
+ * for frame fr: pushes the results or raises the error of env's program.
+ * Used by zlua_jit_finish for leaf calls whose results need Lua. */
+int zlua_gate_finish(lua_State *L, zlua_env *env, zlua_frame *fr, int st);
+/* [lua] ZLUA_OP_LEAF at p (after the op byte): on LuaJIT with the FFI,
+ * replaces the Go function on top by the leaf closure over it. Returns
+ * the operand bytes read. [-1, +1] */
+size_t zlua_jit_leaf(lua_State *L, zlua_env *env, const unsigned char *p);
+/* [go-safe, no Lua API: called from Lua through the FFI] Calls leaf
+ * method fnid of binding spec >> 4 on the ByObj payload p with the
+ * arguments that follow (a boolean as 0/1 where bit i of spec & 15 is
+ * set), when p is a live object of env of that binding proved by its
+ * address and no other leaf call's results wait. 0: refused, nothing ran
+ * (the closure calls the C closure); 1: done, its results wait for
+ * zlua_jit_res; 2: ran, zlua_jit_finish pushes its results or raises its
+ * error. One function per argument count, so an FFI call passes only the
+ * arguments it has. */
+int zlua_jit_call0(void *env, const void *p, uint32_t spec, uint32_t fnid);
+int zlua_jit_call1(void *env, const void *p, uint32_t spec, uint32_t fnid, double a);
+int zlua_jit_call2(void *env, const void *p, uint32_t spec, uint32_t fnid, double a, double b);
+int zlua_jit_call3(void *env, const void *p, uint32_t spec, uint32_t fnid, double a, double b,
+		   double c);
+int zlua_jit_call4(void *env, const void *p, uint32_t spec, uint32_t fnid, double a, double b,
+		   double c, double d);
+/* [go-safe, no Lua API: called from Lua through the FFI] Result i of the
+ * leaf call zlua_jit_call* answered 1; reading the last one ends it. NaN
+ * when no such result waits. */
+double zlua_jit_res(void *env, int i);
+/* [lua] The leaf call zlua_jit_call answered 2: pushes its results or
+ * raises its error as the trampoline would; nothing when none waits.
+ * [-0, +n] */
+int zlua_jit_finish(lua_State *L);
+/* [go-safe] Forgets leaf results left unread by an error thrown between
+ * zlua_jit_call and the closure's reads; called when the outermost
+ * protected operation ends (no Lua code runs then). */
+void zlua_jit_leafreset(zlua_env *env);
 /* [lua] __gc of the function sentinel: queues its id for Go. [-0, +0] */
 int zlua_funcud_gc(lua_State *L);
 
@@ -1178,6 +1239,11 @@ extern const char zlua_marker;
 
 /* Go side of the gate, exported from gate_export.go. */
 extern int zluaGateCall(zlua_frame *fr);
+/* Go side of a LuaJIT leaf method call (zlua_jit_call), exported from
+ * leaf.go: a zlua_status, or ZLUA_LEAF_REFUSED when Go did not run the
+ * method (the closure then calls the C closure). */
+extern int zluaLeafCall(uintptr_t goid, uint32_t fnid, zlua_frame *fr);
+#define ZLUA_LEAF_REFUSED (-1)
 /* Go side of warnings (Options.Warn), exported from gate_export.go. */
 extern void zluaWarn(uintptr_t goid, char *msg, size_t len);
 
