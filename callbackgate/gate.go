@@ -512,6 +512,7 @@ func dispatch(goid uintptr, fnid uint32, fr cgo.Frame) (status int32) {
 		if done {
 			return
 		}
+		g.leafEnd()                   // a leaf method's guard (leaf.go) ends with its call
 		if r := recover(); r != nil { // the frame was not restored
 			g.cur = prev
 			g.deep--
