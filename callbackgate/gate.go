@@ -514,6 +514,7 @@ func dispatch(fr cgo.Frame) (status int32) {
 		if done {
 			return
 		}
+		g.leafEnd()                   // a leaf method's guard (leaf.go) ends with its call
 		if r := recover(); r != nil { // the frame was not restored
 			g.cur = prev
 			g.deep--

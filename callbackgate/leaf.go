@@ -206,9 +206,10 @@ func (lm *leafMethod) putLeaf(s *cgo.State, b *binding, fnid uint32) {
 // with it raised, whatever it did with it.
 func (lm *leafMethod) call(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
 	g.lf.m, g.lf.broke = lm, false
-	defer g.leafEnd() // a panic too: dispatch recovers it after this
-	st := lm.inner(g, e, fr)
-	if g.lf.broke {
+	st := lm.inner(g, e, fr) // a panic: dispatch's recovery ends the guard
+	broke := g.lf.broke
+	g.leafEnd()
+	if broke {
 		return g.raiseText(lm.err.text, lm.err)
 	}
 	return st

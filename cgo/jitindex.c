@@ -382,6 +382,9 @@ void zlua_jit_fieldtable(lua_State *L, const zlua_fielddir *d)
 
 void zlua_jit_valfields(lua_State *L, zlua_env *env, int mt, uint32_t tid)
 {
+	/* a program op is only sure of 3 free slots (zlua_prog_run); this
+	 * one pushes up to 10 */
+	luaL_checkstack(L, 12, "zlua: too many values");
 	const zlua_fielddir *d = zlua_dir(env, ZLUA_DIR_VAL, tid);
 	if (env->jitval_ref == LUA_NOREF || d == NULL || zlua_dir_count(d) == 0)
 		return;

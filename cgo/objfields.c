@@ -107,6 +107,9 @@ int zlua_obj_fnewindex(lua_State *L)
 void zlua_obj_fields(lua_State *L, zlua_env *env)
 {
 	int mt = lua_gettop(L) - 7;
+	/* a program op is only sure of 3 free slots (zlua_prog_run); this
+	 * one pushes up to 10 */
+	luaL_checkstack(L, 12, "zlua: too many values");
 	zlua_dir_make(L, env, ZLUA_DIR_OBJ, mt + 4, (uint32_t)lua_tointeger(L, mt + 5),
 		      (size_t)lua_tointeger(L, mt + 6), lua_tostring(L, mt + 7));
 #ifdef ZLUA_LUAJIT

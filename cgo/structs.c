@@ -47,6 +47,9 @@ void zlua_sv_newmt(lua_State *L, zlua_env *env, int gc)
 void zlua_sv_indexer(lua_State *L, zlua_env *env)
 {
 	int mt = lua_gettop(L) - 7;
+	/* a program op is only sure of 3 free slots (zlua_prog_run); this
+	 * one pushes up to 10 */
+	luaL_checkstack(L, 12, "zlua: too many values");
 	size_t size = (size_t)lua_tointeger(L, mt + 6);
 	uint32_t tid = (uint32_t)lua_tointeger(L, mt + 5);
 	zlua_dir_make(L, env, ZLUA_DIR_VAL, mt + 1, tid, size, lua_tostring(L, mt + 7));
