@@ -499,8 +499,8 @@ int zlua_funcud_gc(lua_State *L)
 
 /* The trampoline's ending for a Go call that already returned st (a
  * LuaJIT leaf call finished by zlua_jit_finish, which restored env's
- * program and raise slot first). Keep it in step with the switch that
- * ends zlua_trampoline. */
+ * program and raise slot first): the common statuses as zlua_trampoline
+ * ends them, the rest through the same finish. */
 int zlua_gate_finish(lua_State *L, zlua_env *env, zlua_frame *fr, int st)
 {
 	switch (st) {
@@ -517,21 +517,7 @@ int zlua_gate_finish(lua_State *L, zlua_env *env, zlua_frame *fr, int st)
 		zlua_obj_push(L, env, (uint32_t)fr->ret.v.i, (uint32_t)((uint64_t)fr->ret.v.i >> 32),
 			      (uint32_t)fr->ret.len, (int)(int32_t)(fr->ret.len >> 32), fr->ret.isint);
 		return 1;
-	case ZLUA_RET:
-		return zlua_prog_run_env(L, env);
-	case ZLUA_YIELD:
-		return lua_yield(L, zlua_prog_run_env(L, env));
-	case ZLUA_ERRPOS:
-		where(L);
-		if (env->raise_slot != 0)
-			keep_where(L, env);
-		zlua_prog_run_env(L, env);
-		lua_concat(L, 2);
-		return lua_error(L);
-	case ZLUA_ARGERR:
-		return raise_argerror(L, env);
-	default: /* ZLUA_ERR */
-		zlua_prog_run_env(L, env);
-		return lua_error(L);
+	default:
+		return finish(L, env, fr, st);
 	}
 }
