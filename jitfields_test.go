@@ -20,16 +20,26 @@ var onLuaJIT = strings.HasPrefix(zlua.Backend, "LuaJIT")
 // closures (jitindex.c) named in names, which an FFI call replaces.
 func cFunctionCalls(t *testing.T, e *zlua.Env, v, body string, names ...string) int {
 	t.Helper()
+	return closureCalls(t, e, `local v = `+v+`
+		local _ = v.F64
+		local mt = debug.getmetatable(v)
+		local closures = {mt.__index, mt.__newindex}`, body, names...)
+}
+
+// closureCalls runs prelude, which sets the local closures to a list of
+// functions, then returns how many calls of the C functions among them,
+// and of those held as their upvalues named in names, body made (a call
+// hook counts them).
+func closureCalls(t *testing.T, e *zlua.Env, prelude, body string, names ...string) int {
+	t.Helper()
 	upv := "{"
 	for _, n := range names {
 		upv += fmt.Sprintf("[%q] = true, ", n)
 	}
 	upv += "}"
-	run(t, e, `
-		local v = `+v+`
-		local _ = v.F64
-		local mt, cfuncs, names = debug.getmetatable(v), {}, `+upv+`
-		for _, f in ipairs({mt.__index, mt.__newindex}) do
+	run(t, e, prelude+`
+		local cfuncs, names = {}, `+upv+`
+		for _, f in ipairs(closures) do
 			if debug.getinfo(f, "S").what == "C" then cfuncs[f] = true end
 			for i = 1, math.huge do
 				local name, u = debug.getupvalue(f, i)
@@ -37,7 +47,7 @@ func cFunctionCalls(t *testing.T, e *zlua.Env, v, body string, names ...string) 
 				if names[name] then cfuncs[u] = true end
 			end
 		end
-		assert(next(cfuncs) ~= nil, "no C field closure found")
+		assert(next(cfuncs) ~= nil, "no C closure found")
 		local n, getinfo = 0, debug.getinfo
 		debug.sethook(function() if cfuncs[getinfo(2, "f").func] then n = n + 1 end end, "c")
 		`+body+`

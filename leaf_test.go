@@ -82,24 +82,7 @@ func init() {
 // or the methods themselves where they are C functions) made by body.
 func leafCalls(t *testing.T, e *zlua.Env, body string) int {
 	t.Helper()
-	run(t, e, `
-		local cfuncs = {}
-		for _, k in ipairs({"Position", "Move", "Damage"}) do
-			local f = w[k]
-			if debug.getinfo(f, "S").what == "C" then cfuncs[f] = true end
-			for i = 1, math.huge do
-				local name, u = debug.getupvalue(f, i)
-				if name == nil then break end
-				if name == "cfn" then cfuncs[u] = true end
-			end
-		end
-		assert(next(cfuncs) ~= nil, "no C method closure found")
-		local n, getinfo = 0, debug.getinfo
-		debug.sethook(function() if cfuncs[getinfo(2, "f").func] then n = n + 1 end end, "c")
-		`+body+`
-		debug.sethook()
-		ccalls = n`)
-	return global[int](t, e, "ccalls")
+	return closureCalls(t, e, `local closures = {w.Position, w.Move, w.Damage}`, body, "cfn")
 }
 
 // On LuaJIT a leaf method is called by its Lua closure through the FFI,
