@@ -211,20 +211,7 @@ func BenchmarkJITFieldAccess(b *testing.B) {
 			m := &Mob{Extra: &Extra{}}
 			must(b, e.SetGlobal("m", m))
 			run(b, e, "local _ = m.F64")
-			if c.prep != "" && onLuaJIT {
-				run(b, e, c.prep)
-			}
-			chunk := fmt.Sprintf(loop, b.N)
-			b.ReportAllocs()
-			b.ResetTimer()
-			if c.name == "limited" {
-				ctx, cancel := context.WithTimeout(context.Background(), time.Hour)
-				defer cancel()
-				must(b, e.DoStringContext(ctx, chunk))
-			} else {
-				run(b, e, chunk)
-			}
-			b.StopTimer()
+			timedVariant(b, e, c.name, c.prep, fmt.Sprintf(loop, b.N))
 			if m.I != b.N {
 				b.Fatalf("m.I = %d, want %d", m.I, b.N)
 			}
@@ -381,4 +368,25 @@ func TestJITStructFieldPathsAgree(t *testing.T) {
 	}
 	writeAgreement(t, fast, slow, "s", []string{"I8", "I16", "I32", "I64", "I", "U8", "U16", "U32", "U64",
 		"F32", "F64", "On", "score"}, snapshot)
+}
+
+// timedVariant runs prep (LuaJIT only: jit.off() and the like), then
+// times chunk: as a limited call (under a deadline, so LuaJIT's compiler
+// is off and the C closures serve it) for the variant "limited", as a
+// plain call otherwise. The timer is stopped when it returns.
+func timedVariant(b *testing.B, e *zlua.Env, variant, prep, chunk string) {
+	b.Helper()
+	if prep != "" && onLuaJIT {
+		run(b, e, prep)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	defer b.StopTimer()
+	if variant == "limited" {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Hour)
+		defer cancel()
+		must(b, e.DoStringContext(ctx, chunk))
+		return
+	}
+	run(b, e, chunk)
 }

@@ -1,10 +1,8 @@
 package zlua_test
 
 import (
-	"context"
 	"fmt"
 	"testing"
-	"time"
 
 	"github.com/zlua-go/zlua"
 )
@@ -32,20 +30,7 @@ func BenchmarkLeafCall(b *testing.B) {
 			} else {
 				must(b, e.SetGlobal("w", w))
 			}
-			if c.prep != "" && onLuaJIT {
-				run(b, e, c.prep)
-			}
-			chunk := fmt.Sprintf(loop, b.N)
-			b.ReportAllocs()
-			b.ResetTimer()
-			if c.name == "limited" {
-				ctx, cancel := context.WithTimeout(context.Background(), time.Hour)
-				defer cancel()
-				must(b, e.DoStringContext(ctx, chunk))
-			} else {
-				run(b, e, chunk)
-			}
-			b.StopTimer()
+			timedVariant(b, e, c.name, c.prep, fmt.Sprintf(loop, b.N))
 			if w != nil && w.X != float64(b.N) {
 				b.Fatalf("X = %v, want %d", w.X, b.N)
 			}
