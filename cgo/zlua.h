@@ -883,7 +883,8 @@ void zlua_read_arg(zlua_env *env, lua_State *L, int idx, zlua_arg *a);
 int zlua_trampoline(lua_State *L);
 /* [lua] Ends a Go call the way zlua_trampoline does once Go returned st
  * for frame fr: pushes the results or raises the error of env's program.
- * Used by zlua_jit_finish for leaf calls whose results need Lua. */
+ * Used by zlua_jit_finish for leaf calls whose results need Lua.
+ * [-0, +n] */
 int zlua_gate_finish(lua_State *L, zlua_env *env, zlua_frame *fr, int st);
 /* [lua] ZLUA_OP_LEAF at p (after the op byte): on LuaJIT with the FFI,
  * replaces the Go function on top by the leaf closure over it. Returns
