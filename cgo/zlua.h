@@ -628,8 +628,17 @@ static inline int zlua_interrupted(zlua_env *env)
 const char *zlua_interrupt_text(zlua_env *env);
 /* [lua] Raises "interrupted: context deadline exceeded" (or "... canceled")
  * prefixed with the position of the function at level (0: the running
- * function, as in a hook; 1: the caller of a C function). [-0, +1, raises] */
+ * function, as in a hook; 1: the caller of a C function), or of the first
+ * function above it that is not one of zlua's own Lua closures (see
+ * zlua_where_script). [-0, +1, raises] */
 int zlua_raise_interrupt(lua_State *L, zlua_env *env, int level);
+/* [lua] luaL_where(L, level), except that levels running one of zlua's
+ * own Lua closures (chunks named "=zlua.*": LuaJIT's leaf and field
+ * closures, its pairs/ipairs, gmatch and xpcall helpers) are skipped: they
+ * serve a call or an index of the script's, as C functions do on Lua 5.4,
+ * so an error raised inside them (by a hook) names the script's line.
+ * [-0, +1] */
+void zlua_where_script(lua_State *L, int level);
 
 /* ---- pattern matching (pattern.c, pattern_lib.c) ---- */
 
