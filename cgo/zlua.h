@@ -972,10 +972,11 @@ int zlua_obj_eq(lua_State *L);
 void zlua_obj_fields(lua_State *L, zlua_env *env);
 /* [lua] __index of ByObj userdata with fields served in C: upvalue 1 the
  * methods table, which on Lua 5.4 also maps each C field's name to its
- * directory index (one lookup for both; nil on LuaJIT, where a Lua
- * closure looked methods up and fields are found by name), upvalue 2 the
- * Go getter. Methods, then numeric and boolean fields of the pinned
- * struct, else Go. */
+ * binding id << 32 | its directory index (one lookup for both; on LuaJIT,
+ * where a Lua closure looked methods up and fields are found by name, the
+ * binding id), upvalue 2 the Go getter. Methods, then numeric and boolean
+ * fields of the pinned struct when the object is of that binding, else
+ * Go. */
 int zlua_obj_findex(lua_State *L);
 /* [lua] __newindex of the same: upvalue 1 the Go setter. */
 int zlua_obj_fnewindex(lua_State *L);
