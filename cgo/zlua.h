@@ -468,6 +468,8 @@ typedef struct zlua_env {
 	int limflag_ref;       /* LuaJIT: registry ref of {limited}, read by Lua-side xpcall */
 	/* leaf methods (jitleaf.c) */
 	int leafmk_ref;        /* LuaJIT: registry ref of the closure maker (0: not made) */
+	int leafbase_ref;      /* LuaJIT: registry ref of {type, getmetatable} as the base
+	                        * library opened them, for the maker (0: none) */
 	zlua_leafcall leaf;    /* LuaJIT: the call whose results wait */
 
 	/* scripts' hooks (debughook.c) */
@@ -992,6 +994,9 @@ int zlua_obj_nokey(lua_State *L);
 void zlua_obj_indexer(lua_State *L, zlua_env *env);
 /* Chunk name of LuaJIT's __index closures (error positions skip them). */
 #define ZLUA_INDEX_CHUNK "=zlua.index"
+/* The __metatable field of every metatable zlua makes (what getmetatable
+ * returns for zlua's userdata). */
+#define ZLUA_PROTECTED_MT "zlua: protected metatable"
 /* [lua] Replaces the name on top with a new ByObj metatable: marker,
  * __name, __metatable, __gc. [-1, +1] */
 void zlua_obj_newmt(lua_State *L, zlua_env *env);
@@ -1019,7 +1024,10 @@ void zlua_ownaddr_init(lua_State *L, zlua_env *env);
 void zlua_jit_keepffi(lua_State *L, zlua_env *env);
 /* [lua] Builds LuaJIT's closure factories (jitindex.c): __index of
  * objects (env->indexer_ref), the __eq wrapper (jiteq_ref) and the ByVal
- * field closures (jitval_ref, LUA_NOREF without the FFI). [-0, +0] */
+ * field closures (jitval_ref, LUA_NOREF without the FFI); keeps the base
+ * library's type and getmetatable for the leaf closures, which are made
+ * later, when scripts may have replaced the globals (leafbase_ref).
+ * [-0, +0] */
 void zlua_jit_init(lua_State *L, zlua_env *env);
 /* [lua] Pushes the field table the closures read for directory d (name ->
  * index, -1 - index for a boolean). [-0, +1] */

@@ -1,0 +1,56 @@
+package zlua_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/zlua-go/zlua"
+)
+
+type opaqueColor struct{ R, G, B uint8 }
+
+// A leaf method is a plain function in its type's methods table: a
+// sandboxed script can call it with any receiver. An opaque handle is a
+// light userdata (type "userdata" like an object), which the FFI passes as
+// its value: the leaf path read a header at that address and crashed the
+// process on LuaJIT. It is refused like any bad self, also when the script
+// replaced the globals the leaf closures use before its first leaf type was
+// bound.
+func TestLeafMethodOnAnOpaqueHandleIsBadSelf(t *testing.T) {
+	for _, replaced := range []bool{false, true} {
+		e := newEnvWith(t, zlua.Options{Libs: zlua.LibsSafe})
+		if replaced {
+			run(t, e, `
+				local realtype = type
+				type = function(v) if realtype(v) == "userdata" then return "userdata" end return realtype(v) end
+				getmetatable = function() return "zlua: protected metatable" end`)
+		}
+		must(t, e.SetGlobal("w", &Leafer{HP: 10}))
+		run(t, e, `
+			function probe(h)
+				assert(type(h) == "userdata")
+				local out = {}
+				for _, m in ipairs({w.Position, w.Move, w.Damage, w.Nothing}) do
+					for i = 1, 3 do
+						local ok, err = pcall(m, h, 1, 2)
+						assert(not ok, "a leaf method accepted an opaque handle")
+						out[#out + 1] = err
+					end
+				end
+				return table.concat(out, "\n")
+			end`)
+		var probe func(any) (string, error)
+		must(t, e.GetFunction("probe", &probe))
+		c := opaqueColor{R: 1}
+		msgs, err := probe(zlua.Opaque(&c))
+		if err != nil {
+			t.Fatalf("replaced globals %v: %v", replaced, err)
+		}
+		for _, m := range strings.Split(msgs, "\n") {
+			if !strings.Contains(m, "on bad self (Leafer expected, got opaque handle)") {
+				t.Errorf("replaced globals %v: %q", replaced, m)
+			}
+		}
+		run(t, e, `w:Move(1, 2); local x, y = w:Position(); assert(x == 1 and y == 2)`)
+	}
+}
