@@ -38,3 +38,23 @@ func TestErrorObjectWithFailingTostringKeepsItsIdentity(t *testing.T) {
 	}
 	run(t, e, `assert(select('#', pcall(error)) == 2)`)
 }
+
+type probeVec struct{ X, Y float64 }
+
+func (v *probeVec) Scale(k float64) { v.X *= k; v.Y *= k }
+
+// A method of *T called on a copy of a T (a ByVal struct of the same name)
+// says it got a copy: "(probeVec expected, got probeVec)" read as a
+// contradiction.
+func TestMethodOnACopySaysItGotACopy(t *testing.T) {
+	e := newEnv(t)
+	must(t, e.SetGlobal("p", &probeVec{1, 2}))
+	must(t, e.SetGlobal("v", probeVec{3, 4}))
+	run(t, e, `
+		for i = 1, 3 do
+			local ok, err = pcall(p.Scale, v, 2)
+			assert(not ok and err == "calling 'probeVec:Scale' on bad self (probeVec expected, got probeVec value (a copy has no Go address))", err)
+		end
+		p:Scale(2)
+		assert(p.X == 2 and v.X == 3)`)
+}

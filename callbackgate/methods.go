@@ -128,6 +128,11 @@ func (g *Gate) popThisSlow(fr cgo.Frame, b *binding, name string) (*objreg.Slot,
 	if ours && h.Kind == cgo.KindByObj && !h.Released {
 		got = g.bindByID[h.TypeID].name
 	}
+	if ours && h.Kind == cgo.KindByVal && got == b.name {
+		// a copy of the struct (the same name): a method of the pointer
+		// type needs the object
+		got += " value (a copy has no Go address)"
+	}
 	return nil, g.raiseText(fmt.Sprintf("calling '%s' on bad self (%s expected, got %s)", name, b.name, got), nil)
 }
 
