@@ -54,3 +54,55 @@ func TestLeafMethodOnAnOpaqueHandleIsBadSelf(t *testing.T) {
 		run(t, e, `w:Move(1, 2); local x, y = w:Position(); assert(x == 1 and y == 2)`)
 	}
 }
+
+// probeNilErr is an error type whose nil pointer panics in Error: a common
+// Go mistake (returning a typed nil as error).
+type probeNilErr struct{ msg string }
+
+func (e *probeNilErr) Error() string { return e.msg }
+
+// probePanicky's Error panics.
+type probePanicky struct{}
+
+func (probePanicky) Error() string { panic("Error panicked") }
+
+type leafErrs struct{ N int }
+
+func (l *leafErrs) TypedNil(n int) (int, error) {
+	if n == 1 {
+		var e *probeNilErr
+		return 0, e
+	}
+	return n, nil
+}
+
+func (l *leafErrs) Panicky(n int) (int, error) {
+	if n == 1 {
+		return 0, probePanicky{}
+	}
+	return n, nil
+}
+
+func init() {
+	if err := zlua.Leaf[*leafErrs]("TypedNil", "Panicky"); err != nil {
+		panic(err)
+	}
+}
+
+// A leaf method whose error panics when it is formatted (a typed nil
+// pointer, an Error method that panics) raises the panic as any Go
+// function does. On LuaJIT the FFI path formatted the error after its
+// recovery had ended: the panic unwound through LuaJIT's C frames and
+// the process died.
+func TestLeafErrorWhosePrintingPanicsIsAPanicError(t *testing.T) {
+	e := newEnv(t)
+	must(t, e.SetGlobal("l", &leafErrs{}))
+	run(t, e, `
+		for i = 1, 3 do
+			local ok, err = pcall(l.TypedNil, l, 1)
+			assert(not ok and err == "go function 'leafErrs:TypedNil' panicked: runtime error: invalid memory address or nil pointer dereference", err)
+			ok, err = pcall(l.Panicky, l, 1)
+			assert(not ok and err == "go function 'leafErrs:Panicky' panicked: Error panicked", err)
+			assert(l:TypedNil(2) == 2 and l:Panicky(3) == 3)
+		end`)
+}
