@@ -106,3 +106,26 @@ func TestLeafErrorWhosePrintingPanicsIsAPanicError(t *testing.T) {
 			assert(l:TypedNil(2) == 2 and l:Panicky(3) == 3)
 		end`)
 }
+
+// The base functions the leaf closures take (LuaJIT) sit in a registry
+// table a LibsAll script can replace through debug.getregistry before the
+// first leaf type is bound: the methods then keep the C path, no crash
+// (indexing the replaced entry as a table read garbage).
+func TestLeafClosuresSurviveATamperedRegistry(t *testing.T) {
+	e := newEnv(t)
+	run(t, e, `
+		local reg = debug.getregistry()
+		for k, v in pairs(reg) do
+			if type(v) == "table" and rawget(v, 1) == type and rawget(v, 2) == getmetatable then
+				reg[k] = 42
+			end
+		end`)
+	must(t, e.SetGlobal("w", &Leafer{X: 2, Y: 3}))
+	run(t, e, `
+		for i = 1, 3 do
+			local x, y = w:Position()
+			assert(x == 2 and y == 3)
+			local ok, err = pcall(w.Position, 1)
+			assert(not ok and err:find("bad self", 1, true), err)
+		end`)
+}

@@ -295,15 +295,18 @@ static int leaf_maker(lua_State *L, zlua_env *env)
 	if (env->ffi_ref == LUA_NOREF || env->ud_block == 0 || env->limflag_ref == LUA_NOREF ||
 	    env->leafbase_ref <= 0)
 		return 0;
+	if (zlua_rawgeti_type(L, LUA_REGISTRYINDEX, env->leafbase_ref) != LUA_TTABLE) {
+		lua_pop(L, 1); /* replaced through debug.getregistry: no leaf closures */
+		return 0;
+	}
 	n = leaf_chunk(src, sizeof src);
 	if (n >= sizeof src)
 		return luaL_error(L, "zlua: leaf closure chunk too long");
 	if (luaL_loadbuffer(L, src, n, ZLUA_INDEX_CHUNK) != 0)
 		lua_error(L);
-	lua_rawgeti(L, LUA_REGISTRYINDEX, env->leafbase_ref);
-	lua_rawgeti(L, -1, 1); /* type */
-	lua_rawgeti(L, -2, 2); /* getmetatable */
-	lua_remove(L, -3);
+	lua_rawgeti(L, -2, 1); /* type */
+	lua_rawgeti(L, -3, 2); /* getmetatable */
+	lua_remove(L, -4);     /* the table */
 	lua_rawgeti(L, LUA_REGISTRYINDEX, env->ffi_ref);
 	lua_pushlightuserdata(L, env);
 	lua_pushlightuserdata(L, (void *)(uintptr_t)zlua_jit_res);
