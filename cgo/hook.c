@@ -195,4 +195,5 @@ void zlua_open_limits(lua_State *L, zlua_env *env)
 	zlua_open_coroutines(L, env);
 	zlua_open_xpcall(L, env);
 	zlua_open_debughook(L, env);
+	zlua_open_cstack(L, env);
 }

@@ -312,6 +312,12 @@ static int pat_gsub(lua_State *L)
 #else
 		return luaL_typeerror(L, 3, "string/function/table");
 #endif
+	/* LuaJIT: a replacement function or __index that calls gsub again
+	 * recurses on the C stack without bound (cstack.c). */
+	if ((tr == LUA_TFUNCTION || tr == LUA_TTABLE) && zlua_cstack_over(zlua_envof(L))) {
+		lua_pushliteral(L, "C stack overflow");
+		return lua_error(L);
+	}
 	zlua_pat_analyse(p + anchor, lp - anchor, &pi);
 	zlua_pat_init(&m, L, src, ls, p + anchor, lp - anchor, &pi);
 	{

@@ -506,6 +506,24 @@ enum zlua_interrupt_reason {
  * recursion through its library, e.g. gsub calling gsub). Threads that run
  * Lua need at least twice this. */
 #define ZLUA_CSTACK_LIMIT (1u << 20)
+/* C stack kept free at the end of a thread's stack on LuaJIT: library
+ * recursion stops there even where no outermost operation recorded a base
+ * (cstack.c). It covers one level of recursion plus raising the error. */
+#define ZLUA_CSTACK_RESERVE (256u << 10)
+
+/* ---- C stack bound of library recursion (cstack.c) ---- */
+
+/* [go-safe] LuaJIT: whether the running thread's C stack is too deep for
+ * one more level of library recursion: more than ZLUA_CSTACK_LIMIT below
+ * env->cstack_base, or within ZLUA_CSTACK_RESERVE of the thread's stack
+ * end. Lua 5.4 (which bounds C calls itself): always 0. */
+int zlua_cstack_over(zlua_env *env);
+/* [lua] LuaJIT: replaces coroutine.resume, coroutine.wrap (and the
+ * functions it returns), table.sort, require, print, dofile, load and
+ * loadstring with Lua closures that raise or return "C stack overflow"
+ * when zlua_cstack_over says so, and otherwise tail-call the original.
+ * Lua 5.4: nothing. [-0, +0] */
+void zlua_open_cstack(lua_State *L, zlua_env *env);
 
 /* ---- state (state.c) ---- */
 
@@ -576,7 +594,7 @@ void zlua_interrupt(zlua_env *env, int reason);
 void zlua_interrupt_clear(zlua_env *env);
 /* [lua] Opens what limits need in the libraries present: the coroutine
  * functions (coroutine.c), xpcall (xpcall.c), debug.sethook/gethook
- * (debughook.c). [-0, +0] */
+ * (debughook.c), LuaJIT's C stack bound (cstack.c). [-0, +0] */
 void zlua_open_limits(lua_State *L, zlua_env *env);
 /* [lua] The lua_Hook of every state: the limit's count events and the
  * script's events. */

@@ -1,0 +1,140 @@
+/* cstack.c: the C stack bound of LuaJIT's library recursion, in every call.
+ * Lua 5.4 counts C calls and raises "C stack overflow" at 200 of them;
+ * LuaJIT does not, so a script whose recursion passes through a library
+ * function that runs Lua on the C stack (coroutine.resume, coroutine.wrap's
+ * function, load with a reader, table.sort with a comparator, require and
+ * its loaders, print calling tostring, zlua's gsub calling a function)
+ * exhausts the thread's C stack and the process dies with SIGSEGV: a chain
+ * of coroutines each resuming the next does it in ten lines. The hook's
+ * check (hook.c) only runs in limited calls. Here those library functions
+ * are replaced, on LuaJIT only, by Lua closures that ask zlua_cstack_over
+ * first and then tail-call the original with the caller's own arguments:
+ * same results, errors, messages (after the tail call the script's frame
+ * is the caller) and yields; only `debug.getinfo(f).what` and
+ * `tostring(f)` show a Lua function. zlua's own gsub asks in C
+ * (pattern_lib.c). Functions the JIT compiles (string.format) are left
+ * alone: their recursion through __tostring ends at LuaJIT's Lua stack
+ * limit ("stack overflow") first on an 8 MiB thread stack (ARCHITECTURE,
+ * Depth). */
+#define _GNU_SOURCE /* pthread_getattr_np */
+#include "zlua.h"
+
+#ifdef ZLUA_LUAJIT
+#include <pthread.h>
+
+/* The lowest address a thread's C stack may reach before zlua_cstack_over
+ * says so: its end (pthread_getattr_np) plus ZLUA_CSTACK_RESERVE, found
+ * once per thread; 0 when unknown (then only the base rule applies). */
+static __thread uintptr_t cstack_floor;
+static __thread int cstack_floor_known;
+
+static uintptr_t thread_floor(void)
+{
+	if (!cstack_floor_known) {
+		pthread_attr_t attr;
+		void *addr;
+		size_t size;
+		cstack_floor_known = 1;
+		if (pthread_getattr_np(pthread_self(), &attr) == 0) {
+			if (pthread_attr_getstack(&attr, &addr, &size) == 0 && size > ZLUA_CSTACK_RESERVE)
+				cstack_floor = (uintptr_t)addr + ZLUA_CSTACK_RESERVE;
+			pthread_attr_destroy(&attr);
+		}
+	}
+	return cstack_floor;
+}
+
+int zlua_cstack_over(zlua_env *env)
+{
+	uintptr_t sp = (uintptr_t)__builtin_frame_address(0);
+	if (env->cstack_base > sp && env->cstack_base - sp > ZLUA_CSTACK_LIMIT)
+		return 1;
+	return sp < thread_floor();
+}
+
+/* [lua] deep(): whether the C stack is too deep for one more level of
+ * library recursion (zlua_cstack_over). */
+static int deep(lua_State *L)
+{
+	lua_pushboolean(L, zlua_cstack_over(zlua_envof(L)));
+	return 1;
+}
+
+/* Each wrapper errs the way its original reports failure: resume and load
+ * return false/nil and the message, wrap's function raises it at its
+ * caller's line (as Lua 5.4's does), the others raise it without a
+ * position (as Lua 5.4's C stack check does). */
+static const char wrap_src[] =
+	"local deep, co, tbl, G = ...\n"
+	"local error, type = error, type\n"
+	"local msg = 'C stack overflow'\n"
+	"if co then\n"
+	"  local resume, wrap = co.resume, co.wrap\n"
+	"  if resume then co.resume = function(...)\n"
+	"    if deep() then return false, msg end\n"
+	"    return resume(...)\n"
+	"  end end\n"
+	"  if wrap then co.wrap = function(f, ...)\n"
+	"    if type(f) ~= 'function' then return wrap(f, ...) end\n"
+	"    local w = wrap(f)\n"
+	"    return function(...)\n"
+	"      if deep() then error(msg, 2) end\n"
+	"      return w(...)\n"
+	"    end\n"
+	"  end end\n"
+	"end\n"
+	"if tbl and tbl.sort then local sort = tbl.sort tbl.sort = function(...)\n"
+	"  if deep() then error(msg, 0) end\n"
+	"  return sort(...)\n"
+	"end end\n"
+	"local function raising(name)\n"
+	"  local f = G[name]\n"
+	"  if f then G[name] = function(...)\n"
+	"    if deep() then error(msg, 0) end\n"
+	"    return f(...)\n"
+	"  end end\n"
+	"end\n"
+	"raising('require') raising('print') raising('dofile')\n"
+	"local load, loadstring = G.load, G.loadstring\n"
+	"local function returning(f)\n"
+	"  return function(...)\n"
+	"    if deep() then return nil, msg end\n"
+	"    return f(...)\n"
+	"  end\n"
+	"end\n"
+	"if load then G.load = returning(load) end\n"
+	"if loadstring == load then G.loadstring = G.load\n"
+	"elseif loadstring then G.loadstring = returning(loadstring) end\n";
+
+void zlua_open_cstack(lua_State *L, zlua_env *env)
+{
+	(void)env;
+	if (luaL_loadbuffer(L, wrap_src, sizeof wrap_src - 1, "=zlua.cstack") != LUA_OK)
+		lua_error(L);
+	lua_pushcfunction(L, deep);
+	lua_getglobal(L, "coroutine");
+	if (lua_type(L, -1) != LUA_TTABLE) {
+		lua_pop(L, 1);
+		lua_pushnil(L);
+	}
+	lua_getglobal(L, "table");
+	if (lua_type(L, -1) != LUA_TTABLE) {
+		lua_pop(L, 1);
+		lua_pushnil(L);
+	}
+	zlua_pushglobaltable(L);
+	lua_call(L, 4, 0);
+}
+#else
+int zlua_cstack_over(zlua_env *env)
+{
+	(void)env;
+	return 0;
+}
+
+void zlua_open_cstack(lua_State *L, zlua_env *env)
+{
+	(void)L;
+	(void)env;
+}
+#endif
