@@ -130,3 +130,127 @@ func TestSandboxedCoroutineChainUnderAMemoryLimit(t *testing.T) {
 		run(t, e, `collectgarbage() x = 1`)
 	}
 }
+
+// The wrappers cstack.c installs on LuaJIT must be indistinguishable from
+// the library functions they replace, apart from debug.getinfo's `what`:
+// each case runs once with the Env's functions and once with the originals
+// (found through the wrappers' upvalues; on Lua 5.4 they are the same
+// functions), and the results, errors and messages are compared.
+const cstackDifferential = `
+local function orig(fn)
+	for i = 1, 20 do
+		local n, v = debug.getupvalue(fn, i)
+		if n == nil then break end
+		if n == "resume" or n == "wrap" or n == "sort" or n == "f" then return v end
+	end
+	return fn
+end
+local mine = {resume = coroutine.resume, wrap = coroutine.wrap, sort = table.sort,
+	require = require, print = print, load = load, loadstring = loadstring, dofile = dofile}
+local stock = {}
+for k, v in pairs(mine) do stock[k] = orig(v) end
+local wrapped = 0
+for k, v in pairs(mine) do if stock[k] ~= v then wrapped = wrapped + 1 end end
+WRAPPED = wrapped
+
+local function ser(...)
+	local t = {select("#", ...)}
+	for i = 1, select("#", ...) do
+		local v = select(i, ...)
+		local ty = type(v)
+		if ty == "string" or ty == "number" or ty == "boolean" or ty == "nil" then
+			t[#t + 1] = ty .. ":" .. tostring(v)
+		else
+			t[#t + 1] = ty
+		end
+	end
+	return table.concat(t, "|")
+end
+
+local cases = {
+	function(F) return F.resume(coroutine.create(function(a, b)
+		local x, y = coroutine.yield(a + b, coroutine.isyieldable())
+		return x * y, select("#", coroutine.running())
+	end), 1, 2) end,
+	function(F)
+		local co = coroutine.create(function(a) local x = coroutine.yield(a) return x end)
+		local r = {F.resume(co, 1)}
+		local r2 = {F.resume(co, 5)}
+		local r3 = {F.resume(co)}
+		return ser(unpack(r)) .. ";" .. ser(unpack(r2)) .. ";" .. ser(unpack(r3)) .. ";" .. coroutine.status(co)
+	end,
+	function(F) return F.resume(coroutine.create(function() error("boom") end)) end,
+	function(F) return F.resume(coroutine.create(function() error({}) end)) end,
+	function(F) return F.resume(coroutine.create(function() error("plain", 0) end)) end,
+	function(F) return F.resume(1) end,
+	function(F) return F.resume() end,
+	function(F) local co co = coroutine.create(function() return F.resume(co) end) return F.resume(co) end,
+	function(F) return F.resume(coroutine.running()) end,
+	function(F) local w = F.wrap(function(a) local b = coroutine.yield(a * 2) return b + 1, coroutine.isyieldable() end)
+		return w(4), w(10) end,
+	function(F) local w = F.wrap(function() error("inside") end) return w() end,
+	function(F) local w = F.wrap(function() error({}) end) return w() end,
+	function(F) local w = F.wrap(function() return 1 end) w() return w() end,
+	function(F) return F.wrap(nil) end,
+	function(F) return F.wrap(1) end,
+	function(F) return F.wrap() end,
+	function(F) local w = F.wrap(function(...) return select("#", ...), ... end) return w(nil, nil, 3) end,
+	function(F)
+		local outer = coroutine.create(function()
+			local w = F.wrap(function() coroutine.yield("in") return "done" end)
+			local a = w()
+			local b = coroutine.yield(a)
+			return b, w()
+		end)
+		local r1 = {F.resume(outer)}
+		local r2 = {F.resume(outer, "back")}
+		return ser(unpack(r1)) .. ";" .. ser(unpack(r2))
+	end,
+	function(F) return pcall(F.resume) end,
+	function(F) return pcall(F.wrap) end,
+	function(F) local t = {5, 1, 4, 2, 3} F.sort(t) return unpack(t) end,
+	function(F) local t = {5, 1, 4, 2, 3} F.sort(t, function(a, b) return a > b end) return unpack(t) end,
+	function(F) local t = {} for i = 1, 50 do t[i] = (i * 37) % 11 end F.sort(t, function(a, b) return true end) return t[1] end,
+	function(F) return F.sort(nil) end,
+	function(F) return F.sort({1, "x", 2}) end,
+	function(F) return F.sort({3, 2, 1}, 42) end,
+	function(F) return F.require("string") == string end,
+	function(F) return F.require("no.such.module") end,
+	function(F) return F.require() end,
+	function(F) return F.print(setmetatable({}, {__tostring = function() return {} end})) end,
+	function(F) return F.load("return 1 + ...", "=c")(41) end,
+	function(F) return F.load("return +", "=c") end,
+	function(F) local parts = {"return ", "'a'", " .. 'b'"} local i = 0
+		return F.load(function() i = i + 1 return parts[i] end)() end,
+	function(F) return F.load(function() return {} end) end,
+	function(F) return F.load(function() error("reader") end) end,
+	function(F) return F.load(nil) end,
+	function(F) return F.load() end,
+	function(F) return F.loadstring("return ...", "=n")(7, 8) end,
+	function(F) return F.dofile("/no/such/file.lua") end,
+	function(F) return F.dofile(42) end,
+}
+local bad = {}
+for i, c in ipairs(cases) do
+	local a = ser(pcall(c, mine))
+	local b = ser(pcall(c, stock))
+	if a ~= b then bad[#bad + 1] = "case " .. i .. ":\n  zlua:  " .. a .. "\n  stock: " .. b end
+end
+BAD = table.concat(bad, "\n")
+`
+
+func TestCStackWrappersBehaveLikeTheOriginals(t *testing.T) {
+	e := newEnv(t)
+	run(t, e, `unpack = unpack or table.unpack loadstring = loadstring or load`)
+	run(t, e, cstackDifferential)
+	if bad := global[string](t, e, "BAD"); bad != "" {
+		t.Fatal(bad)
+	}
+	want := 0
+	if strings.HasPrefix(zlua.Backend, "LuaJIT") {
+		want = 8 // resume, wrap, sort, require, print, load, loadstring, dofile
+	}
+	if n := global[int](t, e, "WRAPPED"); n != want {
+		t.Fatalf("%d functions compared against an original, want %d", n, want)
+	}
+}
