@@ -531,15 +531,24 @@ int zlua_reserve(zlua_env *env, lua_State *L, int n);
 
 /* ---- allocator (alloc.c) ---- */
 
-/* [go-safe] The env of the state L belongs to: the allocator's ud. C
- * functions a script can reach find their env here, never in an upvalue,
- * argument or registry entry, which a script with the debug library can
- * replace. [-0, +0] */
+/* [go-safe] The env of the state L belongs to. C functions a script can
+ * reach find their env here, never in an upvalue, argument or registry
+ * entry, which a script with the debug library can replace. Lua 5.4: the
+ * thread's extra space (LUA_EXTRASPACE, a pointer), a load with no call:
+ * zlua_newstate writes it in the main thread before any other thread
+ * exists, and lua_newthread copies the main thread's extra space into
+ * every new thread (coroutine.create and zlua's own lua_newthread calls
+ * alike); nothing but C code can write it. LuaJIT has no extra space:
+ * the allocator's ud (lua_getallocf, a call). [-0, +0] */
 static inline zlua_env *zlua_envof(lua_State *L)
 {
+#ifndef ZLUA_LUAJIT
+	return *(zlua_env **)lua_getextraspace(L);
+#else
 	void *ud;
 	lua_getallocf(L, &ud);
 	return (zlua_env *)ud;
+#endif
 }
 
 /* [lua] The lua_Alloc of every state: counts bytes, enforces mem_limit and
@@ -730,8 +739,17 @@ int zlua_callscalars(zlua_env *env, lua_State *L, int ref, int selfref, int nin,
  * name) and reads it into r->res[0] like a call's one result: popped when
  * it is a scalar. Stack: [-0, +1 (unless popped) or +1 error]. */
 int zlua_getglobal(zlua_env *env, lua_State *L, zlua_callres *r);
-/* [go-safe] An address unique to the calling OS thread. */
-uintptr_t zlua_tid(void);
+/* The thread-local byte whose address is zlua_tid(). Initial-exec: the
+ * variable lives in the program itself (or a library loaded with it),
+ * and the access is then two instructions with no call (the model Go's
+ * own runtime uses for its TLS slot). */
+extern __thread char zlua_tid_anchor __attribute__((tls_model("initial-exec")));
+/* [go-safe] An address unique to the calling OS thread; inline, since
+ * the trampoline takes it on every Lua→Go call. [-0, +0] */
+static inline uintptr_t zlua_tid(void)
+{
+	return (uintptr_t)&zlua_tid_anchor;
+}
 /* [go-safe] Whether *owner (read atomically) is zlua_tid(): load and
  * compare happen in one call, on one thread, so a goroutine that moved
  * threads cannot match a thread it has left. */

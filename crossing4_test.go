@@ -1,0 +1,114 @@
+package zlua_test
+
+import (
+	"testing"
+
+	"github.com/zlua-go/zlua"
+)
+
+// The Lua 5.4 crossing, fourth pass (docs/PERFORMANCE.md): C functions find
+// their env in the running thread's extra space, which only the main
+// thread gets written (zlua_newstate) and every other thread copies when
+// it is made. A thread that did not have it would hand the trampoline a
+// wrong env: every kind of thread a script or Go can make is checked.
+
+// envProbe registers where(tag), which records what the thread running it
+// holds for zlua_envof, and returns the records.
+func envProbe(t *testing.T, e *zlua.Env) map[string][3]uintptr {
+	seen := map[string][3]uintptr{}
+	must(t, e.SetGlobal("where", func(tag string) int {
+		x, u, w := zlua.ThreadEnv(e)
+		seen[tag] = [3]uintptr{x, u, w}
+		return 7
+	}))
+	return seen
+}
+
+func TestEveryThreadFindsItsEnvInItsExtraSpace(t *testing.T) {
+	e := newEnv(t)
+	seen := envProbe(t, e)
+	run(t, e, `
+		assert(where("main") == 7)
+		local co = coroutine.create(function()
+			assert(where("coroutine") == 7)
+			local inner = coroutine.wrap(function() assert(where("nested") == 7) end)
+			inner()
+			coroutine.yield()
+			assert(where("resumed") == 7)
+		end)
+		assert(coroutine.resume(co))
+		assert(coroutine.resume(co))
+		assert(coroutine.status(co) == "dead")
+		-- a thread made before collecting, run after: the copy is made once
+		made = coroutine.create(function() return where("made earlier") end)
+		collectgarbage()
+		assert(select(2, coroutine.resume(made)) == 7)
+		body = function() return where("go thread") end`)
+	// A thread created from Go (lua_newthread in zlua's C) and resumed
+	// from Go.
+	var body *zlua.Function
+	must(t, e.Global("body", &body))
+	defer body.Release()
+	th, err := e.NewThread(body)
+	must(t, err)
+	res, err := th.Resume()
+	must(t, err)
+	if len(res) != 1 || res[0] != int64(7) {
+		t.Fatalf("the Go thread's call returned %v", res)
+	}
+	// A Go thread made from inside a Go function Lua called.
+	must(t, e.SetGlobal("spawn", func(f *zlua.Function) int {
+		th, err := e.NewThread(f)
+		if err != nil {
+			t.Error(err)
+			return 0
+		}
+		r, err := th.Resume()
+		if err != nil || len(r) != 1 {
+			t.Error(r, err)
+			return 0
+		}
+		return 1
+	}))
+	run(t, e, `assert(spawn(function() return where("go thread from lua") end) == 1)`)
+
+	for _, tag := range []string{"main", "coroutine", "nested", "resumed", "made earlier",
+		"go thread", "go thread from lua"} {
+		got, ok := seen[tag]
+		if !ok {
+			t.Errorf("%s: where() did not run", tag)
+			continue
+		}
+		extra, ud, want := got[0], got[1], got[2]
+		if want == 0 || ud != want {
+			t.Errorf("%s: allocator ud %#x, env %#x", tag, ud, want)
+		}
+		if onLuaJIT {
+			if extra != 0 {
+				t.Errorf("%s: LuaJIT reported extra space %#x", tag, extra)
+			}
+		} else if extra != want {
+			t.Errorf("%s: extra space holds %#x, want the env %#x", tag, extra, want)
+		}
+	}
+}
+
+// Two Envs: each one's threads name their own env, never the other's.
+func TestThreadsOfTwoEnvsFindTheirOwnEnv(t *testing.T) {
+	a, b := newEnv(t), newEnv(t)
+	sa, sb := envProbe(t, a), envProbe(t, b)
+	for _, e := range []*zlua.Env{a, b} {
+		run(t, e, `
+			where("main")
+			coroutine.wrap(function() where("coroutine") end)()`)
+	}
+	for _, tag := range []string{"main", "coroutine"} {
+		if sa[tag][2] == sb[tag][2] {
+			t.Fatalf("two Envs share the env %#x", sa[tag][2])
+		}
+		if !onLuaJIT && (sa[tag][0] != sa[tag][2] || sb[tag][0] != sb[tag][2]) {
+			t.Errorf("%s: extra spaces %#x, %#x for envs %#x, %#x", tag,
+				sa[tag][0], sb[tag][0], sa[tag][2], sb[tag][2])
+		}
+	}
+}
