@@ -112,3 +112,34 @@ func TestThreadsOfTwoEnvsFindTheirOwnEnv(t *testing.T) {
 		}
 	}
 }
+
+// A panic in a Go function called inside a coroutine, on the dispatcher's
+// common path (the thread already recorded, nothing queued), restores the
+// caller's thread and the call depth from the frame: the next top-level
+// Env call runs on the main thread, not on the dead coroutine, and a
+// thousand caught panics leave the depth where it was.
+func TestPanicInACoroutineRestoresTheCallersThreadAndDepth(t *testing.T) {
+	e := newEnv(t)
+	must(t, e.SetGlobal("boom", func(n int) int { panic("kaboom") }))
+	must(t, e.SetGlobal("depth", func() int { return 1 }))
+	for i := 0; i < 3; i++ {
+		// boom is the last Go call: nothing resets the thread after it
+		run(t, e, `
+			assert(depth() == 1) -- the thread recorded: boom takes the common path
+			local co = coroutine.create(function() return boom(1) end)
+			local ok, err = coroutine.resume(co)
+			assert(not ok and tostring(err):find("kaboom", 1, true), tostring(err))`)
+		run(t, e, `
+			local co, ismain = coroutine.running()
+			assert(co == nil or ismain, "a top-level call runs on a coroutine after a panic in it")`)
+	}
+	run(t, e, `
+		for i = 1, 1000 do
+			local co = coroutine.create(function() return boom(i) end)
+			local ok, err = coroutine.resume(co)
+			assert(not ok and tostring(err):find("kaboom", 1, true), tostring(err))
+		end
+		-- the depth came back each time: nesting up to the bound still works
+		local function nest(k) if k == 0 then return 0 end return depth() + nest(k - 1) end
+		assert(nest(100) == 100)`)
+}

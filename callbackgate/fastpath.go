@@ -202,10 +202,7 @@ func (g *Gate) stringArg(fr cgo.Frame, i int) (string, error) {
 // ret0 returns no results: C returns 0 values, no program runs.
 func (g *Gate) ret0() int32 { return cgo.StatusReturn0 }
 
-func retInt(fr cgo.Frame, r int64) int32 {
-	fr.ReturnInt(r)
-	return cgo.StatusReturn1
-}
+func retInt(fr cgo.Frame, r int64) int32 { return fr.RetInt(r) }
 
 func retNum(fr cgo.Frame, r float64) int32 {
 	fr.ReturnNum(r)

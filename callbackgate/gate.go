@@ -493,7 +493,39 @@ func dispatch(fr cgo.Frame) (status int32) {
 	if g.deep >= MaxCallDepth {
 		return g.raiseText(errCallsTooDeep, nil)
 	}
-	prev := g.cur
+	// The first Lua→Go call of an outermost call (a new owner's thread)
+	// and what __gc functions queued for Go take dispatchSlow: with them
+	// out of this path, the Go function is its only call, so no register
+	// is saved around the others.
+	if fr.TID() != g.cbTID.Load() || g.S.HasQueued() {
+		return g.dispatchSlow(e, fr)
+	}
+	fr.SetCaller(g.cur)
+	g.cur = fr.Thread()
+	g.deep++
+	// The deferred closure only recovers: on the normal path the frame is
+	// restored below, after the call, and the closure returns at once.
+	// status is the sign: a Go function returns a status >= 0, so -1 is
+	// left only by a panic or runtime.Goexit. The closure captures status
+	// and fr alone (what the panic path needs it finds through fr, and the
+	// caller's thread is in the frame), so deferring it costs three stores.
+	status = -1
+	defer func() {
+		if status >= 0 {
+			return
+		}
+		status = recovered(fr, recover())
+	}()
+	status = e.call(g, e, fr)
+	g.cur = fr.Caller()
+	g.deep--
+	return status
+}
+
+// dispatchSlow is dispatch's call after its checks when the thread is not
+// yet the owner's or something waits in the queues: the same call, after
+// recording the thread and draining the queues (under the same recovery).
+func (g *Gate) dispatchSlow(e *funcEntry, fr cgo.Frame) (status int32) {
 	// The first Lua→Go call of an outermost call records the thread and
 	// locks the owner's goroutine to it until the outermost Exit (a
 	// callback runs locked anyway; the lock keeps other goroutines off the
@@ -503,32 +535,44 @@ func dispatch(fr cgo.Frame) (status int32) {
 		runtime.LockOSThread() // the callback runs on tid: it stays there
 		g.cbTID.Store(tid)
 	}
+	fr.SetCaller(g.cur)
 	g.cur = fr.Thread()
 	g.deep++
-	// The deferred closure only recovers: on the normal path the frame is
-	// restored below, after the call, and done spares the closure its
-	// recover() call (a fifth of dispatch's own cost). A panic, or
-	// runtime.Goexit, leaves done false.
-	done := false
+	status = -1
 	defer func() {
-		if done {
+		if status >= 0 {
 			return
 		}
-		g.leafEnd()                   // a leaf method's guard (leaf.go) ends with its call
-		if r := recover(); r != nil { // the frame was not restored
-			g.cur = prev
-			g.deep--
-			status = g.raisePanic(e.name, r)
-		}
+		status = recovered(fr, recover())
 	}()
 	if g.S.HasQueued() { // one test for the three queues (and inflight copies)
 		g.drainQueued()
 	}
 	status = e.call(g, e, fr)
-	g.cur = prev
+	g.cur = fr.Caller()
 	g.deep--
-	done = true
 	return status
+}
+
+// recovered ends a dispatch whose Go function did not return: it panicked
+// (r is the value recovered) or called runtime.Goexit (r is nil). A leaf
+// method's guard (leaf.go) ends with its call; after a panic the caller's
+// thread and depth are restored and the panic becomes a Lua error naming
+// the function. The call's function entry is still the one called (its
+// closure is on the caller's stack, so its id was not released).
+func recovered(fr cgo.Frame, r any) int32 {
+	g := (*gates.Load())[fr.GateID()]
+	g.leafEnd()
+	if r == nil {
+		return -1 // Goexit: nobody reads a status
+	}
+	g.cur = fr.Caller()
+	g.deep--
+	name := ""
+	if id := int(fr.FuncID()); id < len(g.funcs) {
+		name = g.funcs[id].name
+	}
+	return g.raisePanicSkip(name, r, 4)
 }
 
 // drainQueued takes what the __gc functions queued for Go: released
@@ -547,10 +591,15 @@ func (g *Gate) drainQueued() {
 
 // raisePanic turns a recovered panic into a Lua error carrying the
 // function name and the panic value.
-func (g *Gate) raisePanic(name string, r any) int32 {
+func (g *Gate) raisePanic(name string, r any) int32 { return g.raisePanicSkip(name, r, 4) }
+
+// raisePanicSkip is raisePanic called skip frames below the deferred
+// function that recovered (counting runtime.Callers and itself): the
+// stack kept starts where the panic was raised.
+func (g *Gate) raisePanicSkip(name string, r any, skip int) int32 {
 	g.panics.Add(1)
 	pe := &PanicError{Func: name, Value: r, pcs: make([]uintptr, 32)}
-	pe.pcs = pe.pcs[:runtime.Callers(3, pe.pcs)]
+	pe.pcs = pe.pcs[:runtime.Callers(skip, pe.pcs)]
 	return g.raiseText(pe.Error(), pubPanicError(pe))
 }
 

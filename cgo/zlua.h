@@ -181,7 +181,10 @@ enum zlua_status {
 	                   * fr->ret.v.i = slot | gen << 32, fr->ret.len =
 	                   * type_id | mt ref << 32, fr->ret.isint = cached */
 	ZLUA_RET0 = 7,    /* no results, no program */
-	ZLUA_RET2 = 8     /* two scalars in fr->ret and fr->ret2, no program */
+	ZLUA_RET2 = 8,    /* two scalars in fr->ret and fr->ret2, no program */
+	ZLUA_RETINT = 9   /* one integer in fr->ret.v.i (only that field is
+	                   * written), pushed without a program (LuaJIT: as a
+	                   * float) */
 };
 
 typedef struct zlua_frame {
@@ -189,10 +192,16 @@ typedef struct zlua_frame {
 	int32_t nargs;
 	uint32_t fnid; /* the Go function called */
 	uintptr_t goid; /* the env's gate (zlua_env.goid) */
+	/* Bit i set: args[i] is a Lua integer within ±2^53 read through its
+	 * hint (Lua 5.4; always 0 on LuaJIT), so Go takes args[i].v.i without
+	 * looking at its type. */
+	uint32_t intok;
 	zlua_arg args[ZLUA_FAST_ARGS];
 	zlua_arg ret;  /* ZLUA_RET1/RET2: the (first) scalar result (nil/bool/number) */
 	zlua_arg ret2; /* ZLUA_RET2: the second one */
 	uintptr_t tid; /* zlua_tid() of the thread running the call */
+	lua_State *caller; /* written by Go: the thread Go's code used before
+	                    * this call, restored if the Go function panics */
 } zlua_frame;
 
 /* A LuaJIT leaf method call (jitleaf.c) whose results or error the
