@@ -2,6 +2,11 @@
  * interpreter it shares with the protected operations. */
 #include "zlua.h"
 
+/* Branch hints for the trampoline's common case (a proven sentinel,
+ * numbers read through their hints): its path falls through. */
+#define LIKELY(x) __builtin_expect(!!(x), 1)
+#define UNLIKELY(x) __builtin_expect(!!(x), 0)
+
 /* Reads a little-endian u32 operand of a push program (unaligned). */
 static uint32_t get_u32(const unsigned char *p)
 {
@@ -200,7 +205,7 @@ static inline int read_num(lua_State *L, int idx, zlua_arg *a, unsigned hint)
 	if (hint == ZLUA_HINT_INT) {
 		lua_Integer v = lua_tointegerx(L, idx, &ok);
 		/* within ±2^53, one comparison */
-		if (ok && (lua_Unsigned)v + ((lua_Unsigned)1 << 53) <= ((lua_Unsigned)1 << 54)) {
+		if (LIKELY(ok && (lua_Unsigned)v + ((lua_Unsigned)1 << 53) <= ((lua_Unsigned)1 << 54))) {
 			a->type = LUA_TNUMBER;
 			a->isint = 1;
 			a->len = 0;
@@ -214,7 +219,7 @@ static inline int read_num(lua_State *L, int idx, zlua_arg *a, unsigned hint)
 		/* LuaJIT: every number is a float; Go checks integrality */
 		lua_Number v = lua_tonumberx(L, idx, &ok);
 		(void)hint;
-		if (ok) {
+		if (LIKELY(ok)) {
 			a->type = LUA_TNUMBER;
 			a->isint = 0;
 			a->len = 0;
@@ -344,10 +349,10 @@ static zlua_funcud *sentinel(lua_State *L, zlua_env *env)
 	 * would convert a number), and a light userdata has length 0. */
 	zlua_funcud *fu = (zlua_funcud *)lua_touserdata(L, lua_upvalueindex(1));
 	const void **hit;
-	if (fu == NULL)
+	if (UNLIKELY(fu == NULL))
 		return NULL;
 	hit = zlua_proven_at(env->proven_fn, ZLUA_PROVEN_FN_BITS, fu);
-	if (*hit == (const void *)fu)
+	if (LIKELY(*hit == (const void *)fu))
 		return fu;
 	if (zlua_rawlen(L, lua_upvalueindex(1)) != sizeof *fu || fu->header.magic != ZLUA_MAGIC ||
 	    fu->header.kind != ZLUA_KIND_FUNC || fu->env != env)
@@ -429,7 +434,7 @@ ZLUA_HOT int zlua_trampoline(lua_State *L)
 	zlua_frame fr;
 	int n, m, i, st;
 	uint32_t hints, intok;
-	if (fu == NULL || (fu->header.flags & ZLUA_F_RELEASED))
+	if (UNLIKELY(fu == NULL || (fu->header.flags & ZLUA_F_RELEASED)))
 		return refuse(L, fu);
 	n = lua_gettop(L);
 	/* No stack reservation here: Go gets the LUA_MINSTACK slots every C
