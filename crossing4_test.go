@@ -143,3 +143,44 @@ func TestPanicInACoroutineRestoresTheCallersThreadAndDepth(t *testing.T) {
 		local function nest(k) if k == 0 then return 0 end return depth() + nest(k - 1) end
 		assert(nest(100) == 100)`)
 }
+
+// What __gc functions queue for Go while a chunk runs (a collected Go
+// function closure, object userdata, struct companion) is taken at the
+// next Lua→Go call of that chunk: the dispatcher's common path tests one
+// word that every queue push sets (zlua_env.queued), and a push that did
+// not set it would leave the release for the chunk's end.
+func TestReleasesQueuedByCollectionAreTakenAtTheNextGoCall(t *testing.T) {
+	e := newEnv(t)
+	must(t, e.SetGlobal("newfunc", func() func() int { return func() int { return 1 } }))
+	must(t, e.SetGlobal("newobj", func() *Player { return &Player{Name: "p"} }))
+	must(t, e.SetGlobal("newrec", func() Record { return Record{Name: "r", Tags: []string{"a"}} }))
+	must(t, e.SetGlobal("live", func() (int, int, int) {
+		st := e.Stats()
+		return st.LiveFuncs, st.LiveObjects, st.LiveStructs
+	}))
+	// the types bound once, then one of each kept across chunks
+	run(t, e, `newfunc(); newobj(); newrec(); collectgarbage(); collectgarbage()`)
+	run(t, e, `kf, ko, ks = newfunc(), newobj(), newrec()`)
+	before := e.Stats()
+	// one kind at a time: a drain takes all three queues
+	run(t, e, `
+		live() -- the chunk's first Go call records the thread (dispatchSlow)
+		kf = nil; collectgarbage(); collectgarbage()
+		f = {live()} -- the common path, unless something is queued
+		ko = nil; collectgarbage(); collectgarbage()
+		o = {live()}
+		ks = nil; collectgarbage(); collectgarbage()
+		s = {live()}`)
+	var f, o, s []int
+	must(t, e.Global("f", &f))
+	must(t, e.Global("o", &o))
+	must(t, e.Global("s", &s))
+	b := []int{before.LiveFuncs, before.LiveObjects, before.LiveStructs}
+	want := [][]int{{b[0] - 1, b[1], b[2]}, {b[0] - 1, b[1] - 1, b[2]}, {b[0] - 1, b[1] - 1, b[2] - 1}}
+	for i, got := range [][]int{f, o, s} {
+		if len(got) != 3 || got[0] != want[i][0] || got[1] != want[i][1] || got[2] != want[i][2] {
+			t.Errorf("%s collected: live funcs, objects, structs at the next Go call %v, want %v",
+				[]string{"a Go function", "an object", "a struct copy"}[i], got, want[i])
+		}
+	}
+}

@@ -494,10 +494,11 @@ func dispatch(fr cgo.Frame) (status int32) {
 		return g.raiseText(errCallsTooDeep, nil)
 	}
 	// The first Lua→Go call of an outermost call (a new owner's thread)
-	// and what __gc functions queued for Go take dispatchSlow: with them
-	// out of this path, the Go function is its only call, so no register
-	// is saved around the others.
-	if fr.TID() != g.cbTID.Load() || g.S.HasQueued() {
+	// and what __gc functions queued for Go (one word every queue push
+	// sets, S.Queued) take dispatchSlow: with them out of this path, the
+	// Go function is its only call, so no register is saved around the
+	// others.
+	if fr.TID() != g.cbTID.Load() || g.S.Queued() {
 		return g.dispatchSlow(e, fr)
 	}
 	fr.SetCaller(g.cur)
@@ -548,6 +549,7 @@ func (g *Gate) dispatchSlow(e *funcEntry, fr cgo.Frame) (status int32) {
 	if g.S.HasQueued() { // one test for the three queues (and inflight copies)
 		g.drainQueued()
 	}
+	g.S.ClearQueued() // the queues are empty now, whoever drained them
 	status = e.call(g, e, fr)
 	g.cur = fr.Caller()
 	g.deep--

@@ -542,6 +542,7 @@ int zlua_funcud_gc(lua_State *L)
 		env->freed_cap = cap;
 	}
 	env->freed[env->freed_len++] = fu->fnid;
+	env->queued = 1;
 	return 0;
 }
 

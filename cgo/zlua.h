@@ -381,6 +381,11 @@ typedef struct zlua_env {
 	/* ids of Go function closures released by __gc, drained by Go */
 	uint32_t *freed;
 	size_t freed_len, freed_cap;
+	/* Set to 1 by every push onto freed, objfreed and svfreed; Go's
+	 * dispatcher tests this one word on its common path and clears it
+	 * once the three queues are drained (a set word with empty queues
+	 * only sends one call down the slow path). */
+	uint32_t queued;
 	size_t freed_lost; /* ids dropped because the queue could not grow */
 
 	/* armed[fnid]: 0 while Go holds the id and no closure exists yet, 1
