@@ -2,6 +2,7 @@ package callbackgate
 
 import (
 	"errors"
+	"math"
 	"reflect"
 	"runtime"
 	"sync"
@@ -506,13 +507,14 @@ func dispatch(fr cgo.Frame) (status int32) {
 	g.deep++
 	// The deferred closure only recovers: on the normal path the frame is
 	// restored below, after the call, and the closure returns at once.
-	// status is the sign: a Go function returns a status >= 0, so -1 is
-	// left only by a panic or runtime.Goexit. The closure captures status
-	// and fr alone (what the panic path needs it finds through fr, and the
-	// caller's thread is in the frame), so deferring it costs three stores.
-	status = -1
+	// status is the sign: statusPending, which no Go function's plan
+	// returns, is left only by a panic or runtime.Goexit. The closure
+	// captures status and fr alone (what the panic path needs it finds
+	// through fr, and the caller's thread is in the frame), so deferring
+	// it costs three stores.
+	status = statusPending
 	defer func() {
-		if status >= 0 {
+		if status != statusPending {
 			return
 		}
 		status = recovered(fr, recover())
@@ -522,6 +524,10 @@ func dispatch(fr cgo.Frame) (status int32) {
 	g.deep--
 	return status
 }
+
+// statusPending is dispatch's status until the Go function's plan returns
+// one (a zlua_status, never negative).
+const statusPending = int32(math.MinInt32)
 
 // dispatchSlow is dispatch's call after its checks when the thread is not
 // yet the owner's or something waits in the queues: the same call, after
@@ -539,9 +545,9 @@ func (g *Gate) dispatchSlow(e *funcEntry, fr cgo.Frame) (status int32) {
 	fr.SetCaller(g.cur)
 	g.cur = fr.Thread()
 	g.deep++
-	status = -1
+	status = statusPending
 	defer func() {
-		if status >= 0 {
+		if status != statusPending {
 			return
 		}
 		status = recovered(fr, recover())
@@ -566,7 +572,7 @@ func recovered(fr cgo.Frame, r any) int32 {
 	g := (*gates.Load())[fr.GateID()]
 	g.leafEnd()
 	if r == nil {
-		return -1 // Goexit: nobody reads a status
+		return statusPending // Goexit: nobody reads a status
 	}
 	g.cur = fr.Caller()
 	g.deep--
