@@ -3,6 +3,7 @@ package callbackgate
 import (
 	"bytes"
 	"os"
+	"reflect"
 	"testing"
 
 	"github.com/zlua-go/zlua/callbackgate/internal/shapegen"
@@ -34,6 +35,7 @@ func TestEveryListedShapeIsServed(t *testing.T) {
 		served func(string) bool
 		n      int
 	}{
+		{"fastPlans", shapegen.FastShapes, func(s string) bool { return fastPlanOf(s) != nil }, len(fastPlans)},
 		{"methodShapes", shapegen.MethodShapes, func(s string) bool { return methodShapes[s] != nil }, len(methodShapes)},
 		{"ptrShapes", shapegen.PtrShapes, func(s string) bool { return ptrShapes[s] != nil }, len(ptrShapes)},
 	} {
@@ -46,4 +48,31 @@ func TestEveryListedShapeIsServed(t *testing.T) {
 			t.Errorf("%s holds %d shapes, the list %d (a repeated shape?)", c.name, c.n, len(c.list))
 		}
 	}
+}
+
+// fastPlanOf finds the fast plan of a FastShapes signature by the func
+// type it spells.
+func fastPlanOf(shape string) callFunc {
+	for t, plan := range fastPlans {
+		if shapeOf(t, 0) == shape && allInts(t) {
+			return plan
+		}
+	}
+	return nil
+}
+
+// allInts: every 'i' of t is Go's int (shapeOf says 'i' for int64 too,
+// and fast plans are keyed by the exact type).
+func allInts(t reflect.Type) bool {
+	for i := 0; i < t.NumIn(); i++ {
+		if k := t.In(i).Kind(); k == reflect.Int64 {
+			return false
+		}
+	}
+	for i := 0; i < t.NumOut(); i++ {
+		if k := t.Out(i).Kind(); k == reflect.Int64 {
+			return false
+		}
+	}
+	return true
 }

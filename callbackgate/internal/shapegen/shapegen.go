@@ -1,6 +1,7 @@
 // Package shapegen writes callbackgate's shapes_gen.go: the closures that
-// call Go methods (methodShapes) and func(*T, ...) functions (ptrShapes)
-// of common signatures without reflect.Value.Call and without allocating.
+// call Go functions (fastPlans), Go methods (methodShapes) and
+// func(*T, ...) functions (ptrShapes) of common signatures without
+// reflect.Value.Call and without allocating.
 //
 // Each closure is written out in full, one per signature, because the
 // hottest path of a Lua→Go call runs through it: its argument reads are
@@ -18,6 +19,14 @@ import (
 	"go/format"
 	"strings"
 )
+
+// FastShapes are the signatures of fastPlans, plain Go functions; 'i'
+// is Go's int here (a named type of it has no fast plan).
+var FastShapes = []string{
+	":", ":e", ":i", ":f", ":b", ":s",
+	"i:i", "ii:i", "ii:ie", "f:f", "ff:f",
+	"s:", "s:e", "s:s",
+}
 
 // MethodShapes are the signatures of methodShapes, in shapeOf's letters
 // (receiver excluded): parameters, ':', results.
@@ -38,22 +47,29 @@ var PtrShapes = []string{
 // closures: how the receiver is resolved, how the code is called, how
 // Lua numbers the arguments after it, and how a pointer result returns.
 type family struct {
-	makeFunc, makerType string
-	// arg0 is the Lua argument number of Frame argument 1, minus 1:
-	// method errors do not count the receiver, function errors do.
+	makeFunc, mapType string
+	// idxBase is the Frame index of the first parameter of the shape
+	// (after the receiver or *T for methods and ptrs).
+	idxBase int
+	// argBase is what Lua counts before the first parameter in its
+	// error messages: method errors do not count the receiver, errors of
+	// func(*T, ...) count the *T.
 	argBase int
+	// intType is the Go type an 'i' has in the called code.
+	intType string
 }
 
 var (
-	methods = family{makeFunc: "makeMethodShapes", makerType: "methodMaker", argBase: 0}
-	ptrs    = family{makeFunc: "makePtrShapes", makerType: "ptrShapeMaker", argBase: 1}
+	fast    = family{makeFunc: "makeFastPlans", mapType: "map[reflect.Type]callFunc", intType: "int"}
+	methods = family{makeFunc: "makeMethodShapes", mapType: "map[string]methodMaker", idxBase: 1, intType: "int64"}
+	ptrs    = family{makeFunc: "makePtrShapes", mapType: "map[string]ptrShapeMaker", idxBase: 1, argBase: 1, intType: "int64"}
 )
 
-// goType is the Go type of a shape letter as the called code sees it.
-func goType(letter byte) string {
+// goType is the Go type of a shape letter as the called code of f sees it.
+func goType(f family, letter byte) string {
 	switch letter {
 	case 'i':
-		return "int64"
+		return f.intType
 	case 'f':
 		return "float64"
 	case 's':
@@ -68,16 +84,20 @@ func goType(letter byte) string {
 	panic(fmt.Sprintf("shapegen: no Go type for letter %q", letter))
 }
 
-// funcType spells the func type a shape's code is called through: the
-// receiver or *T as an unsafe.Pointer, then the shape's parameters.
-func funcType(params, results string) string {
-	in := []string{"unsafe.Pointer"}
+// funcType spells the func type a shape's code is called through: for
+// methods and ptrs the receiver or *T as an unsafe.Pointer first, then
+// the shape's parameters.
+func funcType(f family, params, results string) string {
+	var in []string
+	if f != fast {
+		in = append(in, "unsafe.Pointer")
+	}
 	for i := 0; i < len(params); i++ {
-		in = append(in, goType(params[i]))
+		in = append(in, goType(f, params[i]))
 	}
 	var out []string
 	for i := 0; i < len(results); i++ {
-		out = append(out, goType(results[i]))
+		out = append(out, goType(f, results[i]))
 	}
 	s := "func(" + strings.Join(in, ", ") + ")"
 	switch len(out) {
@@ -96,11 +116,14 @@ var argNames = []string{"a", "b", "c", "d"}
 // 1 on); a failed read returns the status raised.
 func writeArgs(w *bytes.Buffer, f family, params string) {
 	for i := 0; i < len(params); i++ {
-		v, idx, argn := argNames[i], i+1, i+1+f.argBase
+		v, idx, argn := argNames[i], i+f.idxBase, i+1+f.argBase
 		switch params[i] {
 		case 'i', 'f':
 			kind := map[byte]string{'i': "Int", 'f': "Float"}[params[i]]
 			fmt.Fprintf(w, "%s, ok := fr.%sArg(%d)\nif !ok {\n", v, kind, idx)
+			if f == fast { // no status variable before the first failure
+				fmt.Fprintf(w, "var st int32\n")
+			}
 			fmt.Fprintf(w, "if %s, st = g.%sArgAt(fr, %d, %d, e.name); st != 0 {\nreturn st\n}\n}\n",
 				v, strings.ToLower(kind), idx, argn)
 		case 's':
@@ -121,7 +144,12 @@ func writeReturn(w *bytes.Buffer, f family, results, call string) {
 	case "e":
 		fmt.Fprintf(w, "if err := %s; err != nil {\nreturn g.fail(err)\n}\nreturn g.ret0()\n", call)
 	case "i":
+		if f.intType != "int64" {
+			call = "int64(" + call + ")"
+		}
 		fmt.Fprintf(w, "return retInt(fr, %s)\n", call)
+	case "ie":
+		fmt.Fprintf(w, "r, err := %s\nif err != nil {\nreturn g.fail(err)\n}\nreturn retInt(fr, int64(r))\n", call)
 	case "f":
 		fmt.Fprintf(w, "return retNum(fr, %s)\n", call)
 	case "b":
@@ -154,13 +182,29 @@ func writeShape(w *bytes.Buffer, f family, shape string) {
 	if !ok || len(params) > len(argNames) {
 		panic(fmt.Sprintf("shapegen: bad shape %q", shape))
 	}
-	ft := funcType(params, results)
-	args := []string{"s.Ptr()"}
-	if f == ptrs {
-		args[0] = "p"
+	ft := funcType(f, params, results)
+	var args []string
+	switch f {
+	case methods:
+		args = append(args, "s.Ptr()")
+	case ptrs:
+		args = append(args, "p")
 	}
-	args = append(args, argNames[:len(params)]...)
+	for i := 0; i < len(params); i++ {
+		if params[i] == 'i' && f.intType != "int64" {
+			args = append(args, f.intType+"("+argNames[i]+")")
+		} else {
+			args = append(args, argNames[i])
+		}
+	}
 	joined := strings.Join(args, ", ")
+	if f == fast {
+		fmt.Fprintf(w, "reflect.TypeFor[%s](): func(g *Gate, e *funcEntry, fr cgo.Frame) int32 {\n", ft)
+		writeArgs(w, f, params)
+		writeReturn(w, f, results, fmt.Sprintf("e.fn.(%s)(%s)", ft, joined))
+		fmt.Fprintf(w, "},\n")
+		return
+	}
 	if f == methods {
 		fmt.Fprintf(w, "%q: func(m *method, code unsafe.Pointer) callFunc {\n", shape)
 		fmt.Fprintf(w, "f := as[%s](code)\n", ft)
@@ -189,8 +233,8 @@ func writeShape(w *bytes.Buffer, f family, shape string) {
 }
 
 func writeFamily(w *bytes.Buffer, f family, shapes []string, doc string) {
-	fmt.Fprintf(w, "\n// %s %s\nfunc %s() map[string]%s {\nreturn map[string]%s{\n",
-		f.makeFunc, doc, f.makeFunc, f.makerType, f.makerType)
+	fmt.Fprintf(w, "\n// %s %s\nfunc %s() %s {\nreturn %s{\n",
+		f.makeFunc, doc, f.makeFunc, f.mapType, f.mapType)
 	for _, s := range shapes {
 		writeShape(w, f, s)
 	}
@@ -202,6 +246,7 @@ func Source() ([]byte, error) {
 	var w bytes.Buffer
 	w.WriteString("// Code generated by callbackgate/internal/shapegen; DO NOT EDIT.\n\n")
 	w.WriteString("package callbackgate\n\nimport (\n\"reflect\"\n\"unsafe\"\n\n\"github.com/zlua-go/zlua/cgo\"\n)\n")
+	writeFamily(&w, fast, FastShapes, "makes fastPlans (fastpath.go).")
 	writeFamily(&w, methods, MethodShapes, "makes the closures of methodShapes (methods.go).")
 	writeFamily(&w, ptrs, PtrShapes, "makes the closures of ptrShapes (ptrfuncs.go).")
 	return format.Source(w.Bytes())
