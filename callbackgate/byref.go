@@ -97,7 +97,7 @@ func (g *Gate) elemSet(fr cgo.Frame, b *binding, ov reflect.Value, key *cgo.Arg)
 		}
 		return g.raiseText(msg, nil)
 	}
-	if err := g.readArg(fr, 2, ov.Index(int(n-1))); err != nil {
+	if err := g.readAssign(fr, 2, ov.Index(int(n-1))); err != nil {
 		return g.raiseText(fmt.Sprintf("bad value for %s (%v)", b.name, err), nil)
 	}
 	return g.ret0()

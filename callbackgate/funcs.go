@@ -249,6 +249,24 @@ func (g *Gate) readArg(fr cgo.Frame, i int, v reflect.Value) error {
 	return g.read(t, i+1, &a, v, 0)
 }
 
+// readAssign is readArg for an assignment to an existing value (a field,
+// a slice element): v changes only when the whole value converts. readArg
+// decodes in place, which a refused table would leave half written (a
+// slice of the elements before the bad one, a zeroed struct).
+func (g *Gate) readAssign(fr cgo.Frame, i int, v reflect.Value) error {
+	a := arg(fr, i)
+	t := fr.Thread()
+	if ok, err := g.setScalar(t, i+1, &a, v); ok { // writes only on success
+		return err
+	}
+	tmp := reflect.New(v.Type()).Elem()
+	if err := g.read(t, i+1, &a, tmp, 0); err != nil {
+		return err
+	}
+	v.Set(tmp)
+	return nil
+}
+
 // fail handles a non-nil error returned by a Go function: the error Yield
 // returned (as is, not wrapped) yields, anything else is raised.
 func (g *Gate) fail(err error) int32 {

@@ -295,20 +295,25 @@ func leafDispatch(goid uintptr, fnid uint32, fr cgo.Frame) (status int32) {
 	}
 	g.deep++
 	lf.m, lf.broke = lm, false
-	done := false
+	// The recovery covers the method and the formatting of its error:
+	// Error() is user code too (a typed nil pointer panics there), and a
+	// panic must never unwind through the FFI call's C frames.
+	returned, done := false, false
 	defer func() {
 		if done {
 			return
 		}
 		g.leafEnd()
 		if r := recover(); r != nil {
-			g.deep--
+			if !returned {
+				g.deep--
+			}
 			status = g.raisePanic(lm.name, r)
 		}
 	}()
 	lf.out.err = nil // the rest is written by the call
 	lm.direct(s.Ptr(), &lf.ia, &lf.fa, &lf.out)
-	done = true
+	returned = true
 	g.deep--
 	switch {
 	case lf.broke:
@@ -318,6 +323,7 @@ func leafDispatch(goid uintptr, fnid uint32, fr cgo.Frame) (status int32) {
 	default:
 		status = lm.results(fr, &lf.out)
 	}
+	done = true
 	g.leafEnd()
 	return status
 }

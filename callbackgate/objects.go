@@ -335,7 +335,7 @@ func fieldSet(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
 	}
 	fv, err := ov.Elem().FieldByIndexErr(f.index)
 	if err == nil {
-		err = g.readArg(fr, 2, fv)
+		err = g.readAssign(fr, 2, fv) // a refused value leaves the field as it was
 	}
 	if err != nil {
 		if err == errReleased {

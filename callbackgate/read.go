@@ -174,13 +174,15 @@ func outOfRange(k reflect.Kind) error {
 	return &argError{detail: "number out of range for " + k.String()}
 }
 
-// setScalar stores a converted scalar into v; handled is false for kinds
-// that are not scalars.
+// setScalar stores a converted scalar into v, which a refused value leaves
+// unchanged; handled is false for kinds that are not scalars.
 func (g *Gate) setScalar(t cgo.Thread, idx int, a *cgo.Arg, v reflect.Value) (handled bool, err error) {
 	switch k := v.Kind(); k {
 	case reflect.Bool:
 		b, err := g.readBool(t, idx, a)
-		v.SetBool(b)
+		if err == nil {
+			v.SetBool(b)
+		}
 		return true, err
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
 		i, err := g.readInt(t, idx, a)
@@ -211,7 +213,9 @@ func (g *Gate) setScalar(t cgo.Thread, idx int, a *cgo.Arg, v reflect.Value) (ha
 		return true, err
 	case reflect.String:
 		s, err := g.readString(t, idx, a)
-		v.SetString(s)
+		if err == nil {
+			v.SetString(s)
+		}
 		return true, err
 	}
 	return false, nil

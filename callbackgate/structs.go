@@ -335,7 +335,7 @@ func valFieldSet(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
 	if f == nil {
 		return g.raiseText(fmt.Sprintf("%s has no field '%s'", vt.name, g.keyText(fr, &key)), nil)
 	}
-	if err := g.readArg(fr, 2, self.FieldByIndex(f.Index)); err != nil {
+	if err := g.readAssign(fr, 2, self.FieldByIndex(f.Index)); err != nil {
 		if err == errReleased {
 			return g.raiseText(err.Error(), nil)
 		}

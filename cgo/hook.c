@@ -28,7 +28,7 @@ void zlua_hook_hurry(lua_State *L)
 static void raise_from_hook(lua_State *L, zlua_env *env, const char *msg)
 {
 	zlua_hook_hurry(L);
-	luaL_where(L, 0);
+	zlua_where_script(L, 0); /* the script's line, not a zlua closure's */
 	lua_pushstring(L, msg);
 	lua_concat(L, 2);
 	env->hook_raised = 1;

@@ -1,6 +1,8 @@
 /* interrupt.c: the interruption error of limited calls, shared by the count
  * hook (hook.c) and the C loops that run without Lua instructions, such as
  * the pattern matcher (pattern.c), so both raise the same message. */
+#include <string.h>
+
 #include "zlua.h"
 
 const char *zlua_interrupt_text(zlua_env *env)
@@ -10,9 +12,18 @@ const char *zlua_interrupt_text(zlua_env *env)
 					     "interrupted: context canceled";
 }
 
+void zlua_where_script(lua_State *L, int level)
+{
+	lua_Debug ar;
+	while (lua_getstack(L, level, &ar) && lua_getinfo(L, "S", &ar) &&
+	       strncmp(ar.source, "=zlua.", 6) == 0)
+		level++;
+	luaL_where(L, level);
+}
+
 int zlua_raise_interrupt(lua_State *L, zlua_env *env, int level)
 {
-	luaL_where(L, level);
+	zlua_where_script(L, level);
 	lua_pushstring(L, zlua_interrupt_text(env));
 	lua_concat(L, 2);
 	return lua_error(L);

@@ -359,6 +359,21 @@ void zlua_jit_init(lua_State *L, zlua_env *env)
 	env->jitval_ref = lua_isnil(L, -1) ? (lua_pop(L, 1), LUA_NOREF) : luaL_ref(L, LUA_REGISTRYINDEX);
 	env->jiteq_ref = luaL_ref(L, LUA_REGISTRYINDEX);
 	env->indexer_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+	/* the leaf maker (jitleaf.c) is made at the first leaf type, when a
+	 * script may have replaced these globals: it takes them from here */
+	lua_createtable(L, 2, 0);
+	lua_getfield(L, LUA_GLOBALSINDEX, "type");
+	lua_rawseti(L, -2, 1);
+	lua_getfield(L, LUA_GLOBALSINDEX, "getmetatable");
+	lua_rawseti(L, -2, 2);
+	lua_rawgeti(L, -1, 1);
+	lua_rawgeti(L, -2, 2);
+	if (lua_iscfunction(L, -1) && lua_iscfunction(L, -2)) {
+		lua_pop(L, 2);
+		env->leafbase_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+	} else {
+		lua_pop(L, 3); /* no base library: no leaf closures */
+	}
 }
 
 /* Pushes the field table of directory d: name -> index, -1 - index for a

@@ -37,9 +37,10 @@
 
 #ifdef ZLUA_LUAJIT
 
-/* The maker chunk, run once per env with (ffi, the env, the address of
- * zlua_jit_res, zlua_jit_finish, the limited flag table
- * of hook.c, zlua_jit_call0..4). It returns make(cfn, tid, fnid, nparams, boolparams,
+/* The maker chunk, run once per env with (the base library's type and
+ * getmetatable, kept when the env was made: a script may have replaced the
+ * globals since; ffi, the env, the address of zlua_jit_res,
+ * zlua_jit_finish, the limited flag table of hook.c, zlua_jit_call0..4). It returns make(cfn, tid, fnid, nparams, boolparams,
  * nresults, boolresults), the leaf closure over the C closure cfn. The
  * closures take (o, ...) so that the C closure gets exactly the arguments
  * the caller passed (its errors count them).
@@ -52,8 +53,7 @@
  * So leaf_src is the header below and one closure per arity, written out
  * by leaf_chunk. */
 static const char leaf_head[] =
-	"local type = type\n"
-	"local ffi, envp, resp, finish, limited, p0, p1, p2, p3, p4 = ...\n"
+	"local type, getmetatable, ffi, envp, resp, finish, limited, p0, p1, p2, p3, p4 = ...\n"
 	"local env = ffi.cast('void *', envp)\n"
 	"local res = ffi.cast('double (*)(void *, int)', resp)\n"
 	"local call0 = ffi.cast('int (*)(void *, const void *, uint32_t, uint32_t)', p0)\n"
@@ -70,9 +70,15 @@ static const char leaf_head[] =
 
 /* One closure: arguments a1..an checked against t1..tn, booleans passed
  * as 1/0; the answer 1 returns the results (booleans where
- * rb1/rb2), 2 goes to finish, 0 (refused) to the C closure. */
+ * rb1/rb2), 2 goes to finish, 0 (refused) to the C closure. The receiver
+ * must be a full userdata with zlua's protected metatable: type() says
+ * "userdata" for a light userdata too (an opaque handle), whose value the
+ * FFI would pass as the address C reads a header at; no light userdata
+ * has that metatable (only debug.setmetatable could give it one, and
+ * debug comes with ffi). The JIT compiles the check to the metatable guard
+ * the method lookup made already. */
 static const char leaf_body[] =
-	"    if not limited[1] and type(o) == 'userdata'%s then\n"
+	"    if not limited[1] and type(o) == 'userdata' and getmetatable(o) == '" ZLUA_PROTECTED_MT "'%s then\n"
 	"      local s = call%d(env, o, spec, fnid%s)\n"
 	"      if s == 1 then\n"
 	"        if nres == 0 then return end\n"
@@ -292,13 +298,21 @@ static int leaf_maker(lua_State *L, zlua_env *env)
 	size_t n;
 	if (env->leafmk_ref > 0)
 		return 1;
-	if (env->ffi_ref == LUA_NOREF || env->ud_block == 0 || env->limflag_ref == LUA_NOREF)
+	if (env->ffi_ref == LUA_NOREF || env->ud_block == 0 || env->limflag_ref == LUA_NOREF ||
+	    env->leafbase_ref <= 0)
 		return 0;
+	if (zlua_rawgeti_type(L, LUA_REGISTRYINDEX, env->leafbase_ref) != LUA_TTABLE) {
+		lua_pop(L, 1); /* replaced through debug.getregistry: no leaf closures */
+		return 0;
+	}
 	n = leaf_chunk(src, sizeof src);
 	if (n >= sizeof src)
 		return luaL_error(L, "zlua: leaf closure chunk too long");
 	if (luaL_loadbuffer(L, src, n, ZLUA_INDEX_CHUNK) != 0)
 		lua_error(L);
+	lua_rawgeti(L, -2, 1); /* type */
+	lua_rawgeti(L, -3, 2); /* getmetatable */
+	lua_remove(L, -4);     /* the table */
 	lua_rawgeti(L, LUA_REGISTRYINDEX, env->ffi_ref);
 	lua_pushlightuserdata(L, env);
 	lua_pushlightuserdata(L, (void *)(uintptr_t)zlua_jit_res);
@@ -309,7 +323,7 @@ static int leaf_maker(lua_State *L, zlua_env *env)
 	lua_pushlightuserdata(L, (void *)(uintptr_t)zlua_jit_call2);
 	lua_pushlightuserdata(L, (void *)(uintptr_t)zlua_jit_call3);
 	lua_pushlightuserdata(L, (void *)(uintptr_t)zlua_jit_call4);
-	lua_call(L, 10, 1);
+	lua_call(L, 12, 1);
 	env->leafmk_ref = luaL_ref(L, LUA_REGISTRYINDEX);
 	return env->leafmk_ref > 0;
 }
@@ -321,8 +335,9 @@ static uint32_t get_u32le(const unsigned char *p)
 
 size_t zlua_jit_leaf(lua_State *L, zlua_env *env, const unsigned char *p)
 {
-	/* the maker's chunk and its 10 arguments, or the maker and its 7 */
-	luaL_checkstack(L, 12, "zlua: too many values");
+	/* the maker's chunk and its 12 arguments (and the table of the
+	 * first two), or the maker and its 7 */
+	luaL_checkstack(L, 15, "zlua: too many values");
 	if (!leaf_maker(L, env))
 		return 12;
 	lua_rawgeti(L, LUA_REGISTRYINDEX, env->leafmk_ref);

@@ -70,12 +70,19 @@ ZLUA_HOT int zlua_obj_findex(lua_State *L)
 		if (t != LUA_TNUMBER && t != LUA_TNIL)
 			return 1; /* a method */
 		if (t == LUA_TNUMBER && obj_fields(L, &o)) {
-			lua_Integer i = lua_tointeger(L, -1);
-			if (i >= 0 && (size_t)i < zlua_dir_count(o.d))
-				f = zlua_dir_entry(o.d, (size_t)i);
+			/* the binding id << 32 | the index: an index means
+			 * nothing in another binding's directory (this
+			 * __index called on another type's object through
+			 * debug.getmetatable), which the Go getter refuses */
+			uint64_t v = (uint64_t)lua_tointeger(L, -1);
+			if (v >> 32 == o.u->header.type_id && (v & 0xffffffffu) < zlua_dir_count(o.d))
+				f = zlua_dir_entry(o.d, (size_t)(v & 0xffffffffu));
 		}
-	} else if (lua_type(L, 2) == LUA_TSTRING && obj_fields(L, &o)) {
-		f = zlua_dir_find(L, o.d); /* LuaJIT: its Lua closure looked methods up */
+	} else if (lua_type(L, 2) == LUA_TSTRING && obj_fields(L, &o) &&
+		   (uint64_t)lua_tointeger(L, lua_upvalueindex(1)) == o.u->header.type_id) {
+		/* LuaJIT: its Lua closure looked methods up; upvalue 1 is the
+		 * binding id (another binding's object: the Go getter) */
+		f = zlua_dir_find(L, o.d);
 	}
 	if (f != NULL && obj_ours(L, &o)) {
 		zlua_sv_read(L, (int)(f->code & 0xff), obj_field(&o, f));
@@ -122,7 +129,7 @@ void zlua_obj_fields(lua_State *L, zlua_env *env)
 		const zlua_fielddir *d = zlua_dir(env, ZLUA_DIR_OBJ, tid);
 		lua_rawgeti(L, LUA_REGISTRYINDEX, env->indexer_ref);
 		lua_pushvalue(L, mt + 1);
-		lua_pushnil(L);
+		lua_pushnumber(L, (lua_Number)tid);
 		lua_pushvalue(L, mt + 2);
 		lua_pushcclosure(L, zlua_obj_findex, 2);
 		zlua_jit_fieldtable(L, d);
@@ -137,13 +144,15 @@ void zlua_obj_fields(lua_State *L, zlua_env *env)
 	}
 #else
 	{
-		/* the methods table also maps each C field to its directory index */
-		const zlua_fielddir *d = zlua_dir(env, ZLUA_DIR_OBJ, (uint32_t)lua_tointeger(L, mt + 5));
+		/* the methods table also maps each C field to its binding id
+		 * << 32 | its directory index */
+		uint32_t tid = (uint32_t)lua_tointeger(L, mt + 5);
+		const zlua_fielddir *d = zlua_dir(env, ZLUA_DIR_OBJ, tid);
 		size_t i, n = d != NULL ? zlua_dir_count(d) : 0;
 		for (i = 0; i < n; i++) {
 			const zlua_dirent *f = zlua_dir_entry(d, i);
 			lua_pushlstring(L, f->name, f->len);
-			lua_pushinteger(L, (lua_Integer)i);
+			lua_pushinteger(L, (lua_Integer)((uint64_t)tid << 32 | i));
 			lua_rawset(L, mt + 1);
 		}
 	}

@@ -4,6 +4,24 @@
 
 #include "zlua.h"
 
+/* [lua] Pushes the result of errv's __tostring, called under protection:
+ * 1 when it is a string; 0, with the stack as it was, when there is none,
+ * it raised or it returned something else. The message handler runs it,
+ * where an error would replace the error value being raised (Lua 5.4) or
+ * become "error in error handling" (LuaJIT): the error object would lose
+ * its identity through zlua's calls, though pcall keeps it. [-0, +(0|1)] */
+static int tostring_meta(lua_State *L, int errv)
+{
+	int top = lua_gettop(L);
+	if (!luaL_getmetafield(L, errv, "__tostring")) /* nothing pushed */
+		return 0;
+	lua_pushvalue(L, errv);
+	if (lua_pcall(L, 1, 1, 0) == LUA_OK && lua_type(L, -1) == LUA_TSTRING)
+		return 1;
+	lua_settop(L, top);
+	return 0;
+}
+
 void zlua_errinfo_record(lua_State *L, zlua_env *env, int errv, int tb)
 {
 	int t = lua_type(L, errv);
@@ -16,7 +34,7 @@ void zlua_errinfo_record(lua_State *L, zlua_env *env, int errv, int tb)
 	if (t == LUA_TSTRING || t == LUA_TNUMBER) {
 		lua_pushvalue(L, errv);
 		lua_tostring(L, -1); /* converts the copy, never the error value */
-	} else if (!guarded && luaL_callmeta(L, errv, "__tostring") && lua_type(L, -1) == LUA_TSTRING) {
+	} else if (!guarded && tostring_meta(L, errv)) {
 		/* message from __tostring */
 	} else {
 		lua_settop(L, top);

@@ -27,7 +27,7 @@ void zlua_new_metatable(lua_State *L, zlua_env *env, const char *name)
 	lua_rawset(L, -3);
 	lua_pushstring(L, name);
 	lua_setfield(L, -2, "__name");
-	lua_pushstring(L, "zlua: protected metatable");
+	lua_pushstring(L, ZLUA_PROTECTED_MT);
 	lua_setfield(L, -2, "__metatable");
 }
 

@@ -482,6 +482,8 @@ typedef struct zlua_env {
 	int limflag_ref;       /* LuaJIT: registry ref of {limited}, read by Lua-side xpcall */
 	/* leaf methods (jitleaf.c) */
 	int leafmk_ref;        /* LuaJIT: registry ref of the closure maker (0: not made) */
+	int leafbase_ref;      /* LuaJIT: registry ref of {type, getmetatable} as the base
+	                        * library opened them, for the maker (0: none) */
 	zlua_leafcall leaf;    /* LuaJIT: the call whose results wait */
 
 	/* scripts' hooks (debughook.c) */
@@ -651,8 +653,17 @@ static inline int zlua_interrupted(zlua_env *env)
 const char *zlua_interrupt_text(zlua_env *env);
 /* [lua] Raises "interrupted: context deadline exceeded" (or "... canceled")
  * prefixed with the position of the function at level (0: the running
- * function, as in a hook; 1: the caller of a C function). [-0, +1, raises] */
+ * function, as in a hook; 1: the caller of a C function), or of the first
+ * function above it that is not one of zlua's own Lua closures (see
+ * zlua_where_script). [-0, +1, raises] */
 int zlua_raise_interrupt(lua_State *L, zlua_env *env, int level);
+/* [lua] luaL_where(L, level), except that levels running one of zlua's
+ * own Lua closures (chunks named "=zlua.*": LuaJIT's leaf and field
+ * closures, its pairs/ipairs, gmatch and xpcall helpers) are skipped: they
+ * serve a call or an index of the script's, as C functions do on Lua 5.4,
+ * so an error raised inside them (by a hook) names the script's line.
+ * [-0, +1] */
+void zlua_where_script(lua_State *L, int level);
 
 /* ---- pattern matching (pattern.c, pattern_lib.c) ---- */
 
@@ -995,10 +1006,11 @@ int zlua_obj_eq(lua_State *L);
 void zlua_obj_fields(lua_State *L, zlua_env *env);
 /* [lua] __index of ByObj userdata with fields served in C: upvalue 1 the
  * methods table, which on Lua 5.4 also maps each C field's name to its
- * directory index (one lookup for both; nil on LuaJIT, where a Lua
- * closure looked methods up and fields are found by name), upvalue 2 the
- * Go getter. Methods, then numeric and boolean fields of the pinned
- * struct, else Go. */
+ * binding id << 32 | its directory index (one lookup for both; on LuaJIT,
+ * where a Lua closure looked methods up and fields are found by name, the
+ * binding id), upvalue 2 the Go getter. Methods, then numeric and boolean
+ * fields of the pinned struct when the object is of that binding, else
+ * Go. */
 int zlua_obj_findex(lua_State *L);
 /* [lua] __newindex of the same: upvalue 1 the Go setter. */
 int zlua_obj_fnewindex(lua_State *L);
@@ -1014,6 +1026,9 @@ int zlua_obj_nokey(lua_State *L);
 void zlua_obj_indexer(lua_State *L, zlua_env *env);
 /* Chunk name of LuaJIT's __index closures (error positions skip them). */
 #define ZLUA_INDEX_CHUNK "=zlua.index"
+/* The __metatable field of every metatable zlua makes (what getmetatable
+ * returns for zlua's userdata). */
+#define ZLUA_PROTECTED_MT "zlua: protected metatable"
 /* [lua] Replaces the name on top with a new ByObj metatable: marker,
  * __name, __metatable, __gc. [-1, +1] */
 void zlua_obj_newmt(lua_State *L, zlua_env *env);
@@ -1041,7 +1056,10 @@ void zlua_ownaddr_init(lua_State *L, zlua_env *env);
 void zlua_jit_keepffi(lua_State *L, zlua_env *env);
 /* [lua] Builds LuaJIT's closure factories (jitindex.c): __index of
  * objects (env->indexer_ref), the __eq wrapper (jiteq_ref) and the ByVal
- * field closures (jitval_ref, LUA_NOREF without the FFI). [-0, +0] */
+ * field closures (jitval_ref, LUA_NOREF without the FFI); keeps the base
+ * library's type and getmetatable for the leaf closures, which are made
+ * later, when scripts may have replaced the globals (leafbase_ref).
+ * [-0, +0] */
 void zlua_jit_init(lua_State *L, zlua_env *env);
 /* [lua] Pushes the field table the closures read for directory d (name ->
  * index, -1 - index for a boolean). [-0, +1] */
