@@ -52,3 +52,9 @@ func OpWithFarArgs(e *Env) int { return e.g.S.OpWithFarArgs(e.g.Current()) }
 // dispatch path of architectures without them) and returns the previous
 // setting.
 func LeafDirect(on bool) bool { return callbackgate.SetLeafDirect(on) }
+
+// ThreadEnv returns, for the thread running e's innermost Go function (the
+// main thread at top level), the env pointer in its extra space (Lua 5.4;
+// 0 on LuaJIT), the allocator's ud, and e's env address (cgo/zlua.h,
+// zlua_envof).
+func ThreadEnv(e *Env) (extra, ud, want uintptr) { return e.g.S.ThreadEnv(e.g.Current()) }

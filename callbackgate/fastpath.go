@@ -7,138 +7,11 @@ import (
 )
 
 // fastPlans serve common signatures without reflect.Value.Call and without
-// allocating (string arguments are the only copies made).
+// allocating (string arguments are the only copies made). The plans are
+// generated (shapes_gen.go) from internal/shapegen's FastShapes.
 var fastPlans map[reflect.Type]callFunc
 
 func init() { fastPlans = makeFastPlans() }
-
-func makeFastPlans() map[reflect.Type]callFunc {
-	return map[reflect.Type]callFunc{
-		reflect.TypeFor[func()](): func(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
-			e.fn.(func())()
-			return g.ret0()
-		},
-		reflect.TypeFor[func() error](): func(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
-			if err := e.fn.(func() error)(); err != nil {
-				return g.fail(err)
-			}
-			return g.ret0()
-		},
-		reflect.TypeFor[func() int](): func(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
-			return retInt(fr, int64(e.fn.(func() int)()))
-		},
-		reflect.TypeFor[func() float64](): func(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
-			return retNum(fr, e.fn.(func() float64)())
-		},
-		reflect.TypeFor[func() bool](): func(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
-			fr.ReturnBool(e.fn.(func() bool)())
-			return cgo.StatusReturn1
-		},
-		reflect.TypeFor[func() string](): func(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
-			return g.retStr(e.fn.(func() string)())
-		},
-		reflect.TypeFor[func(int) int](): func(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
-			a, ok := fr.IntArg(0)
-			if !ok {
-				var st int32
-				if a, st = g.intArgAt(fr, 0, 1, e.name); st != 0 {
-					return st
-				}
-			}
-			return retInt(fr, int64(e.fn.(func(int) int)(int(a))))
-		},
-		reflect.TypeFor[func(int, int) int](): func(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
-			a, ok := fr.IntArg(0)
-			if !ok {
-				var st int32
-				if a, st = g.intArgAt(fr, 0, 1, e.name); st != 0 {
-					return st
-				}
-			}
-			b, ok := fr.IntArg(1)
-			if !ok {
-				var st int32
-				if b, st = g.intArgAt(fr, 1, 2, e.name); st != 0 {
-					return st
-				}
-			}
-			return retInt(fr, int64(e.fn.(func(int, int) int)(int(a), int(b))))
-		},
-		reflect.TypeFor[func(int, int) (int, error)](): func(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
-			a, ok := fr.IntArg(0)
-			if !ok {
-				var st int32
-				if a, st = g.intArgAt(fr, 0, 1, e.name); st != 0 {
-					return st
-				}
-			}
-			b, ok := fr.IntArg(1)
-			if !ok {
-				var st int32
-				if b, st = g.intArgAt(fr, 1, 2, e.name); st != 0 {
-					return st
-				}
-			}
-			r, err := e.fn.(func(int, int) (int, error))(int(a), int(b))
-			if err != nil {
-				return g.fail(err)
-			}
-			return retInt(fr, int64(r))
-		},
-		reflect.TypeFor[func(float64) float64](): func(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
-			a, ok := fr.FloatArg(0)
-			if !ok {
-				var st int32
-				if a, st = g.floatArgAt(fr, 0, 1, e.name); st != 0 {
-					return st
-				}
-			}
-			return retNum(fr, e.fn.(func(float64) float64)(a))
-		},
-		reflect.TypeFor[func(float64, float64) float64](): func(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
-			a, ok := fr.FloatArg(0)
-			if !ok {
-				var st int32
-				if a, st = g.floatArgAt(fr, 0, 1, e.name); st != 0 {
-					return st
-				}
-			}
-			b, ok := fr.FloatArg(1)
-			if !ok {
-				var st int32
-				if b, st = g.floatArgAt(fr, 1, 2, e.name); st != 0 {
-					return st
-				}
-			}
-			return retNum(fr, e.fn.(func(float64, float64) float64)(a, b))
-		},
-		reflect.TypeFor[func(string)](): func(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
-			a, err := g.stringArg(fr, 0)
-			if err != nil {
-				return g.raiseArg(1, e.name, err)
-			}
-			e.fn.(func(string))(a)
-			return g.ret0()
-		},
-		reflect.TypeFor[func(string) error](): func(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
-			a, err := g.stringArg(fr, 0)
-			if err != nil {
-				return g.raiseArg(1, e.name, err)
-			}
-			if err := e.fn.(func(string) error)(a); err != nil {
-				return g.fail(err)
-			}
-			return g.ret0()
-		},
-		reflect.TypeFor[func(string) string](): func(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
-			a, err := g.stringArg(fr, 0)
-			if err != nil {
-				return g.raiseArg(1, e.name, err)
-			}
-			return g.retStr(e.fn.(func(string) string)(a))
-		},
-	}
-}
 
 // The hot plans read numbers with Frame.IntArg/FloatArg, which the
 // compiler inlines into them, and call intArgAt/floatArgAt only when that
@@ -202,10 +75,7 @@ func (g *Gate) stringArg(fr cgo.Frame, i int) (string, error) {
 // ret0 returns no results: C returns 0 values, no program runs.
 func (g *Gate) ret0() int32 { return cgo.StatusReturn0 }
 
-func retInt(fr cgo.Frame, r int64) int32 {
-	fr.ReturnInt(r)
-	return cgo.StatusReturn1
-}
+func retInt(fr cgo.Frame, r int64) int32 { return fr.RetInt(r) }
 
 func retNum(fr cgo.Frame, r float64) int32 {
 	fr.ReturnNum(r)

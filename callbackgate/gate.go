@@ -2,6 +2,7 @@ package callbackgate
 
 import (
 	"errors"
+	"math"
 	"reflect"
 	"runtime"
 	"sync"
@@ -493,7 +494,45 @@ func dispatch(fr cgo.Frame) (status int32) {
 	if g.deep >= MaxCallDepth {
 		return g.raiseText(errCallsTooDeep, nil)
 	}
-	prev := g.cur
+	// The first Lua→Go call of an outermost call (a new owner's thread)
+	// and what __gc functions queued for Go (one word every queue push
+	// sets, S.Queued) take dispatchSlow: with them out of this path, the
+	// Go function is its only call, so no register is saved around the
+	// others.
+	if fr.TID() != g.cbTID.Load() || g.S.Queued() {
+		return g.dispatchSlow(e, fr)
+	}
+	fr.SetCaller(g.cur)
+	g.cur = fr.Thread()
+	g.deep++
+	// The deferred closure only recovers: on the normal path the frame is
+	// restored below, after the call, and the closure returns at once.
+	// status is the sign: statusPending, which no Go function's plan
+	// returns, is left only by a panic or runtime.Goexit. The closure
+	// captures status and fr alone (what the panic path needs it finds
+	// through fr, and the caller's thread is in the frame), so deferring
+	// it costs three stores.
+	status = statusPending
+	defer func() {
+		if status != statusPending {
+			return
+		}
+		status = recovered(fr, recover())
+	}()
+	status = e.call(g, e, fr)
+	g.cur = fr.Caller()
+	g.deep--
+	return status
+}
+
+// statusPending is dispatch's status until the Go function's plan returns
+// one (a zlua_status, never negative).
+const statusPending = int32(math.MinInt32)
+
+// dispatchSlow is dispatch's call after its checks when the thread is not
+// yet the owner's or something waits in the queues: the same call, after
+// recording the thread and draining the queues (under the same recovery).
+func (g *Gate) dispatchSlow(e *funcEntry, fr cgo.Frame) (status int32) {
 	// The first Lua→Go call of an outermost call records the thread and
 	// locks the owner's goroutine to it until the outermost Exit (a
 	// callback runs locked anyway; the lock keeps other goroutines off the
@@ -503,32 +542,45 @@ func dispatch(fr cgo.Frame) (status int32) {
 		runtime.LockOSThread() // the callback runs on tid: it stays there
 		g.cbTID.Store(tid)
 	}
+	fr.SetCaller(g.cur)
 	g.cur = fr.Thread()
 	g.deep++
-	// The deferred closure only recovers: on the normal path the frame is
-	// restored below, after the call, and done spares the closure its
-	// recover() call (a fifth of dispatch's own cost). A panic, or
-	// runtime.Goexit, leaves done false.
-	done := false
+	status = statusPending
 	defer func() {
-		if done {
+		if status != statusPending {
 			return
 		}
-		g.leafEnd()                   // a leaf method's guard (leaf.go) ends with its call
-		if r := recover(); r != nil { // the frame was not restored
-			g.cur = prev
-			g.deep--
-			status = g.raisePanic(e.name, r)
-		}
+		status = recovered(fr, recover())
 	}()
 	if g.S.HasQueued() { // one test for the three queues (and inflight copies)
 		g.drainQueued()
 	}
+	g.S.ClearQueued() // the queues are empty now, whoever drained them
 	status = e.call(g, e, fr)
-	g.cur = prev
+	g.cur = fr.Caller()
 	g.deep--
-	done = true
 	return status
+}
+
+// recovered ends a dispatch whose Go function did not return: it panicked
+// (r is the value recovered) or called runtime.Goexit (r is nil). A leaf
+// method's guard (leaf.go) ends with its call; after a panic the caller's
+// thread and depth are restored and the panic becomes a Lua error naming
+// the function. The call's function entry is still the one called (its
+// closure is on the caller's stack, so its id was not released).
+func recovered(fr cgo.Frame, r any) int32 {
+	g := (*gates.Load())[fr.GateID()]
+	g.leafEnd()
+	if r == nil {
+		return statusPending // Goexit: nobody reads a status
+	}
+	g.cur = fr.Caller()
+	g.deep--
+	name := ""
+	if id := int(fr.FuncID()); id < len(g.funcs) {
+		name = g.funcs[id].name
+	}
+	return g.raisePanicSkip(name, r, 4)
 }
 
 // drainQueued takes what the __gc functions queued for Go: released
@@ -547,10 +599,15 @@ func (g *Gate) drainQueued() {
 
 // raisePanic turns a recovered panic into a Lua error carrying the
 // function name and the panic value.
-func (g *Gate) raisePanic(name string, r any) int32 {
+func (g *Gate) raisePanic(name string, r any) int32 { return g.raisePanicSkip(name, r, 4) }
+
+// raisePanicSkip is raisePanic called skip frames below the deferred
+// function that recovered (counting runtime.Callers and itself): the
+// stack kept starts where the panic was raised.
+func (g *Gate) raisePanicSkip(name string, r any, skip int) int32 {
 	g.panics.Add(1)
 	pe := &PanicError{Func: name, Value: r, pcs: make([]uintptr, 32)}
-	pe.pcs = pe.pcs[:runtime.Callers(3, pe.pcs)]
+	pe.pcs = pe.pcs[:runtime.Callers(skip, pe.pcs)]
 	return g.raiseText(pe.Error(), pubPanicError(pe))
 }
 

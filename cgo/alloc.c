@@ -89,11 +89,17 @@ static int panic(lua_State *L)
 
 #ifndef ZLUA_LUAJIT
 
+_Static_assert(LUA_EXTRASPACE >= sizeof(zlua_env *), "zlua_envof needs a pointer of extra space");
+
 lua_State *zlua_newstate(zlua_env *env)
 {
 	lua_State *L = lua_newstate(zlua_alloc, env);
-	if (L != NULL)
+	if (L != NULL) {
+		/* zlua_envof's load: before any thread is made, so every
+		 * thread inherits it (lua_newthread copies the main thread's) */
+		*(zlua_env **)lua_getextraspace(L) = env;
 		lua_atpanic(L, panic);
+	}
 	return L;
 }
 #else

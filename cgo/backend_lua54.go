@@ -3,6 +3,7 @@
 package cgo
 
 // #cgo pkg-config: lua5.4
+// #cgo CFLAGS: -fno-plt
 // #include "zlua.h"
 import "C"
 

@@ -4,6 +4,7 @@ package cgo
 
 // #cgo pkg-config: luajit
 // #cgo CFLAGS: -DZLUA_LUAJIT
+// #cgo CFLAGS: -fno-plt
 // #include "zlua.h"
 import "C"
 

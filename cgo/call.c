@@ -2,11 +2,7 @@
  * crossing for common cases. */
 #include "zlua.h"
 
-uintptr_t zlua_tid(void)
-{
-	static __thread char here;
-	return (uintptr_t)&here;
-}
+__thread char zlua_tid_anchor __attribute__((tls_model("initial-exec")));
 
 int zlua_on_thread(const uintptr_t *owner)
 {

@@ -26,6 +26,7 @@ const (
 	StatusRetObj  = int32(C.ZLUA_RETOBJ)
 	StatusReturn0 = int32(C.ZLUA_RET0)
 	StatusReturn2 = int32(C.ZLUA_RET2)
+	StatusRetInt  = int32(C.ZLUA_RETINT)
 )
 
 // Argument hints (PutGoFuncHints): the Go parameter of an argument is a
@@ -42,6 +43,13 @@ type Frame struct{ p *C.zlua_frame }
 // Thread returns the lua_State running the call.
 func (f Frame) Thread() Thread { return Thread{f.p.L} }
 
+// SetCaller keeps t, the thread Go code used before this call, in the
+// frame (C memory: a thread is a C pointer), for Caller.
+func (f Frame) SetCaller(t Thread) { f.p.caller = t.p }
+
+// Caller returns the thread SetCaller kept.
+func (f Frame) Caller() Thread { return Thread{f.p.caller} }
+
 // GateID returns the id of the gate (Env) the call is for.
 func (f Frame) GateID() uintptr { return uintptr(f.p.goid) }
 
@@ -55,23 +63,30 @@ func (f Frame) NArgs() int { return int(f.p.nargs) }
 func (f Frame) Arg(i int) Arg { return *(*Arg)(unsafe.Pointer(&f.p.args[i])) }
 
 // IntArg returns argument i (0-based) when the trampoline read it as a
-// number with the integer subtype, or as a float with an integral value
-// within ±2^53 (every LuaJIT number is a float), read in place; ok is
-// false otherwise (the caller then takes its general path). It is small
+// number with the integer subtype, or (LuaJIT, whose numbers are all
+// floats) as a float with an integral value within ±2^53, read in place;
+// ok is false otherwise (the caller then takes its general path, which
+// converts an integral float on Lua 5.4 to the same value). It is small
 // enough to be inlined into the fast plans.
 func (f Frame) IntArg(i int) (v int64, ok bool) {
-	if uint(i) < uint(FastArgs) && i < int(f.p.nargs) {
-		a := &f.p.args[i]
-		if a._type == C.LUA_TNUMBER {
-			if a.isint != 0 {
-				return *(*int64)(unsafe.Pointer(&a.v)), true
-			}
-			n := *(*float64)(unsafe.Pointer(&a.v))
-			// float64(v) == n rules out NaN and fractions; the bounds
-			// keep the conversion exact.
-			if v = int64(n); float64(v) == n && v >= -(1<<53) && v <= 1<<53 {
-				return v, true
-			}
+	if uint(i) >= uint(FastArgs) {
+		return 0, false
+	}
+	a := &f.p.args[i]
+	if HasIntegers {
+		// Lua 5.4: an integer read through its hint is one bit test
+		// (zlua_frame.intok); any other integer is checked here.
+		if f.p.intok>>uint(i)&1 != 0 || (i < int(f.p.nargs) && a._type == C.LUA_TNUMBER && a.isint != 0) {
+			return *(*int64)(unsafe.Pointer(&a.v)), true
+		}
+		return 0, false
+	}
+	if i < int(f.p.nargs) && a._type == C.LUA_TNUMBER {
+		n := *(*float64)(unsafe.Pointer(&a.v))
+		// float64(v) == n rules out NaN and fractions; the bounds keep
+		// the conversion exact.
+		if v = int64(n); float64(v) == n && v >= -(1<<53) && v <= 1<<53 {
+			return v, true
 		}
 	}
 	return 0, false
@@ -114,6 +129,14 @@ func (f Frame) Self() (slot, gen, typeID uint32, ok bool) {
 func (f Frame) ReturnInt(i int64) {
 	r := (*Arg)(unsafe.Pointer(&f.p.ret))
 	r.Type, r.isint, r.v = int32(C.LUA_TNUMBER), 1, uint64(i)
+}
+
+// RetInt sets the call's one result to an integer and returns the status
+// that says so, StatusRetInt: only the value is written, and C pushes it
+// without looking at a type (on LuaJIT as a float, like ReturnInt).
+func (f Frame) RetInt(i int64) int32 {
+	(*Arg)(unsafe.Pointer(&f.p.ret)).v = uint64(i)
+	return StatusRetInt
 }
 
 // ReturnNum sets the call's one result to a float (see ReturnInt).

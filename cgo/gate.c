@@ -2,6 +2,11 @@
  * interpreter it shares with the protected operations. */
 #include "zlua.h"
 
+/* Branch hints for the trampoline's common case (a proven sentinel,
+ * numbers read through their hints): its path falls through. */
+#define LIKELY(x) __builtin_expect(!!(x), 1)
+#define UNLIKELY(x) __builtin_expect(!!(x), 0)
+
 /* Reads a little-endian u32 operand of a push program (unaligned). */
 static uint32_t get_u32(const unsigned char *p)
 {
@@ -189,38 +194,40 @@ static inline void read_arg(zlua_env *env, lua_State *L, int idx, zlua_arg *a)
  * What Go then sees converts to the same value: a Lua integer, an
  * integral float and a numeric string give the same Go integer (Go's
  * conversion goes through a float, so integers beyond 2^53 are left to
- * read_arg), and lua_tonumberx converts as Go's readFloat does. Anything
- * else (a fraction for an integer, a table, ...) takes read_arg, so
- * errors name the value's own type. [-0, +0] */
-static inline void read_num(zlua_env *env, lua_State *L, int idx, zlua_arg *a, unsigned hint)
+ * read_arg), and lua_tonumberx converts as Go's readFloat does. Returns 0,
+ * writing nothing, for anything else (a fraction for an integer, a table,
+ * ...): the caller then reads it with read_arg, so errors name the
+ * value's own type. [-0, +0] */
+static inline int read_num(lua_State *L, int idx, zlua_arg *a, unsigned hint)
 {
 	int ok;
 #ifndef ZLUA_LUAJIT
 	if (hint == ZLUA_HINT_INT) {
 		lua_Integer v = lua_tointegerx(L, idx, &ok);
 		/* within ±2^53, one comparison */
-		if (ok && (lua_Unsigned)v + ((lua_Unsigned)1 << 53) <= ((lua_Unsigned)1 << 54)) {
+		if (LIKELY(ok && (lua_Unsigned)v + ((lua_Unsigned)1 << 53) <= ((lua_Unsigned)1 << 54))) {
 			a->type = LUA_TNUMBER;
 			a->isint = 1;
 			a->len = 0;
 			a->v.i = v;
-			return;
+			return 1;
 		}
-	} else
+		return 0;
+	}
 #endif
 	{
 		/* LuaJIT: every number is a float; Go checks integrality */
 		lua_Number v = lua_tonumberx(L, idx, &ok);
 		(void)hint;
-		if (ok) {
+		if (LIKELY(ok)) {
 			a->type = LUA_TNUMBER;
 			a->isint = 0;
 			a->len = 0;
 			a->v.n = v;
-			return;
+			return 1;
 		}
+		return 0;
 	}
-	read_arg(env, L, idx, a);
 }
 
 /* [go-safe] Reads one value without allocating: strings are read in
@@ -342,10 +349,10 @@ static zlua_funcud *sentinel(lua_State *L, zlua_env *env)
 	 * would convert a number), and a light userdata has length 0. */
 	zlua_funcud *fu = (zlua_funcud *)lua_touserdata(L, lua_upvalueindex(1));
 	const void **hit;
-	if (fu == NULL)
+	if (UNLIKELY(fu == NULL))
 		return NULL;
 	hit = zlua_proven_at(env->proven_fn, ZLUA_PROVEN_FN_BITS, fu);
-	if (*hit == (const void *)fu)
+	if (LIKELY(*hit == (const void *)fu))
 		return fu;
 	if (zlua_rawlen(L, lua_upvalueindex(1)) != sizeof *fu || fu->header.magic != ZLUA_MAGIC ||
 	    fu->header.kind != ZLUA_KIND_FUNC || fu->env != env)
@@ -402,17 +409,34 @@ static __attribute__((noinline)) int finish(lua_State *L, zlua_env *env, const z
 	}
 }
 
+/* 1 when the low two bits of hints say a Lua integer (read_num then read
+ * one), else 0; always 0 on LuaJIT, whose numbers are floats. */
+#ifndef ZLUA_LUAJIT
+#define HINTED_INT(hints) ((uint32_t)(((hints) & 3u) == ZLUA_HINT_INT))
+#else
+#define HINTED_INT(hints) 0u
+#endif
+
+/* The trampoline's refusal of a closure whose upvalue is not a live
+ * sentinel of this env: out of line, so the checks cost a test each on
+ * the trampoline's path. */
+static __attribute__((noinline, cold)) int refuse(lua_State *L, const zlua_funcud *fu)
+{
+	if (fu == NULL)
+		return luaL_error(L, "attempt to call a Go function whose upvalue was replaced");
+	return luaL_error(L, "attempt to call a released Go function");
+}
+
 ZLUA_HOT int zlua_trampoline(lua_State *L)
 {
 	zlua_env *env = zlua_envof(L);
 	zlua_funcud *fu = sentinel(L, env);
 	zlua_frame fr;
-	int n = lua_gettop(L), m, i, st;
-	uint32_t hints;
-	if (fu == NULL)
-		return luaL_error(L, "attempt to call a Go function whose upvalue was replaced");
-	if (fu->header.flags & ZLUA_F_RELEASED)
-		return luaL_error(L, "attempt to call a released Go function");
+	int n, m, i, st;
+	uint32_t hints, intok;
+	if (UNLIKELY(fu == NULL || (fu->header.flags & ZLUA_F_RELEASED)))
+		return refuse(L, fu);
+	n = lua_gettop(L);
 	/* No stack reservation here: Go gets the LUA_MINSTACK slots every C
 	 * function has and reserves more where it needs them (ZLUA_GO_STACK). */
 	fr.L = L;
@@ -422,31 +446,55 @@ ZLUA_HOT int zlua_trampoline(lua_State *L)
 	fr.fnid = fu->fnid;
 	fr.goid = env->goid;
 	hints = fu->hints;
+	intok = 0;
 	if (n > 0) {
 		/* A Go function is called the same way each time: its last call
-		 * says which read order wins (a wrong guess costs one call). */
-		int selfud = (fu->header.flags & ZLUA_F_SELFUD) != 0;
-		if (selfud)
+		 * says which read order wins (a wrong guess costs one call). A
+		 * number read through its hint is never a userdata. */
+		if (fu->header.flags & ZLUA_F_SELFUD) {
 			read_self(env, L, &fr.args[0]);
-		else if (hints & 3u)
-			read_num(env, L, 1, &fr.args[0], hints & 3u);
-		else
+			if (fr.args[0].type != LUA_TUSERDATA)
+				fu->header.flags ^= ZLUA_F_SELFUD;
+		} else if ((hints & 3u) && read_num(L, 1, &fr.args[0], hints & 3u)) {
+			intok = HINTED_INT(hints);
+		} else {
 			read_arg(env, L, 1, &fr.args[0]);
-		if ((fr.args[0].type == LUA_TUSERDATA) != selfud)
-			fu->header.flags ^= ZLUA_F_SELFUD;
+			if (fr.args[0].type == LUA_TUSERDATA)
+				fu->header.flags ^= ZLUA_F_SELFUD;
+		}
 	}
-	m = n < ZLUA_FAST_ARGS ? n : ZLUA_FAST_ARGS;
-	for (i = 1, hints >>= 2; i < m; i++, hints >>= 2) {
-		if (hints & 3u)
-			read_num(env, L, i + 1, &fr.args[i], hints & 3u);
+	/* the second argument unrolled: most calls have one or two */
+	hints >>= 2;
+	if (n > 1) {
+		if ((hints & 3u) && read_num(L, 2, &fr.args[1], hints & 3u))
+			intok |= HINTED_INT(hints) << 1;
 		else
-			read_arg(env, L, i + 1, &fr.args[i]);
+			read_arg(env, L, 2, &fr.args[1]);
 	}
+	if (n > 2) {
+		m = n < ZLUA_FAST_ARGS ? n : ZLUA_FAST_ARGS;
+		for (i = 2; i < m; i++) {
+			hints >>= 2;
+			if ((hints & 3u) && read_num(L, i + 1, &fr.args[i], hints & 3u))
+				intok |= HINTED_INT(hints) << i;
+			else
+				read_arg(env, L, i + 1, &fr.args[i]);
+		}
+	}
+	fr.intok = intok;
 	__atomic_store_n(&env->calls, env->calls + 1, __ATOMIC_RELAXED);
 	st = zluaGateCall(&fr);
 	/* the statuses without a push program first, in the order of how
 	 * common they are; the rest out of line (fewer instructions and code
 	 * lines on the hot path) */
+	if (st == ZLUA_RETINT) {
+#ifndef ZLUA_LUAJIT
+		lua_pushinteger(L, fr.ret.v.i);
+#else
+		lua_pushnumber(L, (lua_Number)fr.ret.v.i);
+#endif
+		return 1;
+	}
 	if (st == ZLUA_RET1) {
 		push_ret(L, &fr.ret);
 		return 1;
@@ -494,6 +542,7 @@ int zlua_funcud_gc(lua_State *L)
 		env->freed_cap = cap;
 	}
 	env->freed[env->freed_len++] = fu->fnid;
+	env->queued = 1;
 	return 0;
 }
 
@@ -504,6 +553,13 @@ int zlua_funcud_gc(lua_State *L)
 int zlua_gate_finish(lua_State *L, zlua_env *env, zlua_frame *fr, int st)
 {
 	switch (st) {
+	case ZLUA_RETINT:
+#ifndef ZLUA_LUAJIT
+		lua_pushinteger(L, fr->ret.v.i);
+#else
+		lua_pushnumber(L, (lua_Number)fr->ret.v.i);
+#endif
+		return 1;
 	case ZLUA_RET1:
 		push_ret(L, &fr->ret);
 		return 1;

@@ -186,6 +186,7 @@ static inline int leaf_call(zlua_env *env, const void *p, uint32_t spec, uint32_
 	fr->nargs = n + 1;
 	fr->fnid = fnid;
 	fr->goid = env->goid;
+	fr->intok = 0;
 	fr->args[0].type = LUA_TUSERDATA;
 	fr->args[0].isint = 1;
 	fr->args[0].len = 0;
@@ -209,6 +210,11 @@ static inline int leaf_call(zlua_env *env, const void *p, uint32_t spec, uint32_
 	__atomic_store_n(&env->calls, env->calls + 1, __ATOMIC_RELAXED);
 	switch (st) {
 	case ZLUA_RET0:
+		return 1;
+	case ZLUA_RETINT:
+		lf->r[0] = (double)fr->ret.v.i;
+		lf->nres = 1;
+		lf->open = 1;
 		return 1;
 	case ZLUA_RET1:
 		if (!leaf_num(&fr->ret, &lf->r[0]))

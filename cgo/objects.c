@@ -19,6 +19,7 @@ void zlua_obj_queue_slot(zlua_env *env, uint32_t slot)
 		env->objfreed_cap = cap;
 	}
 	env->objfreed[env->objfreed_len++] = slot;
+	env->queued = 1;
 }
 
 /* [go-safe] Looks slot up in the weak identity cache. Returns 1 with the

@@ -14,6 +14,21 @@ static size_t zlua_test_proven_index(uintptr_t p, int fn)
 	unsigned bits = fn ? ZLUA_PROVEN_FN_BITS : ZLUA_PROVEN_UD_BITS;
 	return (size_t)(zlua_proven_at(base, bits, (const void *)p) - base);
 }
+
+// What thread L keeps for zlua_envof: the pointer in its extra space (Lua
+// 5.4; 0 on LuaJIT, which has none) and the allocator's ud.
+static void zlua_test_threadenv(uintptr_t Lp, uintptr_t *extra, uintptr_t *ud)
+{
+	lua_State *L = (lua_State *)Lp;
+	void *u;
+#ifndef ZLUA_LUAJIT
+	*extra = (uintptr_t)*(void **)lua_getextraspace(L);
+#else
+	*extra = 0;
+#endif
+	lua_getallocf(L, &u);
+	*ud = (uintptr_t)u;
+}
 */
 import "C"
 
@@ -77,4 +92,14 @@ func ProvenIndex(p uintptr, fn bool) int {
 		f = 1
 	}
 	return int(C.zlua_test_proven_index(C.uintptr_t(p), f))
+}
+
+// ThreadEnv returns what thread t holds for zlua_envof, the env's address
+// that C functions running on t find: on Lua 5.4 the pointer in t's extra
+// space (extra; 0 on LuaJIT) and the allocator's ud (ud), and the address
+// of s's env (want). It exists for the tests of zlua_envof.
+func (s *State) ThreadEnv(t Thread) (extra, ud, want uintptr) {
+	var e, u C.uintptr_t
+	C.zlua_test_threadenv(C.uintptr_t(uintptr(unsafe.Pointer(t.p))), &e, &u)
+	return uintptr(e), uintptr(u), uintptr(unsafe.Pointer(s.env))
 }

@@ -328,6 +328,16 @@ func (s *State) HasQueued() bool {
 	return e.freed_len|e.objfreed_len|e.svfreed_len != 0 || e.inflight != nil
 }
 
+// Queued reports whether a __gc function pushed a released function id,
+// object slot or companion since ClearQueued: one load for the
+// dispatcher's common path, where HasQueued reads four fields. A true
+// answer may be stale (queues drained elsewhere); a false one is not.
+func (s *State) Queued() bool { return s.env.queued != 0 }
+
+// ClearQueued forgets the pushes Queued reports. Call it only when the
+// three queues are empty (drained, or found empty by HasQueued).
+func (s *State) ClearQueued() { s.env.queued = 0 }
+
 // HasFreedFuncs reports whether released ids wait in the queue.
 func (s *State) HasFreedFuncs() bool { return s.env.freed_len > 0 }
 

@@ -232,6 +232,7 @@ int zlua_sv_gc(lua_State *L)
 		env->svfreed_cap = cap;
 	}
 	env->svfreed[env->svfreed_len++] = u->companion;
+	env->queued = 1;
 	return 0;
 }
 

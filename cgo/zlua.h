@@ -181,7 +181,10 @@ enum zlua_status {
 	                   * fr->ret.v.i = slot | gen << 32, fr->ret.len =
 	                   * type_id | mt ref << 32, fr->ret.isint = cached */
 	ZLUA_RET0 = 7,    /* no results, no program */
-	ZLUA_RET2 = 8     /* two scalars in fr->ret and fr->ret2, no program */
+	ZLUA_RET2 = 8,    /* two scalars in fr->ret and fr->ret2, no program */
+	ZLUA_RETINT = 9   /* one integer in fr->ret.v.i (only that field is
+	                   * written), pushed without a program (LuaJIT: as a
+	                   * float) */
 };
 
 typedef struct zlua_frame {
@@ -189,10 +192,16 @@ typedef struct zlua_frame {
 	int32_t nargs;
 	uint32_t fnid; /* the Go function called */
 	uintptr_t goid; /* the env's gate (zlua_env.goid) */
+	/* Bit i set: args[i] is a Lua integer within ±2^53 read through its
+	 * hint (Lua 5.4; always 0 on LuaJIT), so Go takes args[i].v.i without
+	 * looking at its type. */
+	uint32_t intok;
 	zlua_arg args[ZLUA_FAST_ARGS];
 	zlua_arg ret;  /* ZLUA_RET1/RET2: the (first) scalar result (nil/bool/number) */
 	zlua_arg ret2; /* ZLUA_RET2: the second one */
 	uintptr_t tid; /* zlua_tid() of the thread running the call */
+	lua_State *caller; /* written by Go: the thread Go's code used before
+	                    * this call, restored if the Go function panics */
 } zlua_frame;
 
 /* A LuaJIT leaf method call (jitleaf.c) whose results or error the
@@ -372,6 +381,11 @@ typedef struct zlua_env {
 	/* ids of Go function closures released by __gc, drained by Go */
 	uint32_t *freed;
 	size_t freed_len, freed_cap;
+	/* Set to 1 by every push onto freed, objfreed and svfreed; Go's
+	 * dispatcher tests this one word on its common path and clears it
+	 * once the three queues are drained (a set word with empty queues
+	 * only sends one call down the slow path). */
+	uint32_t queued;
 	size_t freed_lost; /* ids dropped because the queue could not grow */
 
 	/* armed[fnid]: 0 while Go holds the id and no closure exists yet, 1
@@ -551,15 +565,24 @@ int zlua_reserve(zlua_env *env, lua_State *L, int n);
 
 /* ---- allocator (alloc.c) ---- */
 
-/* [go-safe] The env of the state L belongs to: the allocator's ud. C
- * functions a script can reach find their env here, never in an upvalue,
- * argument or registry entry, which a script with the debug library can
- * replace. [-0, +0] */
+/* [go-safe] The env of the state L belongs to. C functions a script can
+ * reach find their env here, never in an upvalue, argument or registry
+ * entry, which a script with the debug library can replace. Lua 5.4: the
+ * thread's extra space (LUA_EXTRASPACE, a pointer), a load with no call:
+ * zlua_newstate writes it in the main thread before any other thread
+ * exists, and lua_newthread copies the main thread's extra space into
+ * every new thread (coroutine.create and zlua's own lua_newthread calls
+ * alike); nothing but C code can write it. LuaJIT has no extra space:
+ * the allocator's ud (lua_getallocf, a call). [-0, +0] */
 static inline zlua_env *zlua_envof(lua_State *L)
 {
+#ifndef ZLUA_LUAJIT
+	return *(zlua_env **)lua_getextraspace(L);
+#else
 	void *ud;
 	lua_getallocf(L, &ud);
 	return (zlua_env *)ud;
+#endif
 }
 
 /* [lua] The lua_Alloc of every state: counts bytes, enforces mem_limit and
@@ -759,8 +782,17 @@ int zlua_callscalars(zlua_env *env, lua_State *L, int ref, int selfref, int nin,
  * name) and reads it into r->res[0] like a call's one result: popped when
  * it is a scalar. Stack: [-0, +1 (unless popped) or +1 error]. */
 int zlua_getglobal(zlua_env *env, lua_State *L, zlua_callres *r);
-/* [go-safe] An address unique to the calling OS thread. */
-uintptr_t zlua_tid(void);
+/* The thread-local byte whose address is zlua_tid(). Initial-exec: the
+ * variable lives in the program itself (or a library loaded with it),
+ * and the access is then two instructions with no call (the model Go's
+ * own runtime uses for its TLS slot). */
+extern __thread char zlua_tid_anchor __attribute__((tls_model("initial-exec")));
+/* [go-safe] An address unique to the calling OS thread; inline, since
+ * the trampoline takes it on every Lua→Go call. [-0, +0] */
+static inline uintptr_t zlua_tid(void)
+{
+	return (uintptr_t)&zlua_tid_anchor;
+}
 /* [go-safe] Whether *owner (read atomically) is zlua_tid(): load and
  * compare happen in one call, on one thread, so a goroutine that moved
  * threads cannot match a thread it has left. */

@@ -1,0 +1,253 @@
+// Package shapegen writes callbackgate's shapes_gen.go: the closures that
+// call Go functions (fastPlans), Go methods (methodShapes) and
+// func(*T, ...) functions (ptrShapes) of common signatures without
+// reflect.Value.Call and without allocating.
+//
+// Each closure is written out in full, one per signature, because the
+// hottest path of a Lua→Go call runs through it: its argument reads are
+// Frame.IntArg/FloatArg, which the compiler inlines, with a call to the
+// slow reader only when they fail (a helper holding both is too big to be
+// inlined). Writing them by hand repeated the same lines dozens of
+// times; the signatures now live in one list (Shapes) and this package
+// spells their closures. `go generate ./callbackgate` rewrites the file,
+// and TestGeneratedShapesAreCurrent fails when it is stale.
+package shapegen
+
+import (
+	"bytes"
+	"fmt"
+	"go/format"
+	"strings"
+)
+
+// FastShapes are the signatures of fastPlans, plain Go functions; 'i'
+// is Go's int here (a named type of it has no fast plan).
+var FastShapes = []string{
+	":", ":e", ":i", ":f", ":b", ":s",
+	"i:i", "ii:i", "ii:ie", "f:f", "ff:f",
+	"s:", "s:e", "s:s",
+}
+
+// MethodShapes are the signatures of methodShapes, in shapeOf's letters
+// (receiver excluded): parameters, ':', results.
+var MethodShapes = []string{
+	":", ":e", ":i", ":f", ":b", ":s", ":p", ":ff",
+	"i:", "f:", "s:", "ff:", "ii:",
+	"i:i", "f:f", "i:b",
+}
+
+// PtrShapes are the signatures of ptrShapes (the *T parameter excluded).
+var PtrShapes = []string{
+	":", ":e", ":i", ":f", ":b", ":s", ":p", ":ff",
+	"i:", "f:", "s:", "ff:", "ii:",
+	"i:i", "f:f", "i:b", "i:p",
+}
+
+// family is what differs between the method and the func(*T, ...)
+// closures: how the receiver is resolved, how the code is called, how
+// Lua numbers the arguments after it, and how a pointer result returns.
+type family struct {
+	makeFunc, mapType string
+	// idxBase is the Frame index of the first parameter of the shape
+	// (after the receiver or *T for methods and ptrs).
+	idxBase int
+	// argBase is what Lua counts before the first parameter in its
+	// error messages: method errors do not count the receiver, errors of
+	// func(*T, ...) count the *T.
+	argBase int
+	// intType is the Go type an 'i' has in the called code.
+	intType string
+}
+
+var (
+	fast    = family{makeFunc: "makeFastPlans", mapType: "map[reflect.Type]callFunc", intType: "int"}
+	methods = family{makeFunc: "makeMethodShapes", mapType: "map[string]methodMaker", idxBase: 1, intType: "int64"}
+	ptrs    = family{makeFunc: "makePtrShapes", mapType: "map[string]ptrShapeMaker", idxBase: 1, argBase: 1, intType: "int64"}
+)
+
+// goType is the Go type of a shape letter as the called code of f sees it.
+func goType(f family, letter byte) string {
+	switch letter {
+	case 'i':
+		return f.intType
+	case 'f':
+		return "float64"
+	case 's':
+		return "string"
+	case 'b':
+		return "bool"
+	case 'p':
+		return "unsafe.Pointer"
+	case 'e':
+		return "error"
+	}
+	panic(fmt.Sprintf("shapegen: no Go type for letter %q", letter))
+}
+
+// funcType spells the func type a shape's code is called through: for
+// methods and ptrs the receiver or *T as an unsafe.Pointer first, then
+// the shape's parameters.
+func funcType(f family, params, results string) string {
+	var in []string
+	if f != fast {
+		in = append(in, "unsafe.Pointer")
+	}
+	for i := 0; i < len(params); i++ {
+		in = append(in, goType(f, params[i]))
+	}
+	var out []string
+	for i := 0; i < len(results); i++ {
+		out = append(out, goType(f, results[i]))
+	}
+	s := "func(" + strings.Join(in, ", ") + ")"
+	switch len(out) {
+	case 0:
+	case 1:
+		s += " " + out[0]
+	default:
+		s += " (" + strings.Join(out, ", ") + ")"
+	}
+	return s
+}
+
+var argNames = []string{"a", "b", "c", "d"}
+
+// writeArgs reads the shape's parameters into a, b, ... (Frame arguments
+// 1 on); a failed read returns the status raised.
+func writeArgs(w *bytes.Buffer, f family, params string) {
+	for i := 0; i < len(params); i++ {
+		v, idx, argn := argNames[i], i+f.idxBase, i+1+f.argBase
+		switch params[i] {
+		case 'i', 'f':
+			kind := map[byte]string{'i': "Int", 'f': "Float"}[params[i]]
+			fmt.Fprintf(w, "%s, ok := fr.%sArg(%d)\nif !ok {\n", v, kind, idx)
+			if f == fast { // no status variable before the first failure
+				fmt.Fprintf(w, "var st int32\n")
+			}
+			fmt.Fprintf(w, "if %s, st = g.%sArgAt(fr, %d, %d, e.name); st != 0 {\nreturn st\n}\n}\n",
+				v, strings.ToLower(kind), idx, argn)
+		case 's':
+			fmt.Fprintf(w, "%s, err := g.stringArg(fr, %d)\nif err != nil {\nreturn g.raiseArg(%d, e.name, err)\n}\n",
+				v, idx, argn)
+		default:
+			panic(fmt.Sprintf("shapegen: no parameter reader for letter %q", params[i]))
+		}
+	}
+}
+
+// writeReturn calls the code (call is the call expression) and returns
+// its results as the shape's result letters say.
+func writeReturn(w *bytes.Buffer, f family, results, call string) {
+	switch results {
+	case "":
+		fmt.Fprintf(w, "%s\nreturn g.ret0()\n", call)
+	case "e":
+		fmt.Fprintf(w, "if err := %s; err != nil {\nreturn g.fail(err)\n}\nreturn g.ret0()\n", call)
+	case "i":
+		if f.intType != "int64" {
+			call = "int64(" + call + ")"
+		}
+		fmt.Fprintf(w, "return retInt(fr, %s)\n", call)
+	case "ie":
+		fmt.Fprintf(w, "r, err := %s\nif err != nil {\nreturn g.fail(err)\n}\nreturn retInt(fr, int64(r))\n", call)
+	case "f":
+		fmt.Fprintf(w, "return retNum(fr, %s)\n", call)
+	case "b":
+		fmt.Fprintf(w, "fr.ReturnBool(%s)\nreturn cgo.StatusReturn1\n", call)
+	case "s":
+		fmt.Fprintf(w, "return g.retStr(%s)\n", call)
+	case "ff":
+		fmt.Fprintf(w, "fr.ReturnNum2(%s)\nreturn cgo.StatusReturn2\n", call)
+	case "p":
+		if f == ptrs {
+			fmt.Fprintf(w, "return g.retPtr(fr, %s, out, e.name)\n", call)
+			return
+		}
+		// last is the binding bindingFor last gave for out: while it is
+		// still the gate's last binding it is what bindingFor would
+		// return, one pointer comparison instead of two reflect.Type
+		// comparisons.
+		fmt.Fprintf(w, "p := %s\nif p == nil {\nfr.ReturnNil()\nreturn cgo.StatusReturn1\n}\n", call)
+		fmt.Fprintf(w, "if last == nil || last != g.lastBind {\npb, err := g.bindingFor(out, nil)\n"+
+			"if err != nil {\nreturn g.retPtrAs(fr, p, out, nil, err, e.name)\n}\nlast = pb\n}\n"+
+			"return g.retPtrAs(fr, p, out, last, nil, e.name)\n")
+	default:
+		panic(fmt.Sprintf("shapegen: no result writer for %q", results))
+	}
+}
+
+// writeShape writes one map entry: the maker of a shape's closure.
+func writeShape(w *bytes.Buffer, f family, shape string) {
+	params, results, ok := strings.Cut(shape, ":")
+	if !ok || len(params) > len(argNames) {
+		panic(fmt.Sprintf("shapegen: bad shape %q", shape))
+	}
+	ft := funcType(f, params, results)
+	var args []string
+	switch f {
+	case methods:
+		args = append(args, "s.Ptr()")
+	case ptrs:
+		args = append(args, "p")
+	}
+	for i := 0; i < len(params); i++ {
+		if params[i] == 'i' && f.intType != "int64" {
+			args = append(args, f.intType+"("+argNames[i]+")")
+		} else {
+			args = append(args, argNames[i])
+		}
+	}
+	joined := strings.Join(args, ", ")
+	if f == fast {
+		fmt.Fprintf(w, "reflect.TypeFor[%s](): func(g *Gate, e *funcEntry, fr cgo.Frame) int32 {\n", ft)
+		writeArgs(w, f, params)
+		writeReturn(w, f, results, fmt.Sprintf("e.fn.(%s)(%s)", ft, joined))
+		fmt.Fprintf(w, "},\n")
+		return
+	}
+	if f == methods {
+		fmt.Fprintf(w, "%q: func(m *method, code unsafe.Pointer) callFunc {\n", shape)
+		fmt.Fprintf(w, "f := as[%s](code)\n", ft)
+		if results == "p" {
+			fmt.Fprintf(w, "out := m.out[0]\n// a method belongs to one gate generation, like its bindings\nvar last *binding\n")
+		}
+		fmt.Fprintf(w, "return func(g *Gate, e *funcEntry, fr cgo.Frame) int32 {\n")
+		fmt.Fprintf(w, "s, st := g.popThis(fr, m.b, e.name)\nif s == nil {\nreturn st\n}\n")
+		writeArgs(w, f, params)
+		writeReturn(w, f, results, "f("+joined+")")
+	} else {
+		t := "_"
+		if results == "p" {
+			t = "t"
+		}
+		fmt.Fprintf(w, "%q: func(%s, pt reflect.Type) callFunc {\n", shape, t)
+		if results == "p" {
+			fmt.Fprintf(w, "out := t.Out(0)\n")
+		}
+		fmt.Fprintf(w, "return func(g *Gate, e *funcEntry, fr cgo.Frame) int32 {\n")
+		fmt.Fprintf(w, "p, st, ok := g.ptrArg(fr, pt, e)\nif !ok {\nreturn st\n}\n")
+		writeArgs(w, f, params)
+		writeReturn(w, f, results, fmt.Sprintf("as[%s](funcCode(e.fn))(%s)", ft, joined))
+	}
+	fmt.Fprintf(w, "}\n},\n")
+}
+
+func writeFamily(w *bytes.Buffer, f family, shapes []string, doc string) {
+	fmt.Fprintf(w, "\n// %s %s\nfunc %s() %s {\nreturn %s{\n",
+		f.makeFunc, doc, f.makeFunc, f.mapType, f.mapType)
+	for _, s := range shapes {
+		writeShape(w, f, s)
+	}
+	fmt.Fprintf(w, "}\n}\n")
+}
+
+// Source returns the gofmt'ed text of shapes_gen.go.
+func Source() ([]byte, error) {
+	var w bytes.Buffer
+	w.WriteString("// Code generated by callbackgate/internal/shapegen; DO NOT EDIT.\n\n")
+	w.WriteString("package callbackgate\n\nimport (\n\"reflect\"\n\"unsafe\"\n\n\"github.com/zlua-go/zlua/cgo\"\n)\n")
+	writeFamily(&w, fast, FastShapes, "makes fastPlans (fastpath.go).")
+	writeFamily(&w, methods, MethodShapes, "makes the closures of methodShapes (methods.go).")
+	writeFamily(&w, ptrs, PtrShapes, "makes the closures of ptrShapes (ptrfuncs.go).")
+	return format.Source(w.Bytes())
+}
