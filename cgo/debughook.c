@@ -65,10 +65,32 @@ zlua_hookrec *zlua_hookrec_of(lua_State *L, zlua_env *env, int idx, int pushfn)
 	return rec;
 }
 
+#ifdef ZLUA_LUAJIT
+/* Whether the event ar reports belongs to one of the C stack wrappers
+ * (cstack.c, chunk "=zlua.cstack") or to the check they call: stock
+ * LuaJIT runs none of that code, so a script's hook must not see it. Only
+ * asked when a script has a hook. */
+static int wrapper_event(lua_State *L, lua_Debug *ar)
+{
+	lua_Debug up;
+	if (ar->event == LUA_HOOKCOUNT || !lua_getinfo(L, "S", ar))
+		return 0;
+	if (strcmp(ar->source, "=zlua.cstack") == 0)
+		return 1;
+	return ar->what != NULL && strcmp(ar->what, "C") == 0 && lua_getstack(L, 1, &up) &&
+	       lua_getinfo(L, "S", &up) && strcmp(up.source, "=zlua.cstack") == 0;
+}
+#endif
+
 void zlua_script_hook(lua_State *L, zlua_env *env, lua_Debug *ar)
 {
 	static const char *const names[] = { "call", "return", "line", "count", TAIL_EVENT };
-	zlua_hookrec *rec = zlua_hookrec_of(L, env, 0, 1);
+	zlua_hookrec *rec;
+#ifdef ZLUA_LUAJIT
+	if (wrapper_event(L, ar))
+		return;
+#endif
+	rec = zlua_hookrec_of(L, env, 0, 1);
 	if (lua_type(L, -1) != LUA_TFUNCTION || /* none, or a coroutine's inherited one */
 	    (ar->event == LUA_HOOKLINE && (rec == NULL || !(rec->mask & LUA_MASKLINE)))) {
 		lua_pop(L, 1); /* (line events zlua asked for, see hook.c) */
