@@ -1,0 +1,153 @@
+package callbackgate
+
+import (
+	"math"
+	"runtime"
+
+	"github.com/zlua-go/zlua/cgo"
+)
+
+// MaxCallDepth bounds the Go frames nested inside Lua calls (Go functions
+// called from Lua plus Env calls made by them). Each level of Lua→Go→Lua
+// recursion keeps C frames of the trampoline and the protected call on the
+// thread's stack; LuaJIT does not bound them and crashes with the C stack
+// exhausted (about 5500 levels with 8 MiB), Lua 5.4 stops near 100 levels
+// with "C stack overflow". The gate refuses deeper calls first, the same
+// way on both backends.
+const MaxCallDepth = 160
+
+const errCallsTooDeep = "stack overflow (too many nested Go calls)"
+
+// dispatch is the gate handler: every Lua→Go call lands here.
+func dispatch(fr cgo.Frame) (status int32) {
+	g := (*gates.Load())[fr.GateID()]
+	fnid := fr.FuncID()
+	if int(fnid) >= len(g.funcs) { // never for a sentinel the trampoline accepted
+		return g.raiseText("attempt to call a released Go function", nil)
+	}
+	// The closure being called sits in the caller's stack slot, so its id
+	// cannot be released during the call; if a nested registration grows
+	// g.funcs, e keeps pointing at the old array's identical entry.
+	e := &g.funcs[fnid]
+	if e.call == nil {
+		return g.raiseText("attempt to call a released Go function", nil)
+	}
+	if g.deep >= MaxCallDepth {
+		return g.raiseText(errCallsTooDeep, nil)
+	}
+	// The first Lua→Go call of an outermost call (a new owner's thread)
+	// and what __gc functions queued for Go (one word every queue push
+	// sets, S.Queued) take dispatchSlow: with them out of this path, the
+	// Go function is its only call, so no register is saved around the
+	// others.
+	if fr.TID() != g.cbTID.Load() || g.S.Queued() {
+		return g.dispatchSlow(e, fr)
+	}
+	fr.SetCaller(g.cur)
+	g.cur = fr.Thread()
+	g.deep++
+	// The deferred closure only recovers: on the normal path the frame is
+	// restored below, after the call, and the closure returns at once.
+	// status is the sign: statusPending, which no Go function's plan
+	// returns, is left only by a panic or runtime.Goexit. The closure
+	// captures status and fr alone (what the panic path needs it finds
+	// through fr, and the caller's thread is in the frame), so deferring
+	// it costs three stores.
+	status = statusPending
+	defer func() {
+		if status != statusPending {
+			return
+		}
+		status = recovered(fr, recover())
+	}()
+	status = e.call(g, e, fr)
+	g.cur = fr.Caller()
+	g.deep--
+	return status
+}
+
+// statusPending is dispatch's status until the Go function's plan returns
+// one (a zlua_status, never negative).
+const statusPending = int32(math.MinInt32)
+
+// dispatchSlow is dispatch's call after its checks when the thread is not
+// yet the owner's or something waits in the queues: the same call, after
+// recording the thread and draining the queues (under the same recovery).
+func (g *Gate) dispatchSlow(e *funcEntry, fr cgo.Frame) (status int32) {
+	// The first Lua→Go call of an outermost call records the thread and
+	// locks the owner's goroutine to it until the outermost Exit (a
+	// callback runs locked anyway; the lock keeps other goroutines off the
+	// thread between the owner's later cgo calls, so a thread match in
+	// claimFailed can only be the owner). Later calls only load it.
+	if tid := fr.TID(); g.cbTID.Load() != tid {
+		runtime.LockOSThread() // the callback runs on tid: it stays there
+		g.cbTID.Store(tid)
+	}
+	fr.SetCaller(g.cur)
+	g.cur = fr.Thread()
+	g.deep++
+	status = statusPending
+	defer func() {
+		if status != statusPending {
+			return
+		}
+		status = recovered(fr, recover())
+	}()
+	if g.S.HasQueued() { // one test for the three queues (and inflight copies)
+		g.drainQueued()
+	}
+	g.S.ClearQueued() // the queues are empty now, whoever drained them
+	status = e.call(g, e, fr)
+	g.cur = fr.Caller()
+	g.deep--
+	return status
+}
+
+// recovered ends a dispatch whose Go function did not return: it panicked
+// (r is the value recovered) or called runtime.Goexit (r is nil). A leaf
+// method's guard (leaf.go) ends with its call; after a panic the caller's
+// thread and depth are restored and the panic becomes a Lua error naming
+// the function. The call's function entry is still the one called (its
+// closure is on the caller's stack, so its id was not released).
+func recovered(fr cgo.Frame, r any) int32 {
+	g := (*gates.Load())[fr.GateID()]
+	g.leafEnd()
+	if r == nil {
+		return statusPending // Goexit: nobody reads a status
+	}
+	g.cur = fr.Caller()
+	g.deep--
+	name := ""
+	if id := int(fr.FuncID()); id < len(g.funcs) {
+		name = g.funcs[id].name
+	}
+	return g.raisePanicSkip(name, r, 4)
+}
+
+// drainQueued takes what the __gc functions queued for Go: released
+// function ids, object slots and companions.
+func (g *Gate) drainQueued() {
+	if g.S.HasFreedFuncs() {
+		g.drainFreed()
+	}
+	if g.S.HasFreedSlots() {
+		g.objs.Drain()
+	}
+	if g.S.HasFreedCompanions() {
+		g.sv.reg.Drain()
+	}
+}
+
+// raisePanic turns a recovered panic into a Lua error carrying the
+// function name and the panic value.
+func (g *Gate) raisePanic(name string, r any) int32 { return g.raisePanicSkip(name, r, 4) }
+
+// raisePanicSkip is raisePanic called skip frames below the deferred
+// function that recovered (counting runtime.Callers and itself): the
+// stack kept starts where the panic was raised.
+func (g *Gate) raisePanicSkip(name string, r any, skip int) int32 {
+	g.panics.Add(1)
+	pe := &PanicError{Func: name, Value: r, pcs: make([]uintptr, 32)}
+	pe.pcs = pe.pcs[:runtime.Callers(skip, pe.pcs)]
+	return g.raiseText(pe.Error(), pubPanicError(pe))
+}
