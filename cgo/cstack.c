@@ -53,7 +53,7 @@ int zlua_cstack_over(zlua_env *env)
 }
 
 /* [lua] deep(): whether the C stack is too deep for one more level of
- * library recursion (zlua_cstack_over). */
+ * library recursion (zlua_cstack_over). [-0, +1] */
 static int deep(lua_State *L)
 {
 	lua_pushboolean(L, zlua_cstack_over(zlua_envof(L)));
