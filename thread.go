@@ -79,7 +79,11 @@ func (th *Thread) Resume(args ...any) ([]any, error) {
 // 1000 instructions once ctx is done, pcall, xpcall and coroutines inside
 // it cannot swallow the interruption, and the error matches ctx.Err() and
 // *LuaError. The interruption is an error in the thread, which is then
-// dead. A thread created outside a limited call is limited too (Lua 5.4
+// dead: also when ctx ends while a Go function the thread called runs and
+// the thread then yields or returns before the hook's next check (the
+// values are dropped; on Lua 5.4 its to-be-closed variables run with the
+// interruption). A context that ends after the thread's step does not
+// change its outcome. A thread created outside a limited call is limited too (Lua 5.4
 // hooks each thread when it is resumed). A nil or never-done ctx resumes
 // as Resume does.
 func (th *Thread) ResumeContext(ctx context.Context, args ...any) ([]any, error) {

@@ -2,6 +2,7 @@ package callbackgate
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"reflect"
 	"sync/atomic"
@@ -128,12 +129,60 @@ func (th *Thread) Resume(ctx context.Context, args []any) ([]any, error) {
 	}
 	out, err := th.resume(g, t, top, args)
 	if l != nil {
-		if err = CtxResult(ctx, err, l.end()); err != nil && out != nil {
+		if err = th.endLimit(g, t, top, ctx, l, err); err != nil && out != nil {
 			ReleaseAll(out) // the context ended the call: no results
 			out = nil
 		}
 	}
 	return out, err
+}
+
+// endLimit ends the limited resume l, whose thread yielded, returned or
+// failed with err, and returns the resume's error. Whether ctx was done
+// is decided once the thread has stopped: a thread that yielded after ctx
+// was done, before its hook saw it, would stay suspended while Resume
+// reports the interruption and drops what it yielded, so it is resumed
+// once more with the interruption marked and fails at its first
+// instruction, as an interrupted thread does (dead; on Lua 5.4 its
+// to-be-closed variables run with the error). A context done only after
+// that decision does not change the outcome: the thread's step was
+// complete.
+func (th *Thread) endLimit(g *Gate, t cgo.Thread, top int, ctx context.Context, l *limit, err error) error {
+	done := ctx.Err() != nil
+	if err == nil && done && !th.dead.Load() {
+		t.SetTop(top) // the values it yielded are dropped
+		err = th.interrupt(g, t, ctx)
+	}
+	fired := l.end()
+	if err == nil {
+		fired = done
+	}
+	return CtxResult(ctx, err, fired)
+}
+
+// interrupt resumes the suspended thread with the interruption of ctx
+// marked, so that its hook raises it at once, and returns the thread's
+// error. The caller is inside the limited call, whose end withdraws the
+// watcher's own mark; this one is withdrawn here.
+func (th *Thread) interrupt(g *Gate, t cgo.Thread, ctx context.Context) error {
+	marks := g.S.Interrupts()
+	reason := cgo.InterruptCanceled
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		reason = cgo.InterruptDeadline
+	}
+	marks.Interrupt(reason)
+	defer marks.Clear()
+	if _, err := th.resumeRaw(g, t, nil); err != nil {
+		return err
+	}
+	// No instruction ran (its body was coroutine.yield, or a Go function
+	// that yielded): it returned, or, in a C function yielding again, is
+	// killed for Go.
+	if !th.dead.Load() {
+		th.killed = true
+		th.dead.Store(true)
+	}
+	return nil
 }
 
 // resumeScalars is Resume's one-crossing path (cgo/resume.c,

@@ -174,6 +174,8 @@ int zlua_thread_resume(lua_State *L, zlua_env *env, zlua_opargs *a)
 		return luaL_error(L, "too many arguments to resume");
 #endif
 	zlua_hook_thread(L, env, base + 1); /* limited when a limited call runs */
+	if (zlua_interrupted(env)) /* its context is done: co stops at its first instruction */
+		zlua_hook_hurry(co);
 	lua_xmove(L, co, narg);
 	st = resume_co(co, L, narg, &nres);
 	env->hook_raised = 0; /* an error the coroutine's hook raised has been handled */
