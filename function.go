@@ -30,14 +30,16 @@ var ErrReleased = callbackgate.ErrReleased
 // or closed.
 var ErrStale = callbackgate.ErrStale
 
-var errNilHandle = errors.New("zlua: nil handle")
+// errNilHandle is the error of a method called on a nil handle; each
+// method wraps it with its own context ("zlua: resume: nil handle").
+var errNilHandle = errors.New("nil handle")
 
 // Call calls the function with args (converted like SetGlobal values) and
 // returns all its results in their natural Go form (see Env.Global with an
 // any). A Lua error comes back as *LuaError.
 func (f *Function) Call(args ...any) ([]any, error) {
 	if f == nil {
-		return nil, errNilHandle
+		return nil, fmt.Errorf("zlua: call: %w", errNilHandle)
 	}
 	return f.h.Call(args...)
 }
@@ -56,7 +58,7 @@ func (f *Function) Call(args ...any) ([]any, error) {
 // the Lua function with one argument under the context it is given.
 func (f *Function) CallContext(ctx context.Context, args ...any) ([]any, error) {
 	if f == nil {
-		return nil, errNilHandle
+		return nil, fmt.Errorf("zlua: call: %w", errNilHandle)
 	}
 	return f.h.CallContext(ctx, args...)
 }
