@@ -173,6 +173,10 @@ func (th *Thread) interrupt(g *Gate, t cgo.Thread, ctx context.Context) error {
 	marks.Interrupt(reason)
 	defer marks.Clear()
 	if _, err := th.resumeRaw(g, t, nil); err != nil {
+		if !th.dead.Load() { // the resume itself failed (no memory for it): dead for Go
+			th.killed = true
+			th.dead.Store(true)
+		}
 		return err
 	}
 	// No instruction ran (its body was coroutine.yield, or a Go function
