@@ -545,6 +545,11 @@ void zlua_open_cstack(lua_State *L, zlua_env *env);
 zlua_env *zlua_env_new(uintptr_t goid);
 /* [go-safe] lua_close (runs every __gc), then frees the env. */
 void zlua_env_close(zlua_env *env);
+/* [go-safe] Forgets the per-call state of a call whose C frames a Go
+ * function abandoned (runtime.Goexit), so that lua_close can run on
+ * another thread: nothing in the env points into those frames after it.
+ * The state stays as it was. [-0, +0] */
+void zlua_env_abandoned(zlua_env *env);
 /* [go-safe] lua_close only: the env stays readable (queues of released
  * ids and slots) until zlua_env_close frees it. */
 void zlua_env_close_state(zlua_env *env);
