@@ -440,6 +440,10 @@ typedef struct zlua_env {
 	 * measured once by zlua_obj_init (0: unknown, slot_ud stays empty). */
 	const void **slot_ud;
 	size_t ud_block, ud_off;
+	/* LuaJIT: how far before a full userdata's payload its 32-bit length
+	 * lies (inside LuaJIT's userdata header), measured once by jitleaf.c
+	 * for the leaf closures (0: unknown, no leaf closures). */
+	size_t ud_lenoff;
 	/* zlua_ownaddr_init's probe: probing 1 records the next block
 	 * allocated (probe_block), probing 2 the size it is freed with
 	 * (probe_size) */
@@ -984,6 +988,13 @@ int zlua_jit_finish(lua_State *L);
  * zlua_jit_call and the closure's reads; called when the outermost
  * protected operation ends (no Lua code runs then). */
 void zlua_jit_leafreset(zlua_env *env);
+/* [go-safe] Tests: a leaf call whose receiver is the empty payload of a
+ * userdata at the very end of a readable page (the next one is not
+ * mapped), as a newproxy given zlua's __metatable string is: 0 when
+ * refused without reading the payload, -1 when the length's place is
+ * unknown (no leaf closures) or the pages cannot be mapped; a read of
+ * the payload kills the process. LuaJIT only. */
+int zlua_jit_leaf_emptyprobe(zlua_env *env);
 /* [lua] __gc of the function sentinel: queues its id for Go. [-0, +0] */
 int zlua_funcud_gc(lua_State *L);
 
