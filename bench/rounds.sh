@@ -12,16 +12,29 @@
 # Frame_ rows run FRAMES frames, Pump_ rows 50 iterations (see the Makefile
 # for why); Scale_ rows, whole scenarios, run three times after the rounds.
 # The output is go test's, for cmd/ratios.
+#
+# The rounds run pinned to one CPU (BENCH_CPU, default 0; empty: not
+# pinned) with taskset. On the 2-vCPU VM the project is measured on,
+# unpinned runs went through phases of up to twice the CPU time for every
+# row, native C included, for tens of minutes, while runs pinned to either
+# CPU stayed within 15 % (docs/PERFORMANCE.md, "Issue 10 after the sixth
+# round"). Scale_ rows are not pinned: Scale_Parallel needs every core.
 set -euo pipefail
 count=$1 frames=$2
 shift 2
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 "${GO:-go}" test -c -o "$dir/bench.test" "$@" .
-run() { "$dir/bench.test" -test.run '^$' "$@"; }
+cpu=${BENCH_CPU-0}
+pin=()
+if [[ -n $cpu ]] && command -v taskset >/dev/null && (($(nproc) > 1)); then
+	pin=(taskset -c "$cpu")
+fi
+run() { "${pin[@]}" "$dir/bench.test" -test.run '^$' "$@"; }
 for ((i = 1; i <= count; i++)); do
 	run -test.bench . -test.skip 'Frame_|Pump_|Scale_'
 	run -test.bench 'Frame_' -test.benchtime "${frames}x"
 	run -test.bench 'Pump_' -test.benchtime 50x
 done
+pin=()
 run -test.bench 'Scale_' -test.benchtime 1x -test.count 3

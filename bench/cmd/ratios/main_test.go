@@ -54,8 +54,8 @@ func TestRatiosCompareThreadCPUTimeWithWallAndProcessBeside(t *testing.T) {
 		"### Calls",
 		// cpu medians 11 / 44 / 66: ratios 4.00× and 1.50×; process CPU 96/48;
 		// wall medians 25 / 50 / 100.
-		"| LuaToGo | 11.0 | 44.0 | 66.0 | 4.00× | 1.50× | 2.00× | 2.00× | 2.00× | 0 |",
-		"| Entities1k | 500000 | 1000000 | 800000 | 2.00× | 0.80× | 0.91× | 2.62× | 1.15× | 70 |",
+		"| LuaToGo | 11.0 | 44.0 | 66.0 | 4.00× | – | 1.50× | – | 2.00× | 2.00× | 2.00× | 0 |",
+		"| Entities1k | 500000 | 1000000 | 800000 | 2.00× | – | 0.80× | – | 0.91× | 2.62× | 1.15× | 70 |",
 	)
 	if len(res.info) != 2 {
 		t.Errorf("context lines = %v", res.info)
@@ -65,7 +65,7 @@ func TestRatiosCompareThreadCPUTimeWithWallAndProcessBeside(t *testing.T) {
 func TestRowsWithoutCPUTimeAreComparedInWallTimeAndMarked(t *testing.T) {
 	got := render(parsed(t, sample), true, "###")
 	contains(t, got,
-		"| DrainRefs * | – | 10.0 | – | – | – | – | – | – | 0 |",
+		"| DrainRefs * | – | 10.0 | – | – | – | – | – | – | – | – | 0 |",
 		"\\* no `cpu-ns/op` reported: compared in wall time.",
 	)
 }
@@ -199,7 +199,7 @@ BenchmarkStructs_Opaque/gopherlua-2	100	 120.0 ns/op	  80.0 cpu-ns/op	  90.0 pro
 	got := render(res, true, "###")
 	contains(t, got,
 		// the ratio row uses zlua (40), not the variant (100)
-		"| Opaque | 20.0 | 40.0 | 80.0 | 2.00× | 2.00× |",
+		"| Opaque | 20.0 | 40.0 | 80.0 | 2.00× | – | 2.00× |",
 		"| operation | variant | time | variant/native | variant/zlua | allocs/op |",
 		"| Opaque | zluaCopy | 100.0 | 5.00× | 2.50× | 1 |",
 		"| Opaque | zluaCopy | 200 | 110 | 48 | 1 |",
@@ -207,4 +207,20 @@ BenchmarkStructs_Opaque/gopherlua-2	100	 120.0 ns/op	  80.0 cpu-ns/op	  90.0 pro
 	if strings.Contains(render(parsed(t, sample), true, "###"), "| variant |") {
 		t.Error("a report without variants has a variant table")
 	}
+}
+
+func TestRoundColumnsPairTheSamplesOfEachRound(t *testing.T) {
+	// Two rounds: round 1 native 10, zlua 30, gopher-lua 60; round 2 (a
+	// machine twice as slow) 20, 40, 100. Per-round zlua/native is 3.00 and
+	// 2.00, gopher-lua/zlua 2.00 and 2.50; the medians' ratios are
+	// 35/15 = 2.33 and 80/35 = 2.29.
+	const rounds = `BenchmarkCalls_LuaToGo/native-2	100	10.0 ns/op	10.0 cpu-ns/op
+BenchmarkCalls_LuaToGo/zlua-2	100	30.0 ns/op	30.0 cpu-ns/op
+BenchmarkCalls_LuaToGo/gopherlua-2	100	60.0 ns/op	60.0 cpu-ns/op
+BenchmarkCalls_LuaToGo/native-2	100	20.0 ns/op	20.0 cpu-ns/op
+BenchmarkCalls_LuaToGo/zlua-2	100	40.0 ns/op	40.0 cpu-ns/op
+BenchmarkCalls_LuaToGo/gopherlua-2	100	100.0 ns/op	100.0 cpu-ns/op
+`
+	got := render(parsed(t, rounds), false, "###")
+	contains(t, got, "| LuaToGo | 15.0 | 35.0 | 80.0 | 2.33× | 2.00–3.00 | 2.29× | 2.00–2.50 | – | 2.33× | 2.29× | – |")
 }
