@@ -63,3 +63,7 @@ func ThreadEnv(e *Env) (extra, ud, want uintptr) { return e.g.S.ThreadEnv(e.g.Cu
 // end of a readable page (cgo/jitleaf.c): 0 refused without a read, -1
 // when there is nothing to probe (Lua 5.4, no leaf closure made yet).
 func LeafEmptyProbe(e *Env) int { return e.g.S.LeafEmptyProbe() }
+
+// OnStackOf runs f on a new C thread whose stack is size bytes and waits
+// for it (cgo/cstack.c, zlua_run_on_stack).
+func OnStackOf(size int, f func()) int { return cgo.OnStackOf(size, f) }

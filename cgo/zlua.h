@@ -542,6 +542,10 @@ int zlua_cstack_over(zlua_env *env);
  * when zlua_cstack_over says so, and otherwise tail-call the original.
  * Lua 5.4: nothing. [-0, +0] */
 void zlua_open_cstack(lua_State *L, zlua_env *env);
+/* [go-safe] Tests: runs the Go function of handle h (zluaSmallStackRun) on a
+ * new C thread whose stack is size bytes and waits for it; 0, or the
+ * pthread error. */
+int zlua_run_on_stack(uintptr_t h, size_t size);
 
 /* ---- state (state.c) ---- */
 
