@@ -141,12 +141,13 @@ local function orig(fn)
 	for i = 1, 20 do
 		local n, v = debug.getupvalue(fn, i)
 		if n == nil then break end
-		if n == "resume" or n == "wrap" or n == "sort" or n == "f" then return v end
+		if n == "resume" or n == "wrap" or n == "sort" or n == "f" or n == "time" then return v end
 	end
 	return fn
 end
 local mine = {resume = coroutine.resume, wrap = coroutine.wrap, sort = table.sort,
-	require = require, print = print, load = load, loadstring = loadstring, dofile = dofile}
+	require = require, print = print, load = load, loadstring = loadstring, dofile = dofile,
+	time = os.time}
 local stock = {}
 for k, v in pairs(mine) do stock[k] = orig(v) end
 local wrapped = 0
@@ -229,6 +230,11 @@ local cases = {
 	function(F) return F.loadstring("return ...", "=n")(7, 8) end,
 	function(F) return F.dofile("/no/such/file.lua") end,
 	function(F) return F.dofile(42) end,
+	function(F) return F.time({year = 2020, month = 2, day = 3, hour = 4}) end,
+	function(F) return type(F.time()) end,
+	function(F) return F.time({}) end,
+	function(F) return F.time(1) end,
+	function(F) return F.time(setmetatable({}, {__index = function(t, k) return k == "year" and 2001 or 1 end})) end,
 }
 local bad = {}
 for i, c in ipairs(cases) do
@@ -248,7 +254,7 @@ func TestCStackWrappersBehaveLikeTheOriginals(t *testing.T) {
 	}
 	want := 0
 	if strings.HasPrefix(zlua.Backend, "LuaJIT") {
-		want = 8 // resume, wrap, sort, require, print, load, loadstring, dofile
+		want = 9 // resume, wrap, sort, require, print, load, loadstring, dofile, os.time
 	}
 	if n := global[int](t, e, "WRAPPED"); n != want {
 		t.Fatalf("%d functions compared against an original, want %d", n, want)

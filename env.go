@@ -156,10 +156,18 @@ func (e *Env) init() error {
 // close after the outermost call returns, or Reset. It returns
 // ErrConcurrentUse, and does nothing, while another goroutine is running
 // a call of the Env.
+//
+// An Env abandoned by runtime.Goexit (ErrAbandoned) is closed all the
+// same: the functions posted before run first, outside the Env (their
+// calls of it get ErrAbandoned), then the state is freed and Close
+// returns their panics, nil if none.
 func (e *Env) Close() error {
 	if err := e.g.Hold(); err != nil {
 		if err == ErrClosed {
 			return nil
+		}
+		if errors.Is(err, ErrAbandoned) {
+			return e.closeAbandoned()
 		}
 		return err
 	}
@@ -175,6 +183,22 @@ func (e *Env) Close() error {
 	e.g.CloseClaimed()
 	e.g.Release()
 	e.forget()
+	return errors.Join(errs...)
+}
+
+// closeAbandoned is Close for an Env a Go function abandoned with
+// runtime.Goexit inside a Lua call.
+func (e *Env) closeAbandoned() error {
+	var errs []error
+	for _, fn := range e.posted.CloseTake() {
+		if err := runPosted(fn); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if e.g.ClaimAbandoned() { // else another Close frees it
+		e.g.CloseAbandoned()
+		e.forget()
+	}
 	return errors.Join(errs...)
 }
 

@@ -72,6 +72,13 @@ var ErrBusy = callbackgate.ErrBusy
 // goroutine is running Lua code in it. The Env is not touched.
 var ErrConcurrentUse = callbackgate.ErrConcurrentUse
 
+// ErrAbandoned is returned, wrapped with the function's name, by every
+// call of an Env after a Go function that Lua called ran runtime.Goexit
+// (t.FailNow, t.Skip, or Goexit itself): the Lua call it was in can never
+// return, so the state cannot run Lua again. Close still frees the Env
+// and returns nil.
+var ErrAbandoned = callbackgate.ErrAbandoned
+
 // Yield returns an error that, returned as the last result of a Go function
 // called from Lua inside a coroutine, yields the coroutine with values. When
 // the coroutine is resumed, the values passed to resume become the results

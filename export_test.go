@@ -58,3 +58,12 @@ func LeafDirect(on bool) bool { return callbackgate.SetLeafDirect(on) }
 // 0 on LuaJIT), the allocator's ud, and e's env address (cgo/zlua.h,
 // zlua_envof).
 func ThreadEnv(e *Env) (extra, ud, want uintptr) { return e.g.S.ThreadEnv(e.g.Current()) }
+
+// LeafEmptyProbe runs e's leaf call on an empty userdata payload at the
+// end of a readable page (cgo/jitleaf.c): 0 refused without a read, -1
+// when there is nothing to probe (Lua 5.4, no leaf closure made yet).
+func LeafEmptyProbe(e *Env) int { return e.g.S.LeafEmptyProbe() }
+
+// OnStackOf runs f on a new C thread whose stack is size bytes and waits
+// for it (cgo/cstack.c, zlua_run_on_stack).
+func OnStackOf(size int, f func()) int { return cgo.OnStackOf(size, f) }

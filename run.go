@@ -38,7 +38,7 @@ func (e *Env) protect(f func(t cgo.Thread) int) error {
 	g := e.g
 	defer g.Exit()
 	top := t.Top()
-	defer t.SetTop(top)
+	defer g.RestoreTop(t, top)
 	if st := f(t); st != cgo.OK {
 		return g.ErrorFromTop(t, st)
 	}

@@ -166,7 +166,7 @@ func (b *binding) elems() bool {
 func (g *Gate) buildMetatable(b *binding) (int32, error) {
 	s := g.S
 	saved := s.ProgSave()
-	defer s.ProgRestore(saved)
+	defer g.progRestore(saved)
 	s.ProgReset()
 	s.PutStr(b.name)
 	s.PutNewMetatable()

@@ -1,6 +1,7 @@
 package callbackgate
 
 import (
+	"fmt"
 	"math"
 	"runtime"
 
@@ -111,17 +112,34 @@ func (g *Gate) dispatchSlow(e *funcEntry, fr cgo.Frame) (status int32) {
 // closure is on the caller's stack, so its id was not released).
 func recovered(fr cgo.Frame, r any) int32 {
 	g := (*gates.Load())[fr.GateID()]
+	if g.dead() && g.dyingHere() {
+		// An outer frame of the goroutine whose Goexit abandoned the
+		// gate: another goroutine may be closing it, touch nothing. (A
+		// panic here started in a deferred call of the Goexit: it goes
+		// on, as it would without the gate.)
+		if r != nil {
+			panic(r)
+		}
+		return statusPending
+	}
 	g.leafEnd()
 	if r == nil {
-		return statusPending // Goexit: nobody reads a status
+		// runtime.Goexit (a panic(nil) recovers as *runtime.PanicNilError):
+		// the call's C frames will never return. Nobody reads a status.
+		g.abandon(fmt.Sprintf("go function %q", g.funcName(fr)))
+		return statusPending
 	}
 	g.cur = fr.Caller()
 	g.deep--
-	name := ""
+	return g.raisePanicSkip(g.funcName(fr), r, 4)
+}
+
+// funcName is the name of the function fr calls ("" if released).
+func (g *Gate) funcName(fr cgo.Frame) string {
 	if id := int(fr.FuncID()); id < len(g.funcs) {
-		name = g.funcs[id].name
+		return g.funcs[id].name
 	}
-	return g.raisePanicSkip(name, r, 4)
+	return ""
 }
 
 // drainQueued takes what the __gc functions queued for Go: released

@@ -33,6 +33,9 @@ const (
 	gateIdle    int32 = 0
 	gateClaimed int32 = 1
 	gateClosed  int32 = 2
+	// gateAbandoned: a Go function called runtime.Goexit inside a Lua
+	// call (abandon.go); only Close leaves it (ClaimAbandoned).
+	gateAbandoned int32 = 3
 )
 
 // Gate is the Go side of one Lua state: its Go function table, the thread
@@ -45,7 +48,10 @@ type Gate struct {
 	cur  cgo.Thread
 	deep int // Go frames inside Lua calls (gate calls and API calls)
 
-	busy atomic.Int32 // gateIdle, gateClaimed or gateClosed
+	busy atomic.Int32 // gateIdle, gateClaimed, gateClosed or gateAbandoned
+	// abandoned is set, once, by the Goexit that broke the gate
+	// (abandon.go), before busy moves to gateAbandoned.
+	abandoned atomic.Pointer[abandonment]
 	// cbTID is the OS thread of the owner, recorded at its first Lua→Go
 	// call (or by Hold) and cleared by the outermost Exit. While it is set
 	// the owner's goroutine is locked to that thread (LockOSThread), so no
@@ -263,6 +269,9 @@ func (g *Gate) claimFailed(nested error) error {
 	if g.busy.Load() == gateClosed {
 		return ErrClosed
 	}
+	if a := g.abandoned.Load(); a != nil {
+		return a.err
+	}
 	return ErrConcurrentUse
 }
 
@@ -378,6 +387,9 @@ func (g *Gate) Enter() error {
 // Exit ends an API call started with Enter. At the outermost Exit the gate
 // settles and is released.
 func (g *Gate) Exit() {
+	if g.dead() {
+		return // the goroutine that abandoned the gate, unwinding (abandon.go)
+	}
 	if len(g.sv.opq) > 0 {
 		g.closeOpaque()
 	}

@@ -303,13 +303,22 @@ func leafDispatch(goid uintptr, fnid uint32, fr cgo.Frame) (status int32) {
 		if done {
 			return
 		}
-		g.leafEnd()
-		if r := recover(); r != nil {
-			if !returned {
-				g.deep--
+		r := recover()
+		if g.dead() && g.dyingHere() {
+			if r != nil {
+				panic(r) // as recovered (dispatch.go)
 			}
-			status = g.raisePanic(lm.name, r)
+			return
 		}
+		g.leafEnd()
+		if r == nil { // runtime.Goexit: the FFI call's frames never return
+			g.abandon(fmt.Sprintf("go function %q", lm.name))
+			return
+		}
+		if !returned {
+			g.deep--
+		}
+		status = g.raisePanic(lm.name, r)
 	}()
 	lf.out.err = nil // the rest is written by the call
 	lm.direct(s.Ptr(), &lf.ia, &lf.fa, &lf.out)

@@ -113,7 +113,7 @@ func (g *Gate) metaClosure(t cgo.Thread, typ reflect.Type, fname, name string, f
 		}}
 	}
 	saved := g.S.ProgSave()
-	defer g.S.ProgRestore(saved)
+	defer g.progRestore(saved)
 	id, err := g.registerEntry(e)
 	if err != nil {
 		return 0, err

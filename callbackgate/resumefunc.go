@@ -210,7 +210,7 @@ func (th *Thread) resumeReflect(args, out []reflect.Value) error {
 	}
 	t := g.cur
 	top := t.Top()
-	defer t.SetTop(top)
+	defer g.RestoreTop(t, top)
 	in := make([]any, len(args))
 	for i, a := range args {
 		in[i] = a.Interface()

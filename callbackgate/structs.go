@@ -116,7 +116,7 @@ func newValMethod(vt *valType, m reflect.Method) *valMethod {
 func (g *Gate) buildValMetatable(vt *valType) (int32, error) {
 	s := g.S
 	saved := s.ProgSave()
-	defer s.ProgRestore(saved)
+	defer g.progRestore(saved)
 	s.ProgReset()
 	s.PutStr(vt.name)
 	s.PutNewValMetatable(!vt.lay.Blittable)

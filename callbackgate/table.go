@@ -73,7 +73,7 @@ func (tb *Table) call(f func(g *Gate, t cgo.Thread) error) error {
 	}
 	t := g.cur
 	top := t.Top()
-	defer t.SetTop(top)
+	defer g.RestoreTop(t, top)
 	return f(g, t)
 }
 

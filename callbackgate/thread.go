@@ -122,7 +122,7 @@ func (th *Thread) Resume(ctx context.Context, args []any) ([]any, error) {
 	}
 	t := g.cur
 	top := t.Top()
-	defer t.SetTop(top)
+	defer g.RestoreTop(t, top)
 	var l *limit
 	if limited {
 		l = g.beginLimit(ctx, t)
@@ -216,7 +216,7 @@ func (th *Thread) resumeScalars(g *Gate, args []any) (out []any, err error, done
 	}
 	top := int(r.Base)
 	if r.Popped == 0 {
-		defer t.SetTop(top)
+		defer g.RestoreTop(t, top)
 		if !g.S.Reserve(t, ReadStack) {
 			return nil, ErrMemory, true
 		}

@@ -23,10 +23,17 @@ func deliverWarning(goid uintptr, msg string) {
 	if g == nil || g.warn == nil {
 		return
 	}
+	returned := false
 	defer func() {
+		if returned {
+			return
+		}
 		if r := recover(); r != nil {
 			fmt.Fprintf(os.Stderr, "zlua: warning function panicked: %v (warning: %s)\n", r, msg)
+		} else if !g.dyingHere() { // runtime.Goexit: the warning's frames never return
+			g.abandon("the warning function")
 		}
 	}()
 	g.warn(msg)
+	returned = true
 }

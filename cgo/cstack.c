@@ -5,7 +5,8 @@
  * function, load with a reader, table.sort with a comparator, require and
  * its loaders, print calling tostring, zlua's gsub calling a function)
  * exhausts the thread's C stack and the process dies with SIGSEGV: a chain
- * of coroutines each resuming the next does it in ten lines. The hook's
+ * of coroutines each resuming the next does it in ten lines (os.time with a
+ * table whose __index calls os.time does it on a 512 KiB thread stack). The hook's
  * check (hook.c) only runs in limited calls. Here those library functions
  * are replaced, on LuaJIT only, by Lua closures that ask zlua_cstack_over
  * first and then tail-call the original with the caller's own arguments:
@@ -96,6 +97,11 @@ static const char wrap_src[] =
 	"  end end\n"
 	"end\n"
 	"raising('require') raising('print') raising('dofile')\n"
+	"local os = G.os\n"
+	"if type(os) == 'table' and os.time then local time = os.time os.time = function(...)\n"
+	"  if deep() then error(msg, 0) end\n"
+	"  return time(...)\n"
+	"end end\n"
 	"local load, loadstring = G.load, G.loadstring\n"
 	"local function returning(f)\n"
 	"  return function(...)\n"
@@ -126,7 +132,37 @@ void zlua_open_cstack(lua_State *L, zlua_env *env)
 	zlua_pushglobaltable(L);
 	lua_call(L, 4, 0);
 }
-#else
+#endif
+
+/* A test hook (zlua_run_on_stack): Go code run on a C thread of a chosen
+ * stack size, as a host whose threads have small stacks (or a process
+ * started under `ulimit -s 512`) runs it. Go enters through an exported
+ * function, so the cgo call of zlua_run_on_stack must allow callbacks. */
+#include <pthread.h>
+
+extern void zluaSmallStackRun(uintptr_t h);
+
+static void *small_stack_main(void *h)
+{
+	zluaSmallStackRun((uintptr_t)h);
+	return NULL;
+}
+
+int zlua_run_on_stack(uintptr_t h, size_t size)
+{
+	pthread_t t;
+	pthread_attr_t a;
+	int rc;
+	if ((rc = pthread_attr_init(&a)) != 0)
+		return rc;
+	rc = pthread_attr_setstacksize(&a, size);
+	if (rc == 0)
+		rc = pthread_create(&t, &a, small_stack_main, (void *)h);
+	pthread_attr_destroy(&a);
+	return rc != 0 ? rc : pthread_join(t, NULL);
+}
+
+#ifndef ZLUA_LUAJIT
 int zlua_cstack_over(zlua_env *env)
 {
 	(void)env;

@@ -32,6 +32,8 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "zlua.h"
 
@@ -164,6 +166,15 @@ static void leaf_keep(zlua_env *env, zlua_leafcall *lf, int st)
 	lf->open = 2;
 }
 
+/* The length of the full userdata whose payload is p, read from LuaJIT's
+ * header before it (ud_lenoff, known whenever leaf closures exist). */
+static inline uint32_t leaf_udlen(const zlua_env *env, const void *p)
+{
+	uint32_t n;
+	memcpy(&n, (const unsigned char *)p - env->ud_lenoff, sizeof n);
+	return n;
+}
+
 /* zlua_jit_call*'s work for n arguments in v; spec is tid << 4 | the
  * boolean argument bits. */
 static inline int leaf_call(zlua_env *env, const void *p, uint32_t spec, uint32_t fnid, int n,
@@ -174,7 +185,12 @@ static inline int leaf_call(zlua_env *env, const void *p, uint32_t spec, uint32_
 	zlua_frame *fr = &lf->fr;
 	int bools = (int)(spec & 15);
 	int i, st;
-	if (lf->open || u == NULL || u->header.magic != ZLUA_MAGIC ||
+	/* The length first: a script can give a smaller userdata (newproxy's
+	 * empty one) the closure's __metatable string, and nothing of its
+	 * payload may be read before we know it has 32 bytes. The length
+	 * sits in LuaJIT's header just before the payload (leaf_lenoff). */
+	if (lf->open || u == NULL || leaf_udlen(env, p) != sizeof(ZLuaObjectUserData) ||
+	    u->header.magic != ZLUA_MAGIC ||
 	    u->header.kind != ZLUA_KIND_BYOBJ || u->header.type_id != spec >> 4 ||
 	    (u->header.flags & ZLUA_F_RELEASED) || !zlua_ownaddr(env, u))
 		return 0;
@@ -290,6 +306,36 @@ int zlua_jit_finish(lua_State *L)
 	return zlua_gate_finish(L, env, &lf->fr, lf->st);
 }
 
+/* [lua] Finds env->ud_lenoff: the offset before a full userdata's payload,
+ * inside LuaJIT's userdata header (ud_off bytes, measured by
+ * zlua_ownaddr_init), of the 32-bit word that holds the payload's length
+ * for userdata of three sizes (0, as newproxy's, 32, as a ByObj's, and
+ * 77). Left 0 when no word does: then no leaf closures. The header is the
+ * userdata's own memory, so the leaf call reads nothing outside the
+ * object (lua_objlen is no option there: no Lua API inside an FFI
+ * call). Allocates (may raise, in the caller's protected operation).
+ * [-0, +0] */
+static void leaf_lenoff(lua_State *L, zlua_env *env)
+{
+	static const size_t sizes[3] = {0, sizeof(ZLuaObjectUserData), 77};
+	const unsigned char *p[3];
+	size_t off;
+	int i;
+	for (i = 0; i < 3; i++)
+		p[i] = (const unsigned char *)lua_newuserdata(L, sizes[i]);
+	for (off = 4; off <= env->ud_off && env->ud_lenoff == 0; off += 4) {
+		for (i = 0; i < 3; i++) {
+			uint32_t n;
+			memcpy(&n, p[i] - off, sizeof n);
+			if (n != sizes[i])
+				break;
+		}
+		if (i == 3)
+			env->ud_lenoff = off;
+	}
+	lua_pop(L, 3);
+}
+
 /* [lua] Makes the closure maker (leaf_chunk's) into env->leafmk_ref; false
  * without the FFI path's needs (as jitindex.c's). [-0, +0] */
 static int leaf_maker(lua_State *L, zlua_env *env)
@@ -301,6 +347,10 @@ static int leaf_maker(lua_State *L, zlua_env *env)
 	if (env->ffi_ref == LUA_NOREF || env->ud_block == 0 || env->limflag_ref == LUA_NOREF ||
 	    env->leafbase_ref <= 0)
 		return 0;
+	if (env->ud_lenoff == 0)
+		leaf_lenoff(L, env);
+	if (env->ud_lenoff == 0)
+		return 0; /* the receiver's length cannot be checked */
 	if (zlua_rawgeti_type(L, LUA_REGISTRYINDEX, env->leafbase_ref) != LUA_TTABLE) {
 		lua_pop(L, 1); /* replaced through debug.getregistry: no leaf closures */
 		return 0;
@@ -357,6 +407,28 @@ void zlua_jit_leafreset(zlua_env *env)
 	env->leaf.open = 0;
 }
 
+int zlua_jit_leaf_emptyprobe(zlua_env *env)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	unsigned char *m;
+	int st;
+	if (env->ud_lenoff == 0 || page <= 0 || env->ud_lenoff > (size_t)page)
+		return -1;
+	m = (unsigned char *)mmap(NULL, (size_t)page * 2, PROT_READ | PROT_WRITE,
+				  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (m == MAP_FAILED)
+		return -1;
+	if (mprotect(m + page, (size_t)page, PROT_NONE) != 0) {
+		munmap(m, (size_t)page * 2);
+		return -1;
+	}
+	/* the payload at the page's end, its length word 0 before it */
+	memset(m + page - env->ud_lenoff, 0, sizeof(uint32_t));
+	st = leaf_call(env, m + page, 0, 1, 0, NULL);
+	munmap(m, (size_t)page * 2);
+	return st;
+}
+
 #else
 
 size_t zlua_jit_leaf(lua_State *L, zlua_env *env, const unsigned char *p)
@@ -370,6 +442,12 @@ size_t zlua_jit_leaf(lua_State *L, zlua_env *env, const unsigned char *p)
 void zlua_jit_leafreset(zlua_env *env)
 {
 	(void)env;
+}
+
+int zlua_jit_leaf_emptyprobe(zlua_env *env)
+{
+	(void)env;
+	return -1;
 }
 
 #endif

@@ -55,3 +55,9 @@ func (s *State) PutLeaf(typeID, fnid uint32, nparams int, boolParams uint8, nres
 		s.n += 13
 	}
 }
+
+// LeafEmptyProbe is a test hook: a leaf call whose receiver is an empty
+// userdata payload at the end of a readable page (zlua_jit_leaf_emptyprobe).
+// 0: refused without reading the payload; -1: no probe possible (Lua 5.4,
+// or no leaf closures yet). A read past the payload kills the process.
+func (s *State) LeafEmptyProbe() int { return int(C.zlua_jit_leaf_emptyprobe(s.env)) }

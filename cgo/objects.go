@@ -161,6 +161,15 @@ func (s *State) FreedSlots(f func(slots []uint32)) {
 // HasFreedSlots reports whether released slots wait in the queue.
 func (s *State) HasFreedSlots() bool { return s.env != nil && s.env.objfreed_len > 0 }
 
+// Abandoned forgets the per-call state of a call whose C frames a Go
+// function abandoned (runtime.Goexit), so that CloseLua may run on another
+// thread (zlua_env_abandoned).
+func (s *State) Abandoned() {
+	if s.env != nil {
+		C.zlua_env_abandoned(s.env)
+	}
+}
+
 // CloseLua runs lua_close (every __gc) but keeps the C env, so the release
 // queues can still be drained; Close frees it.
 func (s *State) CloseLua() {

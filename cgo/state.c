@@ -130,6 +130,27 @@ void zlua_env_close_state(zlua_env *env)
 	fflush(stderr);
 }
 
+void zlua_env_abandoned(zlua_env *env)
+{
+	if (env->L == NULL)
+		return;
+	/* What the abandoned call left that points into its dead C frames or
+	 * would stop the finalizers lua_close runs: the operation's arguments
+	 * on that stack, the C stack base of that thread (another thread
+	 * closes), a limited call's hook and interrupt, a leaf call's open
+	 * results. The Lua side needs nothing: lua_close unwinds the main
+	 * thread's CallInfo list (Lua 5.4) or its frames (LuaJIT) itself and
+	 * runs every finalizer in a fresh protected call. */
+	env->op_pending = NULL;
+	env->cstack_base = 0;
+	env->errinfo_set = 0;
+	env->hook_raised = 0;
+	env->limit_depth = 0;
+	__atomic_store_n(&env->interrupt, 0, __ATOMIC_RELEASE);
+	lua_sethook(env->L, NULL, 0, 0);
+	zlua_jit_leafreset(env);
+}
+
 void zlua_env_close(zlua_env *env)
 {
 	if (env == NULL)

@@ -440,6 +440,10 @@ typedef struct zlua_env {
 	 * measured once by zlua_obj_init (0: unknown, slot_ud stays empty). */
 	const void **slot_ud;
 	size_t ud_block, ud_off;
+	/* LuaJIT: how far before a full userdata's payload its 32-bit length
+	 * lies (inside LuaJIT's userdata header), measured once by jitleaf.c
+	 * for the leaf closures (0: unknown, no leaf closures). */
+	size_t ud_lenoff;
 	/* zlua_ownaddr_init's probe: probing 1 records the next block
 	 * allocated (probe_block), probing 2 the size it is freed with
 	 * (probe_size) */
@@ -538,6 +542,10 @@ int zlua_cstack_over(zlua_env *env);
  * when zlua_cstack_over says so, and otherwise tail-call the original.
  * Lua 5.4: nothing. [-0, +0] */
 void zlua_open_cstack(lua_State *L, zlua_env *env);
+/* [go-safe] Tests: runs the Go function of handle h (zluaSmallStackRun) on a
+ * new C thread whose stack is size bytes and waits for it; 0, or the
+ * pthread error. */
+int zlua_run_on_stack(uintptr_t h, size_t size);
 
 /* ---- state (state.c) ---- */
 
@@ -545,6 +553,11 @@ void zlua_open_cstack(lua_State *L, zlua_env *env);
 zlua_env *zlua_env_new(uintptr_t goid);
 /* [go-safe] lua_close (runs every __gc), then frees the env. */
 void zlua_env_close(zlua_env *env);
+/* [go-safe] Forgets the per-call state of a call whose C frames a Go
+ * function abandoned (runtime.Goexit), so that lua_close can run on
+ * another thread: nothing in the env points into those frames after it.
+ * The state stays as it was. [-0, +0] */
+void zlua_env_abandoned(zlua_env *env);
 /* [go-safe] lua_close only: the env stays readable (queues of released
  * ids and slots) until zlua_env_close frees it. */
 void zlua_env_close_state(zlua_env *env);
@@ -979,6 +992,13 @@ int zlua_jit_finish(lua_State *L);
  * zlua_jit_call and the closure's reads; called when the outermost
  * protected operation ends (no Lua code runs then). */
 void zlua_jit_leafreset(zlua_env *env);
+/* [go-safe] Tests: a leaf call whose receiver is the empty payload of a
+ * userdata at the very end of a readable page (the next one is not
+ * mapped), as a newproxy given zlua's __metatable string is: 0 when
+ * refused without reading the payload, -1 when the length's place is
+ * unknown (no leaf closures) or the pages cannot be mapped; a read of
+ * the payload kills the process. LuaJIT only. */
+int zlua_jit_leaf_emptyprobe(zlua_env *env);
 /* [lua] __gc of the function sentinel: queues its id for Go. [-0, +0] */
 int zlua_funcud_gc(lua_State *L);
 
