@@ -74,8 +74,8 @@ bench-smoke: deps
 # bench prints native C, zlua and gopher-lua side by side, as ratios of
 # thread CPU time (wall time beside), medians of BENCH_COUNT samples taken
 # in rounds (bench/rounds.sh: each round runs every row once, so the
-# samples a ratio compares are seconds apart, not minutes; pinned to one
-# CPU, BENCH_CPU, default 0, except the Scale_ rows); it writes
+# samples a ratio compares are seconds apart, not minutes; BENCH_CPU=N
+# pins them to CPU N); it writes
 # bench/RESULTS.md, bench/ratios.svg and the README's Lua 5.4 table.
 # bench-luajit does the same on LuaJIT (RESULTS-luajit.md,
 # ratios-luajit.svg, the README's LuaJIT table).

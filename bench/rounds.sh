@@ -13,19 +13,20 @@
 # for why); Scale_ rows, whole scenarios, run three times after the rounds.
 # The output is go test's, for cmd/ratios.
 #
-# The rounds run pinned to one CPU (BENCH_CPU, default 0; empty: not
-# pinned) with taskset. On the 2-vCPU VM the project is measured on,
-# unpinned runs went through phases of up to twice the CPU time for every
-# row, native C included, for tens of minutes, while runs pinned to either
-# CPU stayed within 15 % (docs/PERFORMANCE.md, "Issue 10 after the sixth
-# round"). Scale_ rows are not pinned: Scale_Parallel needs every core.
+# BENCH_CPU=N runs the rounds pinned to CPU N with taskset (default: not
+# pinned). Pinning does not shield a run from this VM's slow phases (up to
+# twice the CPU time for every row, native C included, for minutes: they
+# hit pinned runs too), and pinned to CPU 0 the zlua rows read 5-15 %
+# higher than unpinned in interleaved runs (docs/PERFORMANCE.md, "Issue 10,
+# seventh round"), so it is an option, not the default. Scale_ rows are
+# never pinned: Scale_Parallel needs every core.
 set -euo pipefail
 count=$1 frames=$2
 shift 2
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 "${GO:-go}" test -c -o "$dir/bench.test" "$@" .
-cpu=${BENCH_CPU-0}
+cpu=${BENCH_CPU-}
 pin=()
 if [[ -n $cpu ]] && command -v taskset >/dev/null && (($(nproc) > 1)); then
 	pin=(taskset -c "$cpu")
