@@ -64,6 +64,11 @@ func ThreadEnv(e *Env) (extra, ud, want uintptr) { return e.g.S.ThreadEnv(e.g.Cu
 // when there is nothing to probe (Lua 5.4, no leaf closure made yet).
 func LeafEmptyProbe(e *Env) int { return e.g.S.LeafEmptyProbe() }
 
+// FieldsEmptyProbe runs e's FFI field functions on an empty userdata
+// payload at the end of a readable page (cgo/jitindex.c): 0 refused
+// without a read, -1 when there is nothing to probe (Lua 5.4, no FFI).
+func FieldsEmptyProbe(e *Env) int { return e.g.S.FieldsEmptyProbe() }
+
 // OnStackOf runs f on a new C thread whose stack is size bytes and waits
 // for it (cgo/cstack.c, zlua_run_on_stack).
 func OnStackOf(size int, f func()) int { return cgo.OnStackOf(size, f) }

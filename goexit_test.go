@@ -162,7 +162,7 @@ func TestGoexitInsideLuaAbandonsTheEnv(t *testing.T) {
 				chunk := `warn("@on") warn("x")`
 				if strings.HasPrefix(name, "module") {
 					opts = zlua.Options{Modules: goexitFS{}}
-					want, chunk = `"require"`, `require "m"`
+					want, chunk = `"module searcher"`, `require "m"`
 				}
 				var err error
 				e, err = zlua.New(opts)

@@ -39,7 +39,7 @@ func (e *Env) installModules() error {
 		for i = #searchers, 2, -1 do
 			searchers[i + 1] = searchers[i]
 		end
-		searchers[2] = search`, "require", []any{read, e.opts.Libs.chunkMode()})
+		searchers[2] = search`, "=zlua.modules", "module searcher", []any{read, e.opts.Libs.chunkMode()})
 }
 
 // readModule finds module name in fsys as Lua's file searcher does with
@@ -82,7 +82,7 @@ func (e *Env) Preload(name string, v any) error {
 		if type(preload) ~= "table" then
 			error("package.preload is not a table", 0)
 		end
-		preload[name] = function() return v end`, name, []any{name, v})
+		preload[name] = function() return v end`, "=zlua.preload", name, []any{name, v})
 	if err != nil {
 		return fmt.Errorf("zlua: preload %q: %w", name, err)
 	}

@@ -121,3 +121,30 @@ func TestPreload(t *testing.T) {
 		t.Errorf("Preload without package.preload = %v", err)
 	}
 }
+
+// panicFS is a module file system whose Open panics: a bug in the host's
+// code, which require reports as that Go panic.
+type panicFS struct{}
+
+func (panicFS) Open(name string) (fs.File, error) { panic("disk on fire: " + name) }
+
+// A panic in an Options.Modules file system reaches the script as zlua's
+// module searcher's panic: a *PanicError naming the searcher and the
+// searcher's own chunk (zlua.modules), not a "(dostring)" chunk or a Go
+// function called require that the user never wrote.
+func TestRequireThroughAPanickingModuleFSNamesTheSearcher(t *testing.T) {
+	e := newEnvWith(t, zlua.Options{Modules: panicFS{}, Libs: zlua.LibsSafe})
+	err := e.DoString(`local ok, err = pcall(require, "x") assert(not ok) error(err, 0)`)
+	var pe *zlua.PanicError
+	if !errors.As(err, &pe) {
+		t.Fatalf("require through a panicking FS = %v (%T), want a *zlua.PanicError", err, err)
+	}
+	msg := err.Error()
+	if !strings.Contains(msg, "go function 'module searcher' panicked: disk on fire: x.lua") ||
+		!strings.Contains(msg, "zlua.modules:") || strings.Contains(msg, "(dostring)") {
+		t.Errorf("message = %q, want the module searcher's panic at zlua.modules", msg)
+	}
+	// the Env goes on: a preloaded module still loads
+	must(t, e.Preload("y", map[string]any{"v": func() int { return 7 }}))
+	run(t, e, `assert(require("y").v() == 7)`)
+}

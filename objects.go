@@ -74,7 +74,7 @@ func (e *Env) Register(path string, v any) error {
 			if type(sub) ~= "table" then error("'" .. k .. "' is not a table", 0) end
 			t = sub
 		end
-		rawset(t, name, v)`, parts[len(parts)-1], args)
+		rawset(t, name, v)`, "=zlua.register", parts[len(parts)-1], args)
 	if err != nil {
 		return fmt.Errorf("zlua: register %q: %w", path, err)
 	}

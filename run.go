@@ -57,16 +57,18 @@ func (e *Env) DoString(chunk string) error {
 
 // DoStringArgs runs chunk with args available to it as `...`.
 func (e *Env) DoStringArgs(chunk string, args ...any) error {
-	return e.callChunk(chunk, "", args)
+	return e.callChunk(chunk, doStringName, "", args)
 }
 
-// callChunk runs chunk with args; Go functions among them are named name
-// in error messages.
-func (e *Env) callChunk(chunk, name string, args []any) error {
+// callChunk runs chunk, named chunkName in errors and tracebacks, with
+// args; Go functions among them are named name in error messages. zlua's
+// own chunks are named "=zlua.<what>": the position a deadline names
+// skips them for the script's (cgo/interrupt.c, zlua_where_script).
+func (e *Env) callChunk(chunk, chunkName, name string, args []any) error {
 	var perr error
 	err := e.protect(func(t cgo.Thread) int {
 		s := e.g.S
-		if st := s.Load(t, chunk, doStringName, e.opts.Libs.chunkMode()); st != cgo.OK {
+		if st := s.Load(t, chunk, chunkName, e.opts.Libs.chunkMode()); st != cgo.OK {
 			return st
 		}
 		s.ProgReset()

@@ -20,6 +20,8 @@
  * without it the closures only look methods up. */
 #include <float.h>
 #include <math.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "zlua.h"
 
@@ -135,16 +137,25 @@ static unsigned char *jit_field(const zlua_env *env, const void *p, uint32_t tid
 	const zlua_fielddir *d;
 	const zlua_dirent *f;
 	unsigned char *base;
-	if (h == NULL || h->magic != ZLUA_MAGIC || h->type_id != tid || (h->flags & ZLUA_F_RELEASED))
+	/* the length before any byte of the payload: a script with the
+	 * debug library can call these closures with a smaller userdata
+	 * (newproxy's empty one) */
+	uint32_t len;
+	if (h == NULL)
+		return NULL;
+	len = zlua_jit_udlen(env, p);
+	if ((byval ? len < sizeof(ZLuaByValHeader) : len != sizeof(ZLuaObjectUserData)) ||
+	    h->magic != ZLUA_MAGIC || h->type_id != tid || (h->flags & ZLUA_F_RELEASED))
 		return NULL;
 	d = zlua_dir(env, byval ? ZLUA_DIR_VAL : ZLUA_DIR_OBJ, tid);
 	if (d == NULL || i >= zlua_dir_count(d))
 		return NULL;
 	if (byval) {
 		const ZLuaByValHeader *v = (const ZLuaByValHeader *)p;
-		/* the size only zlua writes stands for the length (see
-		 * ARCHITECTURE: the payload is always a zlua userdata here) */
-		if (h->kind != ZLUA_KIND_BYVAL || v->companion != 0 || v->size != zlua_dir_size(d))
+		/* the header's size is the directory's, and the userdata
+		 * holds that much after the header */
+		if (h->kind != ZLUA_KIND_BYVAL || v->companion != 0 || v->size != zlua_dir_size(d) ||
+		    len != sizeof(ZLuaByValHeader) + v->size)
 			return NULL;
 		base = ZLUA_BYVAL_PAYLOAD(v);
 	} else {
@@ -202,7 +213,8 @@ int zlua_jit_has(void *envp, const void *p, uint32_t tid, uint32_t i, int byval)
 static const ZLuaObjectUserData *jit_obj(const zlua_env *env, const void *p)
 {
 	const ZLuaObjectUserData *u = (const ZLuaObjectUserData *)p;
-	if (u == NULL || u->header.magic != ZLUA_MAGIC || u->header.kind != ZLUA_KIND_BYOBJ ||
+	if (u == NULL || zlua_jit_udlen(env, p) != sizeof(ZLuaObjectUserData) ||
+	    u->header.magic != ZLUA_MAGIC || u->header.kind != ZLUA_KIND_BYOBJ ||
 	    (u->header.flags & ZLUA_F_RELEASED) || !zlua_ownaddr(env, u))
 		return NULL;
 	return u;
@@ -343,9 +355,12 @@ void zlua_jit_init(lua_State *L, zlua_env *env)
 	int n = 0;
 	if (luaL_loadbuffer(L, factory_src, sizeof factory_src - 1, ZLUA_INDEX_CHUNK) != 0)
 		lua_error(L);
-	/* the FFI path needs the address proof (ud_block) and the limited
-	 * flag */
-	if (env->ffi_ref != LUA_NOREF && env->ud_block != 0 && env->limflag_ref != LUA_NOREF) {
+	/* the FFI path needs the address proof (ud_block), the place of a
+	 * userdata's length (ud_lenoff) and the limited flag */
+	if (env->ffi_ref != LUA_NOREF && env->ud_block != 0)
+		zlua_jit_udlenoff(L, env);
+	if (env->ffi_ref != LUA_NOREF && env->ud_block != 0 && env->ud_lenoff != 0 &&
+	    env->limflag_ref != LUA_NOREF) {
 		lua_rawgeti(L, LUA_REGISTRYINDEX, env->ffi_ref);
 		lua_pushlightuserdata(L, env);
 		lua_pushlightuserdata(L, (void *)(uintptr_t)zlua_jit_get);
@@ -412,6 +427,39 @@ void zlua_jit_valfields(lua_State *L, zlua_env *env, int mt, uint32_t tid)
 	lua_call(L, 4, 2);
 	lua_setfield(L, mt, "__newindex");
 	lua_setfield(L, mt, "__index");
+}
+
+int zlua_jit_fields_emptyprobe(zlua_env *env)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	unsigned char *m, *p;
+	int refused;
+	if (env->ud_lenoff == 0 || page <= 0 || env->ud_lenoff > (size_t)page)
+		return -1;
+	m = (unsigned char *)mmap(NULL, (size_t)page * 2, PROT_READ | PROT_WRITE,
+				  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (m == MAP_FAILED)
+		return -1;
+	if (mprotect(m + page, (size_t)page, PROT_NONE) != 0) {
+		munmap(m, (size_t)page * 2);
+		return -1;
+	}
+	/* the payload at the page's end, its length word 0 before it */
+	p = m + page;
+	memset(p - env->ud_lenoff, 0, sizeof(uint32_t));
+	refused = isnan(zlua_jit_get(env, p, 1, 0, 0)) && isnan(zlua_jit_get(env, p, 1, 0, 1)) &&
+		  !zlua_jit_has(env, p, 1, 0, 0) && !zlua_jit_set(env, p, 1, 0, 1, 0, 0) &&
+		  !zlua_jit_set(env, p, 1, 0, 1, 0, 1) && zlua_jit_eq(env, p, p) == -1;
+	munmap(m, (size_t)page * 2);
+	return refused ? 0 : 1;
+}
+
+#else
+
+int zlua_jit_fields_emptyprobe(zlua_env *env)
+{
+	(void)env;
+	return -1;
 }
 
 #endif

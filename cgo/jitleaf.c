@@ -166,15 +166,6 @@ static void leaf_keep(zlua_env *env, zlua_leafcall *lf, int st)
 	lf->open = 2;
 }
 
-/* The length of the full userdata whose payload is p, read from LuaJIT's
- * header before it (ud_lenoff, known whenever leaf closures exist). */
-static inline uint32_t leaf_udlen(const zlua_env *env, const void *p)
-{
-	uint32_t n;
-	memcpy(&n, (const unsigned char *)p - env->ud_lenoff, sizeof n);
-	return n;
-}
-
 /* zlua_jit_call*'s work for n arguments in v; spec is tid << 4 | the
  * boolean argument bits. */
 static inline int leaf_call(zlua_env *env, const void *p, uint32_t spec, uint32_t fnid, int n,
@@ -188,8 +179,8 @@ static inline int leaf_call(zlua_env *env, const void *p, uint32_t spec, uint32_
 	/* The length first: a script can give a smaller userdata (newproxy's
 	 * empty one) the closure's __metatable string, and nothing of its
 	 * payload may be read before we know it has 32 bytes. The length
-	 * sits in LuaJIT's header just before the payload (leaf_lenoff). */
-	if (lf->open || u == NULL || leaf_udlen(env, p) != sizeof(ZLuaObjectUserData) ||
+	 * sits in LuaJIT's header just before the payload (zlua_jit_udlenoff). */
+	if (lf->open || u == NULL || zlua_jit_udlen(env, p) != sizeof(ZLuaObjectUserData) ||
 	    u->header.magic != ZLUA_MAGIC ||
 	    u->header.kind != ZLUA_KIND_BYOBJ || u->header.type_id != spec >> 4 ||
 	    (u->header.flags & ZLUA_F_RELEASED) || !zlua_ownaddr(env, u))
@@ -306,21 +297,23 @@ int zlua_jit_finish(lua_State *L)
 	return zlua_gate_finish(L, env, &lf->fr, lf->st);
 }
 
-/* [lua] Finds env->ud_lenoff: the offset before a full userdata's payload,
+/* [lua] Finds env->ud_lenoff, once: the offset before a full userdata's payload,
  * inside LuaJIT's userdata header (ud_off bytes, measured by
  * zlua_ownaddr_init), of the 32-bit word that holds the payload's length
  * for userdata of three sizes (0, as newproxy's, 32, as a ByObj's, and
- * 77). Left 0 when no word does: then no leaf closures. The header is the
- * userdata's own memory, so the leaf call reads nothing outside the
- * object (lua_objlen is no option there: no Lua API inside an FFI
- * call). Allocates (may raise, in the caller's protected operation).
- * [-0, +0] */
-static void leaf_lenoff(lua_State *L, zlua_env *env)
+ * 77). Left 0 when no word does: then no FFI field closures and no leaf
+ * closures. The header is the userdata's own memory, so the FFI calls
+ * read nothing outside the object (lua_objlen is no option there: no Lua
+ * API inside an FFI call). Allocates (may raise, in the caller's
+ * protected operation). [-0, +0] */
+void zlua_jit_udlenoff(lua_State *L, zlua_env *env)
 {
 	static const size_t sizes[3] = {0, sizeof(ZLuaObjectUserData), 77};
 	const unsigned char *p[3];
 	size_t off;
 	int i;
+	if (env->ud_lenoff != 0)
+		return;
 	for (i = 0; i < 3; i++)
 		p[i] = (const unsigned char *)lua_newuserdata(L, sizes[i]);
 	for (off = 4; off <= env->ud_off && env->ud_lenoff == 0; off += 4) {
@@ -348,7 +341,7 @@ static int leaf_maker(lua_State *L, zlua_env *env)
 	    env->leafbase_ref <= 0)
 		return 0;
 	if (env->ud_lenoff == 0)
-		leaf_lenoff(L, env);
+		zlua_jit_udlenoff(L, env);
 	if (env->ud_lenoff == 0)
 		return 0; /* the receiver's length cannot be checked */
 	if (zlua_rawgeti_type(L, LUA_REGISTRYINDEX, env->leafbase_ref) != LUA_TTABLE) {

@@ -61,3 +61,11 @@ func (s *State) PutLeaf(typeID, fnid uint32, nparams int, boolParams uint8, nres
 // 0: refused without reading the payload; -1: no probe possible (Lua 5.4,
 // or no leaf closures yet). A read past the payload kills the process.
 func (s *State) LeafEmptyProbe() int { return int(C.zlua_jit_leaf_emptyprobe(s.env)) }
+
+// FieldsEmptyProbe is a test hook: the FFI field functions of the __index
+// and __newindex closures (and __eq's) called with an empty userdata
+// payload at the end of a readable page (zlua_jit_fields_emptyprobe). 0:
+// every one refused it without reading the payload; 1: one accepted it;
+// -1: no probe possible (Lua 5.4, no FFI field closures). A read past the
+// payload kills the process.
+func (s *State) FieldsEmptyProbe() int { return int(C.zlua_jit_fields_emptyprobe(s.env)) }

@@ -999,6 +999,25 @@ void zlua_jit_leafreset(zlua_env *env);
  * unknown (no leaf closures) or the pages cannot be mapped; a read of
  * the payload kills the process. LuaJIT only. */
 int zlua_jit_leaf_emptyprobe(zlua_env *env);
+/* [go-safe] Tests: as zlua_jit_leaf_emptyprobe, for the FFI field
+ * functions (zlua_jit_get, zlua_jit_has, zlua_jit_set, zlua_jit_eq and
+ * the ByVal get) called with an empty payload at a page's end: 0 when
+ * every one refused it without reading the payload, -1 when the
+ * length's place is unknown; a read kills the process. LuaJIT only. */
+int zlua_jit_fields_emptyprobe(zlua_env *env);
+/* [lua] Measures env->ud_lenoff once (jitleaf.c): without it, no FFI
+ * field closures and no leaf closures. May raise (allocates). [-0, +0] */
+void zlua_jit_udlenoff(lua_State *L, zlua_env *env);
+/* The length of the full userdata whose payload is p, read from LuaJIT's
+ * header before it; only when env->ud_lenoff is known (the FFI field and
+ * leaf closures exist only then). No Lua API: callable inside an FFI
+ * call. */
+static inline uint32_t zlua_jit_udlen(const zlua_env *env, const void *p)
+{
+	uint32_t n;
+	memcpy(&n, (const unsigned char *)p - env->ud_lenoff, sizeof n);
+	return n;
+}
 /* [lua] __gc of the function sentinel: queues its id for Go. [-0, +0] */
 int zlua_funcud_gc(lua_State *L);
 
