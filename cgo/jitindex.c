@@ -20,8 +20,6 @@
  * without it the closures only look methods up. */
 #include <float.h>
 #include <math.h>
-#include <sys/mman.h>
-#include <unistd.h>
 
 #include "zlua.h"
 
@@ -431,26 +429,14 @@ void zlua_jit_valfields(lua_State *L, zlua_env *env, int mt, uint32_t tid)
 
 int zlua_jit_fields_emptyprobe(zlua_env *env)
 {
-	long page = sysconf(_SC_PAGESIZE);
-	unsigned char *m, *p;
+	unsigned char *p = zlua_jit_emptyud(env);
 	int refused;
-	if (env->ud_lenoff == 0 || page <= 0 || env->ud_lenoff > (size_t)page)
+	if (p == NULL)
 		return -1;
-	m = (unsigned char *)mmap(NULL, (size_t)page * 2, PROT_READ | PROT_WRITE,
-				  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (m == MAP_FAILED)
-		return -1;
-	if (mprotect(m + page, (size_t)page, PROT_NONE) != 0) {
-		munmap(m, (size_t)page * 2);
-		return -1;
-	}
-	/* the payload at the page's end, its length word 0 before it */
-	p = m + page;
-	memset(p - env->ud_lenoff, 0, sizeof(uint32_t));
 	refused = isnan(zlua_jit_get(env, p, 1, 0, 0)) && isnan(zlua_jit_get(env, p, 1, 0, 1)) &&
 		  !zlua_jit_has(env, p, 1, 0, 0) && !zlua_jit_set(env, p, 1, 0, 1, 0, 0) &&
 		  !zlua_jit_set(env, p, 1, 0, 1, 0, 1) && zlua_jit_eq(env, p, p) == -1;
-	munmap(m, (size_t)page * 2);
+	zlua_jit_emptyud_free(p);
 	return refused ? 0 : 1;
 }
 

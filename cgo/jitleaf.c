@@ -400,25 +400,39 @@ void zlua_jit_leafreset(zlua_env *env)
 	env->leaf.open = 0;
 }
 
-int zlua_jit_leaf_emptyprobe(zlua_env *env)
+unsigned char *zlua_jit_emptyud(const zlua_env *env)
 {
 	long page = sysconf(_SC_PAGESIZE);
 	unsigned char *m;
-	int st;
 	if (env->ud_lenoff == 0 || page <= 0 || env->ud_lenoff > (size_t)page)
-		return -1;
+		return NULL;
 	m = (unsigned char *)mmap(NULL, (size_t)page * 2, PROT_READ | PROT_WRITE,
 				  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (m == MAP_FAILED)
-		return -1;
+		return NULL;
 	if (mprotect(m + page, (size_t)page, PROT_NONE) != 0) {
 		munmap(m, (size_t)page * 2);
-		return -1;
+		return NULL;
 	}
 	/* the payload at the page's end, its length word 0 before it */
 	memset(m + page - env->ud_lenoff, 0, sizeof(uint32_t));
-	st = leaf_call(env, m + page, 0, 1, 0, NULL);
-	munmap(m, (size_t)page * 2);
+	return m + page;
+}
+
+void zlua_jit_emptyud_free(unsigned char *p)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	munmap(p - page, (size_t)page * 2);
+}
+
+int zlua_jit_leaf_emptyprobe(zlua_env *env)
+{
+	unsigned char *p = zlua_jit_emptyud(env);
+	int st;
+	if (p == NULL)
+		return -1;
+	st = leaf_call(env, p, 0, 1, 0, NULL);
+	zlua_jit_emptyud_free(p);
 	return st;
 }
 

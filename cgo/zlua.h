@@ -1005,6 +1005,14 @@ int zlua_jit_leaf_emptyprobe(zlua_env *env);
  * every one refused it without reading the payload, -1 when the
  * length's place is unknown; a read kills the process. LuaJIT only. */
 int zlua_jit_fields_emptyprobe(zlua_env *env);
+/* [go-safe] Tests (LuaJIT): the payload of an empty full userdata as the
+ * probes need it: at the very end of a readable page whose next page is
+ * not mapped, its length word (env->ud_lenoff before it) 0; NULL when
+ * ud_lenoff is unknown or the pages cannot be mapped. Free it with
+ * zlua_jit_emptyud_free. */
+unsigned char *zlua_jit_emptyud(const zlua_env *env);
+/* [go-safe] Unmaps what zlua_jit_emptyud mapped. */
+void zlua_jit_emptyud_free(unsigned char *p);
 /* [lua] Measures env->ud_lenoff once (jitleaf.c): without it, no FFI
  * field closures and no leaf closures. May raise (allocates). [-0, +0] */
 void zlua_jit_udlenoff(lua_State *L, zlua_env *env);
