@@ -24,7 +24,11 @@ func TestThreadThatYieldsAfterItsContextEndedIsDead(t *testing.T) {
 	var cancel context.CancelFunc
 	must(t, e.SetGlobal("cancelNow", func() { cancel() }))
 	must(t, e.SetGlobal("cancelAndWait", func() error { cancel(); return zlua.Yield("from Go") }))
-	must(t, e.SetGlobal("sleep", func() { time.Sleep(30 * time.Millisecond) }))
+	// sleep lasts until the resume's deadline has passed and its timer
+	// has ended the context (a fixed sleep raced the timer on a loaded
+	// machine: the context could still be live when the thread yielded)
+	var curCtx context.Context
+	must(t, e.SetGlobal("sleep", func() { <-curCtx.Done() }))
 	tbc := ""
 	if strings.HasPrefix(zlua.Backend, "Lua 5") {
 		tbc = `local guard <close> = setmetatable({}, {__close = function(_, err) closedWith = err end})`
@@ -44,6 +48,7 @@ func TestThreadThatYieldsAfterItsContextEndedIsDead(t *testing.T) {
 				ctx, stop = context.WithTimeout(context.Background(), 5*time.Millisecond)
 				want = context.DeadlineExceeded
 			}
+			curCtx = ctx
 			run(t, e, `closedWith = nil`)
 			out, err := th.ResumeContext(ctx)
 			stop()
