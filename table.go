@@ -136,10 +136,16 @@ func (t *Table) ForEach(fn func(key, value any) error) error {
 
 // Method binds the method name of the table to *fnPtr, like
 // Env.GetFunction: fnPtr points to a func variable (or a *Function), and
-// calling it calls t:name(args...), the table passed as self. The function
+// calling it calls t:name(args...), the table passed as self. The method
 // is looked up once, now (__index runs, so methods inherited through a
-// metatable are found). The binding holds the table and the function
-// until it is dropped or, for a *Function, released.
+// metatable are found). It may be any value Lua can call: a function, or
+// a table or userdata whose metatable has __call, which then receives the
+// value, the table and the arguments, as t:name(args...) passes them; Lua
+// looks __call up at each call, so a script changing it later is obeyed.
+// A value Lua cannot call is the error "attempt to call a T value (method
+// 'name')". The binding holds the table and the method until it is
+// dropped or, for a *Function, released; pushed back into Lua, that
+// *Function is the method's value.
 func (t *Table) Method(name string, fnPtr any) error {
 	rv, err := funcTarget(fnPtr)
 	if err == nil && t == nil {

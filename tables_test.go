@@ -221,7 +221,7 @@ func TestTableMethod(t *testing.T) {
 		t.Errorf("Method on a released table = %v", err)
 	}
 	must(t, e.Global("Shop", &shop))
-	if err := shop.Method("missing", &nope); err == nil || err.Error() != `zlua: table method "missing": function expected, got nil` {
+	if err := shop.Method("missing", &nope); err == nil || err.Error() != `zlua: table method "missing": attempt to call a nil value (method 'missing')` {
 		t.Errorf("missing method = %v", err)
 	}
 	if err := shop.Method("named", nope); err == nil || !strings.Contains(err.Error(), "want a pointer to a func variable") {

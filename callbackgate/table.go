@@ -2,6 +2,7 @@ package callbackgate
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"reflect"
 
@@ -241,20 +242,24 @@ func ReleaseAll(vs []any) {
 	}
 }
 
-// Method returns a handle on the function tb[name] (__index runs) bound
-// to tb: calling it calls tb:name(args...). The function is looked up
-// once, now.
+// Method returns a handle on the value tb[name] (__index runs) bound to
+// tb: calling it calls tb:name(args...). The value is looked up once, now;
+// it must be one Lua can call: a function, or a value whose metatable has
+// __call (looked up by Lua at each call, as t:name() does). Anything else
+// is Lua's "attempt to call a T value (method 'name')".
 func (tb *Table) Method(name string) (f *Function, err error) {
 	err = tb.call(func(g *Gate, t cgo.Thread) error {
 		s := g.S
 		s.ProgReset()
 		s.PutRef(tb.ref)
 		s.PutStr(name)
-		if err := g.run(t, cgo.OpIndex, 1); err != nil {
+		if err := g.run(t, cgo.OpMethod, 2); err != nil {
 			return err
 		}
-		if t.Type(t.Top()) != cgo.TFunction {
-			return typeError("function", s.TypeName(t, t.Top()))
+		callable := t.ToBool(t.Top())
+		t.Pop(1)
+		if !callable {
+			return fmt.Errorf("attempt to call a %s value (method '%s')", s.TypeName(t, t.Top()), name)
 		}
 		if !s.Reserve(t, 2) { // NewFunction pushes a copy
 			return ErrMemory

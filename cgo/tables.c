@@ -38,3 +38,13 @@ void zlua_pairs(lua_State *L)
 	}
 	lua_replace(L, t);
 }
+
+int zlua_callable(lua_State *L, int idx)
+{
+	if (lua_type(L, idx) == LUA_TFUNCTION)
+		return 1;
+	if (luaL_getmetafield(L, idx, "__call") == 0) /* LUA_TNIL on 5.4 */
+		return 0;
+	lua_pop(L, 1);
+	return 1;
+}

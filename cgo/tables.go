@@ -120,6 +120,10 @@ const (
 	// OpPairs leaves a new sequence {k1, v1, k2, v2, ...} of the table's
 	// pairs in raw next order. Program: [obj].
 	OpPairs = int(C.ZLUA_DO_PAIRS)
+	// OpMethod leaves obj[key] (metamethods run) and a boolean: whether
+	// Lua can call it (a function, or a value whose metatable has
+	// __call). Program: [obj,] key.
+	OpMethod = int(C.ZLUA_DO_METHOD)
 )
 
 // Unrefs releases the registry refs of refs in one crossing.

@@ -288,6 +288,8 @@ enum zlua_opcode {
 	ZLUA_DO_NEWINDEX = 41, /* program: [obj,] key, value; obj[key] = value */
 	ZLUA_DO_LEN = 42,      /* program: [obj]; leaves #obj (honours __len) */
 	ZLUA_DO_PAIRS = 43,    /* program: [obj]; leaves {k1, v1, k2, v2, ...} */
+	ZLUA_DO_METHOD = 48,   /* program: [obj,] key; leaves obj[key] and whether
+	                        * Lua can call it (zlua_callable) */
 	/* Threads driven from Go (resume.c). */
 	ZLUA_DO_NEWTHREAD = 44, /* program: f; leaves a new thread running f */
 	ZLUA_DO_RESUME = 45,    /* program: co, args; leaves the results, or the
@@ -1265,6 +1267,12 @@ void zlua_pushlen(lua_State *L, int idx);
  * non-raising calls while scripts (finalizers run by the reads' own
  * allocations) cannot change it. [-1, +1] */
 void zlua_pairs(lua_State *L);
+/* [lua] Whether a call of the value at idx gets past Lua's own check: a
+ * function, or any value whose metatable has a __call field (raw, as the
+ * VM looks it up; what __call holds is checked by the call itself, as in
+ * stock Lua). Table.Method binds such values. Raises only a memory error
+ * (the field name is pushed). [-0, +0] */
+int zlua_callable(lua_State *L, int idx);
 
 /* ---- reading values from Go (read.c) ---- */
 
