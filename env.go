@@ -180,7 +180,9 @@ func (e *Env) Close() error {
 			errs = append(errs, err)
 		}
 	}
-	e.g.CloseClaimed()
+	if err := e.g.CloseClaimed(); err != nil {
+		errs = append(errs, err)
+	}
 	e.g.Release()
 	e.forget()
 	return errors.Join(errs...)
@@ -196,7 +198,9 @@ func (e *Env) closeAbandoned() error {
 		}
 	}
 	if e.g.ClaimAbandoned() { // else another Close frees it
-		e.g.CloseAbandoned()
+		if err := e.g.CloseAbandoned(); err != nil {
+			errs = append(errs, err)
+		}
 		e.forget()
 	}
 	return errors.Join(errs...)

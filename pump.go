@@ -83,7 +83,10 @@ func (e *Env) applyReset(loader func(*Env) error) (applied bool, err error) {
 		}
 		return false, fmt.Errorf("zlua: reset (still pending): %w", err)
 	}
-	e.g.Teardown()
+	// A Go function that called runtime.Goexit while the old state closed
+	// (a __gc function) ended only its own goroutine (closeLua): the old
+	// state is freed, the new one is built, and Pump reports it.
+	closeErr := e.g.Teardown()
 	err = e.g.Reopen()
 	if err == nil && e.testFailAt != 0 {
 		e.g.S.FailAllocAt(e.testFailAt)
@@ -96,19 +99,21 @@ func (e *Env) applyReset(loader func(*Env) error) (applied bool, err error) {
 		// Env closes rather than run scripts on a half-initialised state.
 		// Posted functions cannot run on it any more: they are counted.
 		dropped := len(e.posted.CloseTake())
-		e.g.CloseClaimed()
+		if cerr := e.g.CloseClaimed(); cerr != nil {
+			closeErr = errors.Join(closeErr, cerr)
+		}
 		e.g.Release()
 		e.forget()
 		if dropped > 0 {
-			return true, fmt.Errorf("zlua: reset: %w (the Env is closed; %d posted functions dropped)", err, dropped)
+			return true, errors.Join(closeErr, fmt.Errorf("zlua: reset: %w (the Env is closed; %d posted functions dropped)", err, dropped))
 		}
-		return true, fmt.Errorf("zlua: reset: %w (the Env is closed)", err)
+		return true, errors.Join(closeErr, fmt.Errorf("zlua: reset: %w (the Env is closed)", err))
 	}
 	e.g.Release()
 	if loader != nil {
 		if err := loader(e); err != nil {
-			return true, fmt.Errorf("zlua: reset loader: %w", err)
+			return true, errors.Join(closeErr, fmt.Errorf("zlua: reset loader: %w", err))
 		}
 	}
-	return true, nil
+	return true, closeErr
 }

@@ -50,8 +50,14 @@ type Gate struct {
 
 	busy atomic.Int32 // gateIdle, gateClaimed, gateClosed or gateAbandoned
 	// abandoned is set, once, by the Goexit that broke the gate
-	// (abandon.go), before busy moves to gateAbandoned.
+	// (abandon.go), before busy moves to gateAbandoned; while closeLua
+	// runs, a Goexit adds its goroutine (and closeLua restores it).
 	abandoned atomic.Pointer[abandonment]
+	// closing is set while closeLua runs lua_close on a goroutine of its
+	// own; closeErr is the first Goexit met there. Only that goroutine
+	// and closeLua's caller, which waits for it, use them.
+	closing  bool
+	closeErr error
 	// cbTID is the OS thread of the owner, recorded at its first Lua→Go
 	// call (or by Hold) and cleared by the outermost Exit. While it is set
 	// the owner's goroutine is locked to that thread (LockOSThread), so no
@@ -202,14 +208,16 @@ func (g *Gate) unregister() {
 // then lua_close runs every __gc while the gate still serves them, then the
 // Go function table is dropped. Refs released later by cleanups of this
 // state's handles are ignored. The caller's registries tear down before.
-func (g *Gate) Teardown() {
+// It returns closeLua's error (a Goexit in a finalizer): the state is
+// freed all the same.
+func (g *Gate) Teardown() error {
 	if g.Closed() {
-		return
+		return nil
 	}
 	g.Settle()
 	g.DrainRefs(0)
 	g.unrefs.Close()
-	g.S.CloseLua() // every __gc runs and queues its slot
+	err := g.closeLua() // every __gc runs and queues its slot
 	g.leaked = g.objs.Close() + g.closeStructs()
 	g.lifeMu.Lock()
 	g.S.Close()
@@ -220,6 +228,7 @@ func (g *Gate) Teardown() {
 	g.callRes = nil // freed with the state
 	g.liveFuncs.Store(0)
 	g.liveRefs.Store(0)
+	return err
 }
 
 // Close claims the gate, tears the state down, unregisters the gate and
@@ -229,20 +238,22 @@ func (g *Gate) Close() error {
 	if err := g.Claim(); err != nil {
 		return err
 	}
-	g.CloseClaimed()
-	return nil
+	return g.CloseClaimed()
 }
 
 // CloseClaimed is Close for the holder of a Claim (or of Hold); the claim
-// ends with it.
-func (g *Gate) CloseClaimed() {
-	g.Teardown()
-	g.unregister()
+// ends with it. It returns Teardown's error: ErrAbandoned naming a Go
+// function that called runtime.Goexit while lua_close ran (the state is
+// freed all the same, see closeLua).
+func (g *Gate) CloseClaimed() error {
+	err := g.Teardown()
+	g.unregister() // closeLua waited for any goroutine a Goexit ended
 	g.dropThread()
 	g.deep = 0
 	// Everything above happens before the store: a caller that then fails
 	// its CAS and reads gateClosed touches nothing of the freed state.
 	g.busy.Store(gateClosed)
+	return err
 }
 
 // Claim takes the gate for an operation that must not run while Lua code
@@ -387,8 +398,8 @@ func (g *Gate) Enter() error {
 // Exit ends an API call started with Enter. At the outermost Exit the gate
 // settles and is released.
 func (g *Gate) Exit() {
-	if g.dead() {
-		return // the goroutine that abandoned the gate, unwinding (abandon.go)
+	if g.unwinding() {
+		return // a goroutine that abandoned the gate, unwinding (abandon.go)
 	}
 	if len(g.sv.opq) > 0 {
 		g.closeOpaque()
