@@ -1,6 +1,7 @@
 package zlua
 
 import (
+	"fmt"
 	"unsafe"
 
 	"github.com/zlua-go/zlua/callbackgate"
@@ -88,3 +89,49 @@ func Yield(values ...any) error { return callbackgate.Yield(values...) }
 // ErrCannotPush reports a Go value that has no Lua form; errors.Is
 // matches it.
 var ErrCannotPush = callbackgate.ErrCannotPush
+
+// apiError is the error of an Env, Table, Function or Thread method:
+// "zlua: <op>: <cause>". Errors.Is and errors.As reach the cause.
+//
+// When the cause is a Lua error that started as another apiError returned
+// by a Go function Lua called — an API call nested in a Go function
+// nested in a Lua call of an API call, such as a Table.Get whose __index
+// calls Go which calls Table.Get — the text skips the inner call's
+// position and prefix and names the innermost failure once: "zlua: table
+// get "x": main.lua:3: boom" however deep the nesting, instead of one
+// "zlua: table get "x": (pos):" per level (about 3 KiB at the 80-level
+// bound). The chain is unchanged: every LuaError, apiError and the
+// original Go error or PanicError stay reachable. Lua code that catches
+// the error at some level sees the same one-prefix text (the gate raises
+// Error()).
+type apiError struct {
+	op  string
+	err error
+}
+
+// opErrorf wraps err as the failure of the operation named by format and
+// args (without the "zlua: " prefix).
+func opErrorf(err error, format string, args ...any) error {
+	return &apiError{op: fmt.Sprintf(format, args...), err: err}
+}
+
+func (e *apiError) Error() string { return "zlua: " + e.op + ": " + innermost(e.err) }
+
+func (e *apiError) Unwrap() error { return e.err }
+
+// innermost returns the text of err, skipping each Lua error that is only
+// a nested apiError raised by a Go function (its text is that error's,
+// behind the position of the Go function's caller).
+func innermost(err error) string {
+	for {
+		le, ok := err.(*LuaError)
+		if !ok {
+			return err.Error()
+		}
+		inner, ok := le.Unwrap().(*apiError)
+		if !ok {
+			return le.Message
+		}
+		err = inner.err
+	}
+}

@@ -92,7 +92,7 @@ func (f *Function) Release() {
 func (e *Env) GetFunction(name string, fnPtr any) error {
 	rv, err := funcTarget(fnPtr)
 	if err != nil {
-		return fmt.Errorf("zlua: get function %q: %w", name, err)
+		return opErrorf(err, "get function %q", name)
 	}
 	var ferr error
 	err = e.protect(func(t cgo.Thread) int {
@@ -118,7 +118,7 @@ func (e *Env) GetFunction(name string, fnPtr any) error {
 		err = ferr
 	}
 	if err != nil {
-		return fmt.Errorf("zlua: get function %q: %w", name, err)
+		return opErrorf(err, "get function %q", name)
 	}
 	return nil
 }

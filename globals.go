@@ -54,10 +54,10 @@ func (e *Env) SetGlobal(name string, v any) error {
 		return st
 	})
 	if perr != nil {
-		return fmt.Errorf("zlua: set global %q: %w", name, perr)
+		return opErrorf(perr, "set global %q", name)
 	}
 	if err != nil {
-		return fmt.Errorf("zlua: set global %q: %w", name, err)
+		return opErrorf(err, "set global %q", name)
 	}
 	return nil
 }
@@ -68,7 +68,7 @@ func (e *Env) SetGlobal(name string, v any) error {
 func (e *Env) setPlainGlobal(name string, v any) error {
 	t, err := e.begin()
 	if err != nil {
-		return fmt.Errorf("zlua: set global %q: %w", name, err)
+		return opErrorf(err, "set global %q", name)
 	}
 	g := e.g
 	defer g.Exit()
@@ -83,7 +83,7 @@ func (e *Env) setPlainGlobal(name string, v any) error {
 		}
 	}
 	if err != nil {
-		return fmt.Errorf("zlua: set global %q: %w", name, err)
+		return opErrorf(err, "set global %q", name)
 	}
 	return nil
 }
@@ -116,7 +116,7 @@ func (e *Env) Global(name string, out any) error {
 			e.g.Exit()
 		}
 		if err != nil {
-			return fmt.Errorf("zlua: global %q: %w", name, err)
+			return opErrorf(err, "global %q", name)
 		}
 		return nil
 	}
@@ -139,7 +139,7 @@ func (e *Env) Global(name string, out any) error {
 		err = rerr
 	}
 	if err != nil {
-		return fmt.Errorf("zlua: global %q: %w", name, err)
+		return opErrorf(err, "global %q", name)
 	}
 	return nil
 }

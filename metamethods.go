@@ -60,7 +60,7 @@ func Metamethods[T any](env *Env, mm map[string]any) error {
 		err = merr
 	}
 	if err != nil {
-		return fmt.Errorf("zlua: metamethods of %v: %w", typ, err)
+		return opErrorf(err, "metamethods of %v", typ)
 	}
 	return nil
 }

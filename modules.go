@@ -84,7 +84,7 @@ func (e *Env) Preload(name string, v any) error {
 		end
 		preload[name] = function() return v end`, "=zlua.preload", name, []any{name, v})
 	if err != nil {
-		return fmt.Errorf("zlua: preload %q: %w", name, err)
+		return opErrorf(err, "preload %q", name)
 	}
 	return nil
 }

@@ -55,7 +55,7 @@ func (e *Env) Register(path string, v any) error {
 	}
 	globals, err := e.Globals() // the table itself, whatever a script calls _G
 	if err != nil {
-		return fmt.Errorf("zlua: register %q: %w", path, err)
+		return opErrorf(err, "register %q", path)
 	}
 	defer globals.Release()
 	args := []any{globals, e.opts.root(), parts[len(parts)-1], v}
@@ -76,7 +76,7 @@ func (e *Env) Register(path string, v any) error {
 		end
 		rawset(t, name, v)`, "=zlua.register", parts[len(parts)-1], args)
 	if err != nil {
-		return fmt.Errorf("zlua: register %q: %w", path, err)
+		return opErrorf(err, "register %q", path)
 	}
 	return nil
 }

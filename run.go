@@ -84,7 +84,7 @@ func (e *Env) callChunk(chunk, chunkName, name string, args []any) error {
 		return st
 	})
 	if perr != nil {
-		return fmt.Errorf("zlua: arguments: %w", perr)
+		return opErrorf(perr, "arguments")
 	}
 	return err
 }
@@ -138,7 +138,7 @@ func (e *Env) Eval(chunk string, out ...any) error {
 		err = rerr
 	}
 	if err != nil {
-		return fmt.Errorf("zlua: eval: %w", err)
+		return opErrorf(err, "eval")
 	}
 	return nil
 }
@@ -169,7 +169,7 @@ func (e *Env) LoadString(name, chunk string) (*Function, error) {
 		err = ferr
 	}
 	if err != nil {
-		return nil, fmt.Errorf("zlua: load %q: %w", name, err)
+		return nil, opErrorf(err, "load %q", name)
 	}
 	return pubFunction(f), nil
 }
@@ -196,7 +196,7 @@ func chunkName(name string) string {
 func (e *Env) DoFile(path string) error {
 	b, err := os.ReadFile(path)
 	if err != nil {
-		return fmt.Errorf("zlua: dofile: %w", err)
+		return opErrorf(err, "dofile")
 	}
 	src := fileChunk(b)
 	return e.protect(func(t cgo.Thread) int {

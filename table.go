@@ -35,7 +35,7 @@ func (e *Env) NewTable() (*Table, error) {
 		err = terr
 	}
 	if err != nil {
-		return nil, fmt.Errorf("zlua: new table: %w", err)
+		return nil, opErrorf(err, "new table")
 	}
 	return pubTable(tb), nil
 }
@@ -58,7 +58,7 @@ func (e *Env) Globals() (*Table, error) {
 		err = terr
 	}
 	if err != nil {
-		return nil, fmt.Errorf("zlua: globals: %w", err)
+		return nil, opErrorf(err, "globals")
 	}
 	return pubTable(tb), nil
 }
@@ -75,7 +75,7 @@ func (t *Table) Get(key, out any) error {
 		return fmt.Errorf("zlua: table get %s: %w", keyText(key), errNilHandle)
 	}
 	if err := t.h.Get(key, rv.Elem()); err != nil {
-		return fmt.Errorf("zlua: table get %s: %w", keyText(key), err)
+		return opErrorf(err, "table get %s", keyText(key))
 	}
 	return nil
 }
@@ -88,7 +88,7 @@ func (t *Table) Set(key, value any) error {
 		return fmt.Errorf("zlua: table set %s: %w", keyText(key), errNilHandle)
 	}
 	if err := t.h.Set(key, value); err != nil {
-		return fmt.Errorf("zlua: table set %s: %w", keyText(key), err)
+		return opErrorf(err, "table set %s", keyText(key))
 	}
 	return nil
 }
@@ -102,7 +102,7 @@ func (t *Table) Len() (int, error) {
 	}
 	n, err := t.h.Len()
 	if err != nil {
-		return 0, fmt.Errorf("zlua: table len: %w", err)
+		return 0, opErrorf(err, "table len")
 	}
 	return n, nil
 }
@@ -123,7 +123,7 @@ func (t *Table) ForEach(fn func(key, value any) error) error {
 	}
 	kv, err := t.h.Pairs()
 	if err != nil {
-		return fmt.Errorf("zlua: table foreach: %w", err)
+		return opErrorf(err, "table foreach")
 	}
 	for i := 0; i < len(kv); i += 2 {
 		if err := fn(kv[i], kv[i+1]); err != nil {
@@ -152,11 +152,11 @@ func (t *Table) Method(name string, fnPtr any) error {
 		err = errNilHandle
 	}
 	if err != nil {
-		return fmt.Errorf("zlua: table method %q: %w", name, err)
+		return opErrorf(err, "table method %q", name)
 	}
 	f, err := t.h.Method(name)
 	if err != nil {
-		return fmt.Errorf("zlua: table method %q: %w", name, err)
+		return opErrorf(err, "table method %q", name)
 	}
 	bindFunc(t.h.Gate(), f, rv)
 	return nil

@@ -48,7 +48,7 @@ func (e *Env) NewThread(fn *Function) (*Thread, error) {
 		err = terr
 	}
 	if err != nil {
-		return nil, fmt.Errorf("zlua: new thread: %w", err)
+		return nil, opErrorf(err, "new thread")
 	}
 	return pubThread(th), nil
 }
