@@ -161,6 +161,13 @@ func (e *Env) init() error {
 // same: the functions posted before run first, outside the Env (their
 // calls of it get ErrAbandoned), then the state is freed and Close
 // returns their panics, nil if none.
+//
+// lua_close (every __gc) runs on a goroutine of Close's own, locked to its
+// thread, while Close waits: Go functions the finalizers call are served
+// there, nested calls of the Env included. A Go function that calls
+// runtime.Goexit there ends that goroutine only: Close runs the remaining
+// finalizers, frees the state and returns ErrAbandoned naming the
+// function.
 func (e *Env) Close() error {
 	if err := e.g.Hold(); err != nil {
 		if err == ErrClosed {

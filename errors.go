@@ -78,6 +78,12 @@ var ErrConcurrentUse = callbackgate.ErrConcurrentUse
 // (t.FailNow, t.Skip, or Goexit itself): the Lua call it was in can never
 // return, so the state cannot run Lua again. Close still frees the Env
 // and returns nil.
+//
+// Close (and the Pump that applies a Reset) also returns it, naming the
+// function, when a Go function the closing state runs — a __gc function,
+// the Warn sink — calls runtime.Goexit: that ends only the goroutine
+// lua_close runs on (one of Close's own), and Close still runs the other
+// finalizers and frees the state.
 var ErrAbandoned = callbackgate.ErrAbandoned
 
 // Yield returns an error that, returned as the last result of a Go function

@@ -67,7 +67,9 @@ func (e *Env) Post(fn func(*Env)) error {
 // including a Go function Lua is running. Function handles and errors of
 // the old state fail with a clear error afterwards. If the new state
 // cannot be built (out of memory), that Pump returns the error and the Env
-// is closed.
+// is closed. A Go function of the old state's finalizers that calls
+// runtime.Goexit ends only its own goroutine (see Close): the state is
+// replaced all the same and that Pump returns ErrAbandoned naming it.
 func (e *Env) Reset(loader func(*Env) error) {
 	e.reset.Store(&resetRequest{loader: loader})
 }
