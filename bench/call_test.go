@@ -30,6 +30,24 @@ func BenchmarkCalls_LuaToGo(b *testing.B) {
 			b.Fatal(err)
 		}
 	})
+	// The cgo floor: native's C function with the sum computed in Go
+	// through one bare cgo callback. It is what the cgo crossing alone
+	// costs, the least any binding running Go code for a Lua call pays;
+	// zlua's row minus this one is what zlua itself adds.
+	b.Run("cgofloor", func(b *testing.B) {
+		s, err := native.Open()
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer s.Close()
+		s.UseCgoFloor()
+		b.ReportAllocs()
+		b.ResetTimer()
+		defer startCPU(b).report()
+		if err := s.DoString(loop(b.N)); err != nil {
+			b.Fatal(err)
+		}
+	})
 	b.Run("zlua", func(b *testing.B) {
 		e, err := zlua.New(zlua.Options{})
 		if err != nil {

@@ -21,6 +21,24 @@ static int native_add(lua_State *L)
 	return 1;
 }
 
+// floor_add: add(a, b) as the cgo floor row has it: the same argument
+// checks as native_add, the sum computed by a Go function through one cgo
+// callback (benchFloorAdd, floor.go) and nothing else: what any binding
+// that runs Go code for a Lua call pays at least.
+extern long long benchFloorAdd(long long a, long long b);
+static int floor_add(lua_State *L)
+{
+	lua_Integer a = luaL_checkinteger(L, 1), b = luaL_checkinteger(L, 2);
+	lua_pushinteger(L, (lua_Integer)benchFloorAdd((long long)a, (long long)b));
+	return 1;
+}
+
+static void native_use_floor(lua_State *L)
+{
+	lua_pushcfunction(L, floor_add);
+	lua_setglobal(L, "add");
+}
+
 // Counter is the C userdata of the object rows: 24 bytes, like zlua's
 // ByObj userdata payload.
 typedef struct { long long n, pad1, pad2; } Counter;
@@ -191,6 +209,12 @@ func Open() (*State, error) {
 	}
 	return &State{L}, nil
 }
+
+// UseCgoFloor replaces global add by the cgo floor's: the same C checks,
+// the sum computed in Go through one cgo callback with nothing around it
+// (no recovery, no ownership or lifetime checks). Call it before running
+// Lua, from the goroutine that runs it.
+func (s *State) UseCgoFloor() { C.native_use_floor(s.L) }
 
 // Close closes the state.
 func (s *State) Close() { C.lua_close(s.L) }
