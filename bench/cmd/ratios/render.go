@@ -15,9 +15,10 @@ const legend = "Times are thread CPU time per operation (`cpu-ns/op`: CLOCK_THRE
 	"`process CPU` is gopher-lua/zlua in process CPU time (`proc-cpu-ns/op`), which adds the Go " +
 	"collector's background work on other threads (gopher-lua allocates per call; Lua's collector " +
 	"runs inline and is in both figures). `wall` columns are the same ratios in wall time " +
-	"(`ns/op`), which other load on the machine disturbs. `rounds` columns give the lowest and highest " +
-	"ratio of a single round (bench/rounds.sh runs every row once per round, so the two samples of a round " +
-	"were taken seconds apart): the spread around the medians' ratio. allocs/op is zlua's.\n\n"
+	"(`ns/op`), which other load on the machine disturbs. `rounds` columns pair the two samples of each " +
+	"round (bench/rounds.sh runs every row once per round, so they were taken seconds apart) and give the " +
+	"median of those per-round ratios, which a slow phase hitting a few rounds moves less than the medians' " +
+	"ratio, and in brackets the lowest and highest of them. allocs/op is zlua's.\n\n"
 
 // render formats the report: per group a ratio table (a metric table for
 // Scale) and, with details, a table of every other metric per
@@ -31,7 +32,7 @@ func render(r *results, details bool, heading string) string {
 			b.WriteString(scaleTable(r, group))
 			continue
 		}
-		b.WriteString("| operation | native C | zlua | gopher-lua | zlua/native | rounds: zlua/native | gopher-lua/zlua | rounds: gopher-lua/zlua | process CPU: gopher-lua/zlua | wall: zlua/native | wall: gopher-lua/zlua | allocs/op |\n")
+		b.WriteString("| operation | native C | zlua | gopher-lua | zlua/native | rounds: zlua/native, median (min–max) | gopher-lua/zlua | rounds: gopher-lua/zlua, median (min–max) | process CPU: gopher-lua/zlua | wall: zlua/native | wall: gopher-lua/zlua | allocs/op |\n")
 		b.WriteString("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 		for _, op := range r.ops[group] {
 			unit, marker := r.compared(group, op)
@@ -88,26 +89,29 @@ func metricValue(v float64) string {
 	return num(v)
 }
 
-// roundRange is the spread of a/b over the rounds of the run: the i-th
-// samples of two implementations of a row were taken in the same round,
-// seconds apart (bench/rounds.sh), so their ratio is free of the drift
-// between rounds; "min–max" of those per-round ratios shows how far one
-// round's ratio strays from the medians' ratio beside it. It is "–" when
-// the two rows have different sample counts (no rounds to pair) or one.
+// roundRange is a/b over the rounds of the run: the i-th samples of two
+// implementations of a row were taken in the same round, seconds apart
+// (bench/rounds.sh), so their ratio is free of the drift between rounds.
+// It reads "median (min–max)" of those per-round ratios: the median is
+// the paired estimate, which a slow phase hitting a few rounds moves
+// less than it moves the ratio of the two rows' medians beside it (each
+// median may come from a different round); min–max shows how far one
+// round strays. It is "–" when the two rows have different sample counts
+// (no rounds to pair) or one.
 func (r *results) roundRange(group, op, a, b, unit string) string {
 	as, bs := r.samples[group+"/"+op+"/"+a][unit], r.samples[group+"/"+op+"/"+b][unit]
 	if len(as) != len(bs) || len(as) < 2 {
 		return "–"
 	}
-	lo, hi := math.Inf(1), math.Inf(-1)
+	qs := make([]float64, len(as))
 	for i := range as {
 		if as[i] == 0 || bs[i] == 0 {
 			return "–"
 		}
-		q := as[i] / bs[i]
-		lo, hi = min(lo, q), max(hi, q)
+		qs[i] = as[i] / bs[i]
 	}
-	return strconv.FormatFloat(lo, 'f', 2, 64) + "–" + strconv.FormatFloat(hi, 'f', 2, 64)
+	f := func(v float64) string { return strconv.FormatFloat(v, 'f', 2, 64) }
+	return f(median(qs)) + " (" + f(slices.Min(qs)) + "–" + f(slices.Max(qs)) + ")"
 }
 
 func ratio(a, b float64) string {
