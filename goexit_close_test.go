@@ -71,15 +71,7 @@ func TestGoexitDuringCloseFinishesTheClose(t *testing.T) {
 			if want := 4 - len(tc.exits); nested != want {
 				t.Errorf("nested calls from finalizers: %d, want %d", nested, want)
 			}
-			if s := e.Stats(); s.LiveObjects != 0 || s.LiveRefs != 0 || s.LiveFuncs != 0 {
-				t.Errorf("after Close: %+v", s)
-			}
-			if err := e.DoString("return 1"); !errors.Is(err, zlua.ErrClosed) {
-				t.Errorf("call after Close: %v, want ErrClosed", err)
-			}
-			if err := e.Close(); err != nil {
-				t.Errorf("second Close: %v", err)
-			}
+			checkClosedClean(t, e)
 		})
 	}
 }

@@ -212,15 +212,7 @@ func TestGoexitInsideLuaAbandonsTheEnv(t *testing.T) {
 			if finalized != 1 {
 				t.Errorf("finalizer ran %d times at Close, want 1", finalized)
 			}
-			if s := e.Stats(); s.LiveObjects != 0 || s.LiveRefs != 0 || s.LiveFuncs != 0 {
-				t.Errorf("after Close: %+v", s)
-			}
-			if err := e.DoString("return 1"); !errors.Is(err, zlua.ErrClosed) {
-				t.Errorf("call after Close: %v, want ErrClosed", err)
-			}
-			if err := e.Close(); err != nil {
-				t.Errorf("second Close: %v", err)
-			}
+			checkClosedClean(t, e)
 		})
 	}
 }
@@ -256,4 +248,19 @@ func TestPanicNilIsNotGoexit(t *testing.T) {
 		t.Fatalf("panic(nil): %v, want a PanicError", err)
 	}
 	run(t, e, "return 1")
+}
+
+// checkClosedClean checks an Env after its Close: nothing live in its
+// counters, later calls ErrClosed, a second Close nil.
+func checkClosedClean(t *testing.T, e *zlua.Env) {
+	t.Helper()
+	if s := e.Stats(); s.LiveObjects != 0 || s.LiveRefs != 0 || s.LiveFuncs != 0 {
+		t.Errorf("after Close: %+v", s)
+	}
+	if err := e.DoString("return 1"); !errors.Is(err, zlua.ErrClosed) {
+		t.Errorf("call after Close: %v, want ErrClosed", err)
+	}
+	if err := e.Close(); err != nil {
+		t.Errorf("second Close: %v", err)
+	}
 }

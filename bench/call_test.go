@@ -17,37 +17,12 @@ func loop(n int) string {
 // BenchmarkCalls_LuaToGo measures one Lua→host call of add(a, b) with two integer
 // arguments and one result, from a Lua loop.
 func BenchmarkCalls_LuaToGo(b *testing.B) {
-	b.Run("native", func(b *testing.B) {
-		s, err := native.Open()
-		if err != nil {
-			b.Fatal(err)
-		}
-		defer s.Close()
-		b.ReportAllocs()
-		b.ResetTimer()
-		defer startCPU(b).report()
-		if err := s.DoString(loop(b.N)); err != nil {
-			b.Fatal(err)
-		}
-	})
+	b.Run("native", func(b *testing.B) { nativeLoop(b, false) })
 	// The cgo floor: native's C function with the sum computed in Go
 	// through one bare cgo callback. It is what the cgo crossing alone
 	// costs, the least any binding running Go code for a Lua call pays;
 	// zlua's row minus this one is what zlua itself adds.
-	b.Run("cgofloor", func(b *testing.B) {
-		s, err := native.Open()
-		if err != nil {
-			b.Fatal(err)
-		}
-		defer s.Close()
-		s.UseCgoFloor()
-		b.ReportAllocs()
-		b.ResetTimer()
-		defer startCPU(b).report()
-		if err := s.DoString(loop(b.N)); err != nil {
-			b.Fatal(err)
-		}
-	})
+	b.Run("cgofloor", func(b *testing.B) { nativeLoop(b, true) })
 	b.Run("zlua", func(b *testing.B) {
 		e, err := zlua.New(zlua.Options{})
 		if err != nil {
@@ -78,4 +53,23 @@ func BenchmarkCalls_LuaToGo(b *testing.B) {
 			b.Fatal(err)
 		}
 	})
+}
+
+// nativeLoop runs the loop script in a native state: add is native's C
+// function, or with floor the cgo floor's (State.UseCgoFloor).
+func nativeLoop(b *testing.B, floor bool) {
+	s, err := native.Open()
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	if floor {
+		s.UseCgoFloor()
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	defer startCPU(b).report()
+	if err := s.DoString(loop(b.N)); err != nil {
+		b.Fatal(err)
+	}
 }
