@@ -33,6 +33,9 @@ static int floor_add(lua_State *L)
 	return 1;
 }
 
+// native_use_floor makes global add the cgo floor's function (called from
+// Go before any script runs; setting a global of a fresh state cannot
+// fail short of memory). [-0, +0]
 static void native_use_floor(lua_State *L)
 {
 	lua_pushcfunction(L, floor_add);
