@@ -154,19 +154,28 @@ static int native_ref(lua_State *L, const char *name)
 	return luaL_ref(L, LUA_REGISTRYINDEX);
 }
 
+// native_ires is an integer result and the lua_pcall status, returned by
+// value so that the Go caller passes no pointer (a pointer to a Go
+// variable would escape to the heap: one allocation per call that a C
+// program does not make).
+typedef struct {
+	lua_Integer v;
+	int st;
+} native_ires;
+
 // native_call2 is the raw lua_pcall path of a Go->Lua call: fetch the
 // function by ref, push two integers, call, read one integer result.
-static int native_call2(lua_State *L, int ref, lua_Integer a, lua_Integer b, lua_Integer *out)
+static native_ires native_call2(lua_State *L, int ref, lua_Integer a, lua_Integer b)
 {
-	int st;
+	native_ires r = {0, 0};
 	lua_rawgeti(L, LUA_REGISTRYINDEX, ref);
 	lua_pushinteger(L, a);
 	lua_pushinteger(L, b);
-	st = lua_pcall(L, 2, 1, 0);
-	if (st == LUA_OK)
-		*out = lua_tointeger(L, -1);
+	r.st = lua_pcall(L, 2, 1, 0);
+	if (r.st == LUA_OK)
+		r.v = lua_tointeger(L, -1);
 	lua_pop(L, 1);
-	return st;
+	return r;
 }
 
 // native_refs makes n registry refs to the global name (untimed setup).
@@ -230,13 +239,13 @@ func (s *State) Ref(name string) int {
 }
 
 // Call2 calls the function at ref with two integers through lua_pcall and
-// returns its integer result: one cgo call per Lua call.
+// returns its integer result: one cgo call per Lua call, no allocation.
 func (s *State) Call2(ref int, a, b int64) (int64, error) {
-	var out C.lua_Integer
-	if C.native_call2(s.L, C.int(ref), C.lua_Integer(a), C.lua_Integer(b), &out) != 0 {
+	r := C.native_call2(s.L, C.int(ref), C.lua_Integer(a), C.lua_Integer(b))
+	if r.st != 0 {
 		return 0, errors.New("native: call failed")
 	}
-	return int64(out), nil
+	return int64(r.v), nil
 }
 
 // Refs is a batch of registry refs made in C.

@@ -112,17 +112,23 @@ static void structs_open(lua_State *L)
 }
 
 // nvec_opaque calls the function at ref with p as a light userdata and
-// reads its number result (the opaque round-trip row).
-static int nvec_opaque(lua_State *L, int ref, NVec3 *p, double *out)
-{
+// reads its number result (the opaque round-trip row). The result comes
+// back by value, as native_call2's does: the Go caller passes no pointer.
+typedef struct {
+	double v;
 	int st;
+} nvec_dres;
+
+static nvec_dres nvec_opaque(lua_State *L, int ref, NVec3 *p)
+{
+	nvec_dres r = {0, 0};
 	lua_rawgeti(L, LUA_REGISTRYINDEX, ref);
 	lua_pushlightuserdata(L, p);
-	st = lua_pcall(L, 1, 1, 0);
-	if (st == LUA_OK)
-		*out = lua_tonumber(L, -1);
+	r.st = lua_pcall(L, 1, 1, 0);
+	if (r.st == LUA_OK)
+		r.v = lua_tonumber(L, -1);
 	lua_pop(L, 1);
-	return st;
+	return r;
 }
 */
 import "C"
@@ -156,11 +162,11 @@ func NewVec(x float64) Vec {
 func (v Vec) Free() { C.free(unsafe.Pointer(v.p)) }
 
 // CallOpaque calls the function at ref with v as a light userdata and
-// returns its number result: one cgo call.
+// returns its number result: one cgo call, no allocation.
 func (s *State) CallOpaque(ref int, v Vec) (float64, error) {
-	var out C.double
-	if C.nvec_opaque(s.L, C.int(ref), v.p, &out) != 0 {
+	r := C.nvec_opaque(s.L, C.int(ref), v.p)
+	if r.st != 0 {
 		return 0, errors.New("native: call failed")
 	}
-	return float64(out), nil
+	return float64(r.v), nil
 }
