@@ -82,7 +82,7 @@ func (g *Gate) dispatchSlow(e *funcEntry, fr cgo.Frame) (status int32) {
 	// claimFailed can only be the owner). Later calls only load it.
 	if tid := fr.TID(); g.cbTID.Load() != tid {
 		runtime.LockOSThread() // the callback runs on tid: it stays there
-		g.cbTID.Store(tid)
+		g.cbTID.Release(tid)
 	}
 	fr.SetCaller(g.cur)
 	g.cur = fr.Thread()

@@ -48,7 +48,7 @@ type Gate struct {
 	cur  cgo.Thread
 	deep int // Go frames inside Lua calls (gate calls and API calls)
 
-	busy atomic.Int32 // gateIdle, gateClaimed, gateClosed or gateAbandoned
+	busy ownerWord // gateIdle, gateClaimed, gateClosed or gateAbandoned
 	// abandoned is set, once, by the Goexit that broke the gate
 	// (abandon.go), before busy moves to gateAbandoned; while closeLua
 	// runs, a Goexit adds its goroutine (and closeLua restores it).
@@ -63,7 +63,7 @@ type Gate struct {
 	// the owner's goroutine is locked to that thread (LockOSThread), so no
 	// other goroutine runs there: a goroutine that finds its own thread in
 	// cbTID (cgo.OnThread) is the owner, calling from inside Lua.
-	cbTID atomic.Uintptr
+	cbTID threadWord
 
 	funcs   []funcEntry
 	free    []uint32 // released function ids
@@ -271,7 +271,7 @@ func (g *Gate) Claim() error {
 // the caller runs inside a Go function Lua called (nested is returned,
 // nil for Enter), or another goroutine owns it. Only atomics are read.
 func (g *Gate) claimFailed(nested error) error {
-	if cgo.OnThread(&g.cbTID) {
+	if cgo.OnThread(g.cbTID.addr()) {
 		if err := g.leafRefusal(); err != nil {
 			return err // a leaf method broke its promise (leaf.go)
 		}
@@ -289,7 +289,7 @@ func (g *Gate) claimFailed(nested error) error {
 // Unclaim releases a Claim.
 func (g *Gate) Unclaim() {
 	g.dropThread()
-	g.busy.Store(gateIdle)
+	g.busy.Release(gateIdle)
 }
 
 // Hold claims the gate for a Go-side session (Close running posted
@@ -321,7 +321,7 @@ func (g *Gate) Release() {
 // thread, cbTID no longer names it.
 func (g *Gate) dropThread() {
 	if g.cbTID.Load() != 0 {
-		g.cbTID.Store(0)
+		g.cbTID.Release(0)
 		runtime.UnlockOSThread()
 	}
 }
@@ -408,7 +408,7 @@ func (g *Gate) Exit() {
 	if g.deep == 0 {
 		g.Settle()
 		g.dropThread()
-		g.busy.Store(gateIdle)
+		g.busy.Release(gateIdle)
 	}
 }
 

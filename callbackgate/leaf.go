@@ -291,7 +291,7 @@ func leafDispatch(goid uintptr, fnid uint32, fr cgo.Frame) (status int32) {
 	// owner's goroutine to its thread
 	if t := fr.TID(); g.cbTID.Load() != t {
 		runtime.LockOSThread()
-		g.cbTID.Store(t)
+		g.cbTID.Release(t)
 	}
 	g.deep++
 	lf.m, lf.broke = lm, false

@@ -31,7 +31,6 @@ import "C"
 
 import (
 	"math"
-	"sync/atomic"
 	"unsafe"
 )
 
@@ -138,7 +137,7 @@ func ThreadID() uintptr { return uintptr(C.zlua_tid()) }
 // thread. Unlike comparing ThreadID() with owner.Load(), the load and the
 // comparison happen on one thread in one call: a goroutine that was moved
 // to another thread between the two cannot see a stale match.
-func OnThread(owner *atomic.Uintptr) bool {
+func OnThread(owner *uintptr) bool {
 	return C.zlua_on_thread((*C.uintptr_t)(unsafe.Pointer(owner))) != 0
 }
 
