@@ -136,22 +136,22 @@ func makeFastDelegates() map[reflect.Type]func(f *Function) any {
 		reflect.TypeFor[func(any)]():       func(f *Function) any { return func(a any) { must(f.callAny0(a)) } },
 		reflect.TypeFor[func(any) error](): func(f *Function) any { return f.callAny0 },
 		reflect.TypeFor[func(any) float64](): func(f *Function) any {
-			return func(a any) float64 { v, err := anyCall[float64](f, a); must(err); return v }
+			return func(a any) float64 { v, err := anyFloat(f, a); must(err); return v }
 		},
 		reflect.TypeFor[func(any) (float64, error)](): func(f *Function) any {
-			return func(a any) (float64, error) { return anyCall[float64](f, a) }
+			return func(a any) (float64, error) { return anyFloat(f, a) }
 		},
 		reflect.TypeFor[func(any) int](): func(f *Function) any {
-			return func(a any) int { v, err := anyCall[int64](f, a); must(err); return int(v) }
+			return func(a any) int { v, err := anyInt(f, a); must(err); return int(v) }
 		},
 		reflect.TypeFor[func(any) (int, error)](): func(f *Function) any {
-			return func(a any) (int, error) { v, err := anyCall[int64](f, a); return int(v), err }
+			return func(a any) (int, error) { v, err := anyInt(f, a); return int(v), err }
 		},
 		reflect.TypeFor[func(any) bool](): func(f *Function) any {
-			return func(a any) bool { v, err := anyCall[bool](f, a); must(err); return v }
+			return func(a any) bool { v, err := anyBool(f, a); must(err); return v }
 		},
 		reflect.TypeFor[func(any) (bool, error)](): func(f *Function) any {
-			return func(a any) (bool, error) { return anyCall[bool](f, a) }
+			return func(a any) (bool, error) { return anyBool(f, a) }
 		},
 	}
 }
@@ -204,25 +204,74 @@ func (f *Function) callAny0(a any) error {
 	return err
 }
 
-// anyCall calls f with one argument and converts its first result (a
-// missing one reads as nil) like a Go function argument of type T.
-func anyCall[T float64 | int64 | bool](f *Function, a any) (T, error) {
-	var v T
-	g, r, top, err := f.callAny(a, 1)
-	if g == nil {
-		return v, err
+// anyResult calls f with one argument and returns its first result (a
+// missing one reads as nil) and that result's stack index, for
+// anyFloat, anyInt and anyBool to convert like a Go function argument.
+// Unless g is nil (the call never started, err says why), the caller ends
+// with g.endCall(r, top) after reading res.
+func (f *Function) anyResult(a any) (g *Gate, r *cgo.CallResult, top int, res *cgo.Arg, idx int, err error) {
+	g, r, top, err = f.callAny(a, 1)
+	if g == nil || err != nil {
+		return g, r, top, nil, 0, err
 	}
+	idx = top + 1
+	if r.N < 1 { // nres 1: r.N is 1 unless the call raised
+		return g, r, top, &noResult, idx, nil
+	}
+	return g, r, top, &r.Res[0], idx, nil
+}
+
+// noResult is a missing result: it reads as nil.
+var noResult = cgo.Arg{Type: int32(cgo.TNone)}
+
+// anyFloat calls f with one argument and converts its first result like a
+// float64 parameter.
+func anyFloat(f *Function, a any) (float64, error) {
+	g, r, top, res, idx, err := f.anyResult(a)
+	if g == nil {
+		return 0, err
+	}
+	var v float64
 	if err == nil {
-		res, idx := g.result(r, top, 0)
-		switch p := any(&v).(type) {
-		case *float64:
-			*p, err = g.readFloat(g.cur, idx, &res)
-		case *int64:
-			*p, err = g.readInt(g.cur, idx, &res)
-		case *bool:
-			*p, err = g.readBool(g.cur, idx, &res)
+		if res.Type == int32(cgo.TNumber) && !res.IsInt() {
+			v = res.Num()
+		} else if v, err = g.readFloat(g.cur, idx, res); err != nil {
+			err = f.resultError(0, err)
 		}
-		if err != nil {
+	}
+	g.endCall(r, top)
+	return v, err
+}
+
+// anyInt calls f with one argument and converts its first result like an
+// int64 parameter.
+func anyInt(f *Function, a any) (int64, error) {
+	g, r, top, res, idx, err := f.anyResult(a)
+	if g == nil {
+		return 0, err
+	}
+	var v int64
+	if err == nil {
+		if res.Type == int32(cgo.TNumber) && res.IsInt() {
+			v = res.Int()
+		} else if v, err = g.readInt(g.cur, idx, res); err != nil {
+			err = f.resultError(0, err)
+		}
+	}
+	g.endCall(r, top)
+	return v, err
+}
+
+// anyBool calls f with one argument and converts its first result like a
+// bool parameter.
+func anyBool(f *Function, a any) (bool, error) {
+	g, r, top, res, idx, err := f.anyResult(a)
+	if g == nil {
+		return false, err
+	}
+	var v bool
+	if err == nil {
+		if v, err = g.readBool(g.cur, idx, res); err != nil {
 			err = f.resultError(0, err)
 		}
 	}
@@ -247,9 +296,13 @@ func (f *Function) startScalars() (*Gate, *cgo.CallResult, error) {
 		}
 		return nil, nil, err
 	}
-	if err := f.check(); err != nil {
+	// f.check's tests that remain once f.g and f.released are known
+	if g.Closed() || f.gen != g.gen {
 		g.Exit()
-		return nil, nil, err
+		return nil, nil, ErrStale
+	}
+	if g.deep < len(g.callRes) { // callResult's common case, inline
+		return g, g.callRes[g.deep], nil
 	}
 	r, err := g.callResult()
 	if err != nil {

@@ -65,6 +65,46 @@ static void read_results(zlua_env *env, lua_State *L, int base, int msgh, zlua_c
 	}
 }
 
+/* [go-safe] read_results for a call made with nres 1 (lua_pcall left
+ * exactly one result, above the message handler at base + 1) when that
+ * result is nil, a boolean or a number: read without the loop and the
+ * lua_gettop, then popped with the handler. Returns 0, changing nothing,
+ * for any other value (read_results then reads it). [-(2), +0 if read] */
+static inline int read_one_scalar(lua_State *L, int base, zlua_callres *r)
+{
+	zlua_arg *a = &r->res[0];
+#ifndef ZLUA_LUAJIT
+	if (lua_isinteger(L, -1)) {
+		a->type = LUA_TNUMBER;
+		a->isint = 1;
+		a->v.i = lua_tointeger(L, -1);
+	} else
+#endif
+	{
+		int t = lua_type(L, -1);
+		a->isint = 0;
+		switch (t) {
+		case LUA_TNUMBER:
+			a->v.n = lua_tonumber(L, -1);
+			break;
+		case LUA_TBOOLEAN:
+			a->v.b = lua_toboolean(L, -1);
+			break;
+		case LUA_TNIL:
+			a->v.i = 0;
+			break;
+		default:
+			return 0;
+		}
+		a->type = t;
+	}
+	a->len = 0;
+	r->n = 1;
+	r->popped = 1;
+	lua_settop(L, base);
+	return 1;
+}
+
 int zlua_callref(zlua_env *env, lua_State *L, int nres, int simple, zlua_callres *r)
 {
 	int base = lua_gettop(L), st;
@@ -83,7 +123,8 @@ int zlua_callref(zlua_env *env, lua_State *L, int nres, int simple, zlua_callres
 			env->errinfo_set = 0;
 			st = lua_pcall(L, lua_gettop(L) - base - 2, nres, base + 1);
 			if (st == LUA_OK) {
-				read_results(env, L, base, 1, r);
+				if (nres != 1 || !read_one_scalar(L, base, r))
+					read_results(env, L, base, 1, r);
 				return st;
 			}
 			lua_remove(L, base + 1);
@@ -121,7 +162,8 @@ int zlua_callscalars(zlua_env *env, lua_State *L, int ref, int selfref, int nin,
 	env->errinfo_set = 0;
 	st = lua_pcall(L, nargs, nres, base + 1);
 	if (st == LUA_OK) {
-		read_results(env, L, base, 1, r);
+		if (nres != 1 || !read_one_scalar(L, base, r))
+			read_results(env, L, base, 1, r);
 		return st;
 	}
 	lua_remove(L, base + 1); /* the message handler, below the error value */
