@@ -99,8 +99,7 @@ func (g *Gate) ClaimAbandoned() bool {
 	if !g.busy.CompareAndSwap(gateAbandoned, gateClaimed) {
 		return false
 	}
-	runtime.LockOSThread() // as Hold: finalizers calling Go nest on this thread
-	g.cbTID.Store(cgo.ThreadID())
+	g.lockThread() // as Hold: finalizers calling Go nest on this thread
 	return true
 }
 

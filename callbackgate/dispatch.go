@@ -36,12 +36,12 @@ func dispatch(fr cgo.Frame) (status int32) {
 	if g.deep >= MaxCallDepth {
 		return g.raiseText(errCallsTooDeep, nil)
 	}
-	// The first Lua→Go call of an outermost call (a new owner's thread)
-	// and what __gc functions queued for Go (one word every queue push
-	// sets, S.Queued) take dispatchSlow: with them out of this path, the
-	// Go function is its only call, so no register is saved around the
-	// others.
-	if fr.TID() != g.cbTID.Load() || g.S.Queued() {
+	// What __gc functions queued for Go (one word every queue push sets,
+	// S.Queued) takes dispatchSlow: with it out of this path, the Go
+	// function is its only call, so no register is saved around others.
+	// (The owner's thread is recorded by the trampoline around this call,
+	// zlua_owner_begin: nested Env calls from here pass the claim.)
+	if g.S.Queued() {
 		return g.dispatchSlow(e, fr)
 	}
 	fr.SetCaller(g.cur)
@@ -71,19 +71,10 @@ func dispatch(fr cgo.Frame) (status int32) {
 // one (a zlua_status, never negative).
 const statusPending = int32(math.MinInt32)
 
-// dispatchSlow is dispatch's call after its checks when the thread is not
-// yet the owner's or something waits in the queues: the same call, after
-// recording the thread and draining the queues (under the same recovery).
+// dispatchSlow is dispatch's call after its checks when something waits
+// in the queues: the same call, after draining them (under the same
+// recovery).
 func (g *Gate) dispatchSlow(e *funcEntry, fr cgo.Frame) (status int32) {
-	// The first Lua→Go call of an outermost call records the thread and
-	// locks the owner's goroutine to it until the outermost Exit (a
-	// callback runs locked anyway; the lock keeps other goroutines off the
-	// thread between the owner's later cgo calls, so a thread match in
-	// claimFailed can only be the owner). Later calls only load it.
-	if tid := fr.TID(); g.cbTID.Load() != tid {
-		runtime.LockOSThread() // the callback runs on tid: it stays there
-		g.cbTID.Release(tid)
-	}
 	fr.SetCaller(g.cur)
 	g.cur = fr.Thread()
 	g.deep++

@@ -58,12 +58,17 @@ type Gate struct {
 	// and closeLua's caller, which waits for it, use them.
 	closing  bool
 	closeErr error
-	// cbTID is the OS thread of the owner, recorded at its first Lua→Go
-	// call (or by Hold) and cleared by the outermost Exit. While it is set
-	// the owner's goroutine is locked to that thread (LockOSThread), so no
-	// other goroutine runs there: a goroutine that finds its own thread in
-	// cbTID (cgo.OnThread) is the owner, calling from inside Lua.
+	// cbTID is the OS thread of the owner while its goroutine is locked
+	// to it: inside a Go function Lua called (the runtime locks a cgo
+	// callback to its thread; the outermost callback frame records the
+	// thread and clears it before it returns, see dispatch) and during
+	// Hold (locked explicitly, locked says so). No other goroutine runs
+	// on that thread meanwhile, so a goroutine that finds its own thread
+	// in cbTID (cgo.OnThread) is the owner, calling from inside Lua.
 	cbTID threadWord
+	// locked: Hold or ClaimAbandoned locked the owner's goroutine to its
+	// thread (LockOSThread); dropThread unlocks it.
+	locked bool
 
 	funcs   []funcEntry
 	free    []uint32 // released function ids
@@ -138,7 +143,13 @@ func init() { cgo.SetGateHandler(dispatch) }
 
 // New opens a Lua state and its gate. The caller opens libraries.
 func New() (*Gate, error) {
-	g := &Gate{}
+	g := &Gate{cbTID: threadWord{cgo.NewOwnerWord()}}
+	if g.cbTID.p == nil {
+		return nil, cgo.ErrNoMemory
+	}
+	// The word is read by goroutines that hold the Gate (a failed claim),
+	// even while Close frees the state: it goes with the Gate.
+	runtime.AddCleanup(g, cgo.FreeOwnerWord, g.cbTID.p)
 	gatesMu.Lock()
 	var list []*Gate
 	if p := gates.Load(); p != nil {
@@ -174,6 +185,7 @@ func (g *Gate) Reopen() error {
 	if err != nil {
 		return err
 	}
+	s.SetOwnerWord(g.cbTID.p)
 	g.lifeMu.Lock()
 	g.S = s
 	g.unrefs = new(pump.Queue)
@@ -301,10 +313,17 @@ func (g *Gate) Hold() error {
 	if err := g.Claim(); err != nil {
 		return err
 	}
-	runtime.LockOSThread() // before ThreadID: the goroutine may not move after it
-	g.cbTID.Store(cgo.ThreadID())
+	g.lockThread()
 	g.deep++
 	return nil
+}
+
+// lockThread locks the calling goroutine to its OS thread and records the
+// thread as the owner's, until dropThread (Hold, ClaimAbandoned).
+func (g *Gate) lockThread() {
+	runtime.LockOSThread() // before ThreadID: the goroutine may not move after it
+	g.locked = true
+	g.cbTID.Store(cgo.ThreadID())
 }
 
 // Release ends Hold. Unless the gate was closed meanwhile (CloseClaimed),
@@ -315,13 +334,18 @@ func (g *Gate) Release() {
 	}
 }
 
-// dropThread ends what Hold or the first Lua→Go call of an outermost call
-// started: the owner's thread is forgotten and its goroutine unlocked. The
-// store comes before the unlock: once another goroutine can run on the
-// thread, cbTID no longer names it.
+// dropThread ends what lockThread started, and forgets a thread a Go
+// function left recorded when it called runtime.Goexit (abandon): the
+// owner's thread is forgotten and its goroutine unlocked. The store comes
+// before the unlock: once another goroutine can run on the thread, cbTID
+// no longer names it. At an outermost Exit outside Hold there is nothing
+// to do: the callbacks cleared their record when they returned.
 func (g *Gate) dropThread() {
 	if g.cbTID.Load() != 0 {
 		g.cbTID.Release(0)
+	}
+	if g.locked {
+		g.locked = false
 		runtime.UnlockOSThread()
 	}
 }

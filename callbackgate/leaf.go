@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"reflect"
-	"runtime"
 	"sync"
 	"sync/atomic"
 
@@ -287,12 +286,8 @@ func leafDispatch(goid uintptr, fnid uint32, fr cgo.Frame) (status int32) {
 		}
 		leafIn(k, a.Num(), a.Type == int32(cgo.TBoolean) && a.Bool(), &lf.ia, &ni, &lf.fa, &nf)
 	}
-	// as dispatch: the first Lua→Go call of an outermost call locks the
-	// owner's goroutine to its thread
-	if t := fr.TID(); g.cbTID.Load() != t {
-		runtime.LockOSThread()
-		g.cbTID.Release(t)
-	}
+	// as dispatch: zlua_jit_call recorded the owner's thread around this
+	// call (zlua_owner_begin)
 	g.deep++
 	lf.m, lf.broke = lm, false
 	// The recovery covers the method and the formatting of its error:

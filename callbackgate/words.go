@@ -30,23 +30,25 @@ func (w *ownerWord) CompareAndSwap(old, new int32) bool {
 // ordering.
 func (w *ownerWord) Release(v int32) { relstore.Int32(&w.v, v) }
 
-// threadWord is the owner's OS thread (Gate.cbTID), read by other
-// goroutines (cgo.OnThread) and written only by the owner. Its stores
-// need no more than release ordering: a goroutine on another thread that
-// reads an old value finds a thread that is not its own either way (the
-// word only ever holds the owner's thread or 0), and the owner reads its
-// own stores in program order.
-type threadWord struct{ v uintptr }
+// threadWord is the owner's OS thread (Gate.cbTID): a word in C memory
+// (cgo.NewOwnerWord) that the trampoline sets around the outermost Go
+// function Lua calls on a thread (zlua_owner_begin/end) and Hold sets for
+// its session; other goroutines read it (cgo.OnThread). Its stores need
+// no more than release ordering: a goroutine on another thread that reads
+// an old value finds a thread that is not its own either way (the word
+// only ever holds the owner's thread or 0), and the owner reads its own
+// stores in program order. The word outlives every State of the gate: it
+// is freed when the Gate is unreachable (New).
+type threadWord struct{ p *uintptr }
 
 // Load returns the word.
-func (w *threadWord) Load() uintptr { return atomic.LoadUintptr(&w.v) }
+func (w threadWord) Load() uintptr { return atomic.LoadUintptr(w.p) }
 
 // Store sets the word (sequentially consistent).
-func (w *threadWord) Store(v uintptr) { atomic.StoreUintptr(&w.v, v) }
+func (w threadWord) Store(v uintptr) { atomic.StoreUintptr(w.p, v) }
 
-// Release sets the word with release ordering (the hot path: recorded at
-// the first Lua→Go call of an outermost call, cleared at its Exit).
-func (w *threadWord) Release(v uintptr) { relstore.Uintptr(&w.v, v) }
+// Release sets the word with release ordering.
+func (w threadWord) Release(v uintptr) { relstore.Uintptr(w.p, v) }
 
 // addr is the word's address, for cgo.OnThread's atomic load in C.
-func (w *threadWord) addr() *uintptr { return &w.v }
+func (w threadWord) addr() *uintptr { return w.p }

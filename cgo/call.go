@@ -133,6 +133,23 @@ func (s *State) NewCallResult() (*CallResult, error) {
 // ThreadID returns an identity of the calling OS thread.
 func ThreadID() uintptr { return uintptr(C.zlua_tid()) }
 
+// NewOwnerWord allocates a gate's owner-thread word in C memory (zeroed):
+// the trampoline records the thread of the outermost Go function Lua
+// called there (zlua_owner_begin), OnThread reads it. It outlives the
+// States that use it (SetOwnerWord); FreeOwnerWord frees it. nil when out
+// of memory.
+func NewOwnerWord() *uintptr {
+	return (*uintptr)(C.calloc(1, C.size_t(unsafe.Sizeof(uintptr(0)))))
+}
+
+// FreeOwnerWord frees a word of NewOwnerWord, once no State uses it and
+// no goroutine can read it.
+func FreeOwnerWord(p *uintptr) { C.free(unsafe.Pointer(p)) }
+
+// SetOwnerWord makes the trampoline record the owner's thread in *p (a
+// word of NewOwnerWord, which must outlive the State).
+func (s *State) SetOwnerWord(p *uintptr) { s.env.owner_tid = (*C.uintptr_t)(unsafe.Pointer(p)) }
+
 // OnThread reports whether owner holds the ThreadID of the calling OS
 // thread. Unlike comparing ThreadID() with owner.Load(), the load and the
 // comparison happen on one thread in one call: a goroutine that was moved

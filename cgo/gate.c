@@ -432,7 +432,7 @@ ZLUA_HOT int zlua_trampoline(lua_State *L)
 	zlua_env *env = zlua_envof(L);
 	zlua_funcud *fu = sentinel(L, env);
 	zlua_frame fr;
-	int n, m, i, st;
+	int n, m, i, st, own;
 	uint32_t hints, intok;
 	if (UNLIKELY(fu == NULL || (fu->header.flags & ZLUA_F_RELEASED)))
 		return refuse(L, fu);
@@ -483,7 +483,9 @@ ZLUA_HOT int zlua_trampoline(lua_State *L)
 	}
 	fr.intok = intok;
 	__atomic_store_n(&env->calls, env->calls + 1, __ATOMIC_RELAXED);
+	own = zlua_owner_begin(env, fr.tid);
 	st = zluaGateCall(&fr);
+	zlua_owner_end(env, own);
 	/* the statuses without a push program first, in the order of how
 	 * common they are; the rest out of line (fewer instructions and code
 	 * lines on the hot path) */

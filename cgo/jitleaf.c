@@ -175,7 +175,7 @@ static inline int leaf_call(zlua_env *env, const void *p, uint32_t spec, uint32_
 	const ZLuaObjectUserData *u = (const ZLuaObjectUserData *)p;
 	zlua_frame *fr = &lf->fr;
 	int bools = (int)(spec & 15);
-	int i, st;
+	int i, st, own;
 	/* The length first: a script can give a smaller userdata (newproxy's
 	 * empty one) the closure's __metatable string, and nothing of its
 	 * payload may be read before we know it has 32 bytes. The length
@@ -211,7 +211,9 @@ static inline int leaf_call(zlua_env *env, const void *p, uint32_t spec, uint32_
 			x->v.n = v[i];
 		}
 	}
+	own = zlua_owner_begin(env, fr->tid);
 	st = zluaLeafCall(env->goid, fnid, fr);
+	zlua_owner_end(env, own);
 	if (st == ZLUA_LEAF_REFUSED)
 		return 0;
 	__atomic_store_n(&env->calls, env->calls + 1, __ATOMIC_RELAXED);

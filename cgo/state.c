@@ -103,6 +103,7 @@ zlua_env *zlua_env_new(uintptr_t goid)
 	if (env == NULL)
 		return NULL;
 	env->goid = goid;
+	env->owner_tid = &env->own_tid;
 	env->dispatch_ref = env->msgh_ref = env->errinfo_ref = LUA_NOREF;
 	env->funcmt_ref = env->name_ref = env->filemt_ref = LUA_NOREF;
 	env->collect_ref = LUA_NOREF;

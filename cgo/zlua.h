@@ -349,6 +349,13 @@ typedef struct zlua_raised {
 typedef struct zlua_env {
 	lua_State *L;
 	uintptr_t goid; /* Env id in Go's env table */
+	/* The gate's owner-thread word (Go: Gate.cbTID, cgo.OnThread): the
+	 * zlua_tid of the thread running the outermost Go function Lua
+	 * called, 0 between them. C memory the gate owns and frees after the
+	 * env (other goroutines read it without a claim, even while Close
+	 * frees the env); own_tid until Go sets it (zlua_env_set_owner). */
+	uintptr_t *owner_tid;
+	uintptr_t own_tid;
 
 	/* set by Go before it returns ZLUA_ERRPOS with a remembered error: the
 	 * slot (1-based, 0: none) and sequence number; the trampoline stores
@@ -807,6 +814,29 @@ extern __thread char zlua_tid_anchor __attribute__((tls_model("initial-exec")));
 static inline uintptr_t zlua_tid(void)
 {
 	return (uintptr_t)&zlua_tid_anchor;
+}
+/* [go-safe] Records the calling thread as the owner's around a call into
+ * Go (zluaGateCall, zluaLeafCall): the outermost one on this thread
+ * stores tid and zlua_owner_end clears it when Go returns; a nested one,
+ * or one inside Go's Hold (which recorded the thread itself), finds tid
+ * there and leaves it. The thread is the owner goroutine's for the whole
+ * cgo call that runs Lua, so no other goroutine can run on it while the
+ * word names it. Release stores: plain moves on x86. Returns whether this
+ * call recorded it. [-0, +0] */
+static inline int zlua_owner_begin(zlua_env *env, uintptr_t tid)
+{
+	if (__atomic_load_n(env->owner_tid, __ATOMIC_RELAXED) == tid)
+		return 0;
+	__atomic_store_n(env->owner_tid, tid, __ATOMIC_RELEASE);
+	return 1;
+}
+/* [go-safe] Ends what zlua_owner_begin recorded (own != 0). A Go function
+ * that called runtime.Goexit never comes back here: Go clears the word
+ * itself (callbackgate's abandon). [-0, +0] */
+static inline void zlua_owner_end(zlua_env *env, int own)
+{
+	if (own)
+		__atomic_store_n(env->owner_tid, 0, __ATOMIC_RELEASE);
 }
 /* [go-safe] Whether *owner (read atomically) is zlua_tid(): load and
  * compare happen in one call, on one thread, so a goroutine that moved
