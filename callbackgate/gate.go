@@ -430,10 +430,30 @@ func (g *Gate) Exit() {
 	}
 	g.deep--
 	if g.deep == 0 {
-		g.Settle()
-		g.dropThread()
-		g.busy.Release(gateIdle)
+		g.exitOutermost()
 	}
+}
+
+// exitOutermost is the outermost Exit: settle (one test when nothing
+// waits), let go of a Hold's thread (the callbacks cleared their own
+// record of it), release the claim.
+func (g *Gate) exitOutermost() {
+	if g.quiet() {
+		g.recentN = 0
+	} else {
+		g.Settle()
+	}
+	if g.locked || g.cbTID.Load() != 0 {
+		g.dropThread()
+	}
+	g.busy.Release(gateIdle)
+}
+
+// quiet reports Settle's common case: the state is open, nothing was
+// handed out and nothing waits in C.
+func (g *Gate) quiet() bool {
+	return g.S != nil && !g.S.Closed() && len(g.unarmed) == 0 && g.objs.Quiet() &&
+		g.sv.reg.Quiet() && !g.S.HasQueued()
 }
 
 // Settle releases what Lua dropped: function ids whose closures were
