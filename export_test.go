@@ -72,3 +72,7 @@ func FieldsEmptyProbe(e *Env) int { return e.g.S.FieldsEmptyProbe() }
 // OnStackOf runs f on a new C thread whose stack is size bytes and waits
 // for it (cgo/cstack.c, zlua_run_on_stack).
 func OnStackOf(size int, f func()) int { return cgo.OnStackOf(size, f) }
+
+// OwnerThread returns the OS thread e's gate records as its owner's, 0
+// when none (callbackgate.Gate.OwnerThread).
+func OwnerThread(e *Env) uintptr { return e.g.OwnerThread() }

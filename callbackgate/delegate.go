@@ -204,21 +204,13 @@ func (f *Function) callAny0(a any) error {
 	return err
 }
 
-// anyResult calls f with one argument and returns its first result (a
-// missing one reads as nil) and that result's stack index, for
-// anyFloat, anyInt and anyBool to convert like a Go function argument.
-// Unless g is nil (the call never started, err says why), the caller ends
-// with g.endCall(r, top) after reading res.
-func (f *Function) anyResult(a any) (g *Gate, r *cgo.CallResult, top int, res *cgo.Arg, idx int, err error) {
-	g, r, top, err = f.callAny(a, 1)
-	if g == nil || err != nil {
-		return g, r, top, nil, 0, err
+// firstResult is the first result of a call made for one (nres 1) that
+// did not raise, and its stack index: a missing one reads as nil.
+func firstResult(r *cgo.CallResult, top int) (*cgo.Arg, int) {
+	if r.N < 1 {
+		return &noResult, top + 1
 	}
-	idx = top + 1
-	if r.N < 1 { // nres 1: r.N is 1 unless the call raised
-		return g, r, top, &noResult, idx, nil
-	}
-	return g, r, top, &r.Res[0], idx, nil
+	return &r.Res[0], top + 1
 }
 
 // noResult is a missing result: it reads as nil.
@@ -227,12 +219,13 @@ var noResult = cgo.Arg{Type: int32(cgo.TNone)}
 // anyFloat calls f with one argument and converts its first result like a
 // float64 parameter.
 func anyFloat(f *Function, a any) (float64, error) {
-	g, r, top, res, idx, err := f.anyResult(a)
+	g, r, top, err := f.callAny(a, 1)
 	if g == nil {
 		return 0, err
 	}
 	var v float64
 	if err == nil {
+		res, idx := firstResult(r, top)
 		if res.Type == int32(cgo.TNumber) && !res.IsInt() {
 			v = res.Num()
 		} else if v, err = g.readFloat(g.cur, idx, res); err != nil {
@@ -246,12 +239,13 @@ func anyFloat(f *Function, a any) (float64, error) {
 // anyInt calls f with one argument and converts its first result like an
 // int64 parameter.
 func anyInt(f *Function, a any) (int64, error) {
-	g, r, top, res, idx, err := f.anyResult(a)
+	g, r, top, err := f.callAny(a, 1)
 	if g == nil {
 		return 0, err
 	}
 	var v int64
 	if err == nil {
+		res, idx := firstResult(r, top)
 		if res.Type == int32(cgo.TNumber) && res.IsInt() {
 			v = res.Int()
 		} else if v, err = g.readInt(g.cur, idx, res); err != nil {
@@ -265,12 +259,13 @@ func anyInt(f *Function, a any) (int64, error) {
 // anyBool calls f with one argument and converts its first result like a
 // bool parameter.
 func anyBool(f *Function, a any) (bool, error) {
-	g, r, top, res, idx, err := f.anyResult(a)
+	g, r, top, err := f.callAny(a, 1)
 	if g == nil {
 		return false, err
 	}
 	var v bool
 	if err == nil {
+		res, idx := firstResult(r, top)
 		if v, err = g.readBool(g.cur, idx, res); err != nil {
 			err = f.resultError(0, err)
 		}

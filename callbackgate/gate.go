@@ -350,6 +350,12 @@ func (g *Gate) dropThread() {
 	}
 }
 
+// OwnerThread returns the OS thread recorded as the owner's (an identity
+// from cgo.ThreadID), 0 when none is: set while a Go function Lua called
+// runs and during Hold. For tests and diagnostics; safe from any
+// goroutine.
+func (g *Gate) OwnerThread() uintptr { return g.cbTID.Load() }
+
 // Closed reports whether the state is closed. Only the holder of the claim
 // (inside Enter/Exit, Claim/Unclaim or Hold/Release) may call it: other
 // goroutines learn it from Enter or Claim (ErrClosed).

@@ -73,24 +73,27 @@ func (g *Gate) pushOpaque(x OpaqueArg) error {
 // when the pointer is nil (Lua gets nil).
 func (g *Gate) openOpaque(x OpaqueArg) (uint64, error) {
 	p, typ := x.OpaqueTarget()
-	if !sameType(typ, g.sv.opqLast.typ) {
+	sv := &g.sv
+	if !sameType(typ, sv.opqLast.typ) {
 		if typ.Kind() != reflect.Pointer || typ.Elem().Kind() != reflect.Struct || isHandle(typ) {
 			return 0, &pushError{typ}
 		}
-		g.sv.opqLast = opaqueType{typ: typ}
+		sv.opqLast = opaqueType{typ: typ}
 	}
 	if p == nil {
 		return 0, nil
 	}
-	if len(g.sv.opq) >= maxOpaque {
+	n := len(sv.opq)
+	if n >= maxOpaque {
 		return 0, errors.New("zlua: too many opaque handles in one call")
 	}
-	g.sv.opqGen = (g.sv.opqGen + 1) & opaqueGenMask
-	if g.sv.opqGen == 0 {
-		g.sv.opqGen = 1
+	gen := (sv.opqGen + 1) & opaqueGenMask
+	if gen == 0 {
+		gen = 1
 	}
-	g.sv.opq = append(g.sv.opq, opaqueEntry{p: p, typ: typ, gen: g.sv.opqGen, depth: g.deep})
-	return uint64(g.sv.opqGen)<<opaqueGenPos | uint64(len(g.sv.opq))<<1 | 1, nil
+	sv.opqGen = gen
+	sv.opq = append(sv.opq, opaqueEntry{p: p, typ: typ, gen: gen, depth: g.deep})
+	return uint64(gen)<<opaqueGenPos | uint64(n+1)<<1 | 1, nil
 }
 
 // closeOpaque invalidates the handles of the API call ending now (and of
