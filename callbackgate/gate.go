@@ -415,11 +415,22 @@ func (g *Gate) DrainObjects() {
 // function Lua called). Anything else is ErrConcurrentUse, or ErrClosed
 // after Close, detected without touching the state: the caller checks
 // nothing before Enter, since Close may run in between.
+// Small enough to be inlined: the failed claim is out of line.
 func (g *Gate) Enter() error {
 	if !g.busy.CompareAndSwap(gateIdle, gateClaimed) {
-		if err := g.claimFailed(nil); err != nil {
-			return err
-		}
+		return g.enterNested()
+	}
+	g.deep++
+	return nil
+}
+
+// enterNested is Enter after a failed claim: a nested call from inside Lua
+// goes on, anything else gets claimFailed's error.
+//
+//go:noinline
+func (g *Gate) enterNested() error {
+	if err := g.claimFailed(nil); err != nil {
+		return err
 	}
 	g.deep++
 	return nil

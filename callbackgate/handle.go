@@ -107,13 +107,20 @@ func (f *Function) finish(g *Gate, nres, nargs int) (r *cgo.CallResult, top int,
 // noResults stands for a call that pushed nothing.
 var noResults = cgo.CallResult{Popped: 1}
 
-// endCall restores the stack and releases the gate.
+// endCall restores the stack and releases the gate. Small enough to be
+// inlined: the stack is restored out of line (scalar results were popped
+// in C).
 func (g *Gate) endCall(r *cgo.CallResult, top int) {
 	if r.Popped == 0 {
-		g.cur.SetTop(top)
+		g.setTop(top)
 	}
 	g.Exit()
 }
+
+// setTop sets the current thread's stack top (endCall's out-of-line part).
+//
+//go:noinline
+func (g *Gate) setTop(top int) { g.cur.SetTop(top) }
 
 // GetGlobalInto reads the global name (no dots) into v as Global
 // converts, within an API call. A scalar global costs one crossing: C
