@@ -452,13 +452,13 @@ func (g *Gate) Exit() {
 }
 
 // exitOutermost is the outermost Exit: settle (one test when nothing
-// waits), let go of a Hold's thread (the callbacks cleared their own
+// waits, quiet), let go of a Hold's thread (the callbacks cleared their own
 // record of it), release the claim.
 func (g *Gate) exitOutermost() {
 	if g.quiet() {
 		g.recentN = 0
 	} else {
-		g.Settle()
+		g.settleSlow()
 	}
 	if g.locked || g.cbTID.Load() != 0 {
 		g.dropThread()
@@ -478,13 +478,19 @@ func (g *Gate) quiet() bool {
 // and copies of large programs left by raises. Call it only when no Lua
 // code of this state is running. Refs queued by Go wait for DrainRefs.
 func (g *Gate) Settle() {
-	if g.Closed() {
-		return
-	}
 	// The common outermost return: nothing was handed out, nothing
 	// waits in C. One test instead of the walk.
-	if len(g.unarmed) == 0 && g.objs.Quiet() && g.sv.reg.Quiet() && !g.S.HasQueued() {
+	if g.quiet() {
 		g.recentN = 0
+		return
+	}
+	g.settleSlow()
+}
+
+// settleSlow is Settle's walk, after quiet found something to do (or the
+// state closed).
+func (g *Gate) settleSlow() {
+	if g.Closed() {
 		return
 	}
 	if g.S.HasFreedFuncs() {
