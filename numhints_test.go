@@ -10,21 +10,25 @@ import (
 
 // TestNumericParametersAreHintedToTheTrampoline checks that a Go
 // function's closure carries the hints of its numeric parameters (two
-// bits per argument: signed integer kinds, float kinds; none for other
-// kinds), and a method's hints start after its receiver: the trampoline
-// reads those arguments with one Lua API call (cgo/gate.c, read_num).
+// bits per argument: signed integer kinds, float kinds; pointers to
+// structs; none for other kinds), and a method's hints start after its
+// receiver: the trampoline reads numbers with one Lua API call
+// (cgo/gate.c, read_num) and a struct pointer's value without the
+// integer test (read_arg).
 func TestNumericParametersAreHintedToTheTrampoline(t *testing.T) {
 	e := newEnv(t)
 	must(t, e.SetGlobal("f", func(a int, b float64, s string, c int8, u uint) int { return a }))
+	must(t, e.SetGlobal("g", func(p *hintedObj, n *int, x any, q *hintedObj) {}))
 	must(t, e.SetGlobal("obj", &hintedObj{}))
 	wantF := cgo.HintInt | cgo.HintNum<<2 | cgo.HintInt<<6 // s and u: no hint
+	wantG := cgo.HintRef | cgo.HintRef<<6                  // *int and any take numbers
 	wantStep := cgo.HintNum<<2 | cgo.HintInt<<4            // argument 1 is obj
 	// Each closure is checked right after its call, which entered its
 	// sentinel in the proven-address cache (where two could share an entry).
 	for _, c := range []struct {
 		script string
 		want   uint32
-	}{{`f(1, 2, "x", 3, 4)`, wantF}, {`obj:Step(1, 2)`, wantStep}} {
+	}{{`f(1, 2, "x", 3, 4)`, wantF}, {`g(obj, nil, 2, nil)`, wantG}, {`obj:Step(1, 2)`, wantStep}} {
 		must(t, e.DoString(c.script))
 		fn, _ := zlua.ProvenAddrs(e)
 		var hints []uint32
@@ -99,4 +103,62 @@ func TestHintedNumericArgumentsConvertAsBefore(t *testing.T) {
 
 func endsWith(s, suffix string) bool {
 	return len(s) >= len(suffix) && s[len(s)-len(suffix):] == suffix
+}
+
+// TestStructPointerParametersReadEveryValueAsBefore pins what a *struct
+// parameter (hinted cgo.HintRef: the trampoline asks the type without the
+// integer test) receives for every kind of Lua value: its object, an
+// opaque handle of its type, nil and a table convert; an integer, a float and the
+// other types raise the errors they raised before the hint, naming the
+// value's own type.
+func TestStructPointerParametersReadEveryValueAsBefore(t *testing.T) {
+	e := newEnv(t)
+	o := &hintedObj{X: 7}
+	must(t, e.SetGlobal("o", o))
+	must(t, e.SetGlobal("gx", func(p *hintedObj) float64 {
+		if p == nil {
+			return -1
+		}
+		return p.X
+	}))
+	must(t, e.SetGlobal("gy", func(n int, p *hintedObj) float64 { return float64(n) + p.X }))
+	must(t, e.DoString(`
+		function viaHandle(h) return gx(h), gy(1, h) end
+		local function check(got, want, what)
+			if got ~= want then error(what .. ": got " .. tostring(got) .. ", want " .. tostring(want), 2) end
+		end
+		check(gx(o), 7, "object")
+		check(gy(2, o), 9, "object as argument 2")
+		check(gx(nil), -1, "nil")
+		check(gx({X = 3}), 3, "a table, decoded into a new struct")
+		local function err(f, ...) local ok, e = pcall(f, ...); check(ok, false, "error"); return e end
+		errs = {
+			err(gx, 3), err(gx, 2^63), err(gx, 1.5), err(gx, "7"), err(gx, true),
+			err(gy, 1, 3), err(gy, 1, io.stdout),
+		}`))
+	var viaHandle func(any) (float64, float64, error)
+	must(t, e.GetFunction("viaHandle", &viaHandle))
+	a, b, err := viaHandle(zlua.Opaque(o))
+	if err != nil || a != 7 || b != 8 {
+		t.Fatalf("viaHandle(Opaque(o)) = %v, %v, %v; want 7, 8, nil", a, b, err)
+	}
+	want := []string{
+		"bad argument #1 to 'gx' (hintedObj expected, got number)",
+		"bad argument #1 to 'gx' (hintedObj expected, got number)",
+		"bad argument #1 to 'gx' (hintedObj expected, got number)",
+		"bad argument #1 to 'gx' (hintedObj expected, got string)",
+		"bad argument #1 to 'gx' (hintedObj expected, got boolean)",
+		"bad argument #2 to 'gy' (hintedObj expected, got number)",
+		"bad argument #2 to 'gy' (hintedObj expected, got FILE*)",
+	}
+	var got []string
+	must(t, e.Global("errs", &got))
+	if len(got) != len(want) {
+		t.Fatalf("got %d errors %q, want %d", len(got), got, len(want))
+	}
+	for i := range want {
+		if !endsWith(got[i], want[i]) {
+			t.Errorf("error %d: got %q, want it to end with %q", i, got[i], want[i])
+		}
+	}
 }

@@ -49,7 +49,9 @@ func funcHints(t reflect.Type) uint32 {
 // i+first), the parameters every plan reads with readInt (signed integer
 // kinds: cgo.HintInt) or readFloat (float kinds: cgo.HintNum): for those
 // the trampoline reads a number with one Lua API call, and what it hands
-// Go converts to the same value (gate.c, read_num).
+// Go converts to the same value (gate.c, read_num). Pointers to structs
+// (cgo.HintRef) take no number: the trampoline reads them without the
+// integer test that would only cost a call.
 func argHints(in []reflect.Type, first int) uint32 {
 	var h uint32
 	for i, t := range in {
@@ -62,6 +64,10 @@ func argHints(in []reflect.Type, first int) uint32 {
 			h |= cgo.HintInt << (2 * a)
 		case reflect.Float32, reflect.Float64:
 			h |= cgo.HintNum << (2 * a)
+		case reflect.Pointer:
+			if t.Elem().Kind() == reflect.Struct {
+				h |= cgo.HintRef << (2 * a)
+			}
 		}
 	}
 	return h

@@ -92,8 +92,22 @@ func (g *Gate) openOpaque(x OpaqueArg) (uint64, error) {
 		gen = 1
 	}
 	sv.opqGen = gen
-	sv.opq = append(sv.opq, opaqueEntry{p: p, typ: typ, gen: gen, depth: g.deep})
+	if n == cap(sv.opq) {
+		sv.growOpaque()
+	}
+	// stored field by field: append would build the entry on the stack
+	// first and copy it
+	sv.opq = sv.opq[:n+1]
+	o := &sv.opq[n]
+	o.p, o.typ, o.gen, o.depth = p, typ, gen, g.deep
 	return uint64(gen)<<opaqueGenPos | uint64(n+1)<<1 | 1, nil
+}
+
+// growOpaque makes room for one more handle (openOpaque's rare case).
+//
+//go:noinline
+func (sv *structState) growOpaque() {
+	sv.opq = append(sv.opq, opaqueEntry{})[:len(sv.opq)]
 }
 
 // closeOpaque invalidates the handles of the API call ending now (and of

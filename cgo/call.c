@@ -112,7 +112,7 @@ int zlua_callref(zlua_env *env, lua_State *L, int nres, int simple, zlua_callres
 	if (simple) {
 		size_t n = env->prog_len;
 		env->prog_len = 0;
-		lua_rawgeti(L, LUA_REGISTRYINDEX, env->msgh_ref);
+		zlua_push_msgh(L, env);
 		/* No allocation happens before lua_pcall, so no finalizer can
 		 * re-enter Go and rebuild env->prog while it is read in place. */
 		if (!run_simple(env, L, env->prog, n)) {
@@ -151,7 +151,7 @@ int zlua_callscalars(zlua_env *env, lua_State *L, int ref, int selfref, int nin,
 {
 	int base = lua_gettop(L), st, i, nargs = nin;
 	r->base = base;
-	lua_rawgeti(L, LUA_REGISTRYINDEX, env->msgh_ref);
+	zlua_push_msgh(L, env);
 	lua_rawgeti(L, LUA_REGISTRYINDEX, ref);
 	if (selfref != LUA_NOREF) {
 		lua_rawgeti(L, LUA_REGISTRYINDEX, selfref);

@@ -30,10 +30,12 @@ const (
 )
 
 // Argument hints (PutGoFuncHints): the Go parameter of an argument is a
-// signed integer kind (HintInt) or a float kind (HintNum).
+// signed integer kind (HintInt), a float kind (HintNum) or a pointer to a
+// struct (HintRef), which takes no number.
 const (
 	HintInt = uint32(C.ZLUA_HINT_INT)
 	HintNum = uint32(C.ZLUA_HINT_NUM)
+	HintRef = uint32(C.ZLUA_HINT_REF)
 )
 
 // Frame is one Lua→Go call as the trampoline prepared it. It is valid only

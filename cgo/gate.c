@@ -151,14 +151,17 @@ int zlua_prog_run_env(lua_State *L, zlua_env *env)
 
 /* [go-safe] zlua_read_arg, inlined into the trampoline's argument loop.
  * [-0, +0] */
-static inline void read_arg(zlua_env *env, lua_State *L, int idx, zlua_arg *a)
+static inline void read_arg(zlua_env *env, lua_State *L, int idx, zlua_arg *a, unsigned hint)
 {
 	a->isint = 0;
 	a->len = 0;
 #ifndef ZLUA_LUAJIT
 	/* An integer costs two calls (subtype, value) instead of three: the
-	 * subtype test doubles as the type test. */
-	if (lua_isinteger(L, idx)) {
+	 * subtype test doubles as the type test. A parameter hinted
+	 * ZLUA_HINT_REF takes no number, so the test would only cost a call:
+	 * a number is then read as a float, which names the same type in the
+	 * error Go raises. */
+	if (hint != ZLUA_HINT_REF && lua_isinteger(L, idx)) {
 		a->type = LUA_TNUMBER;
 		a->isint = 1;
 		a->v.i = lua_tointeger(L, idx);
@@ -234,7 +237,7 @@ static inline int read_num(lua_State *L, int idx, zlua_arg *a, unsigned hint)
  * place, numbers are not converted. [-0, +0] */
 void zlua_read_arg(zlua_env *env, lua_State *L, int idx, zlua_arg *a)
 {
-	read_arg(env, L, idx, a);
+	read_arg(env, L, idx, a, 0);
 }
 
 /* [go-safe] zlua_read_arg for argument 1 when it is probably a method's
@@ -249,7 +252,7 @@ static void read_self(zlua_env *env, lua_State *L, zlua_arg *a)
 	size_t len;
 	const void **hit;
 	if (h == NULL) {
-		read_arg(env, L, 1, a);
+		read_arg(env, L, 1, a, 0);
 		return;
 	}
 	a->type = LUA_TUSERDATA;
@@ -261,7 +264,7 @@ static void read_self(zlua_env *env, lua_State *L, zlua_arg *a)
 		return;
 	}
 	if ((len = zlua_rawlen(L, 1)) < sizeof *h) {
-		read_arg(env, L, 1, a);
+		read_arg(env, L, 1, a, 0);
 		return;
 	}
 	/* a keyed ByObj userdata is proved ours by its address (read.c) */
@@ -417,6 +420,10 @@ static __attribute__((noinline)) int finish(lua_State *L, zlua_env *env, const z
 #define HINTED_INT(hints) 0u
 #endif
 
+/* 1 when the low two bits of hints say a number (ZLUA_HINT_INT or
+ * ZLUA_HINT_NUM: read_num first), 0 for no hint and ZLUA_HINT_REF. */
+#define HINTED_NUM(hints) ((((hints) & 3u) - 1u) < 2u)
+
 /* The trampoline's refusal of a closure whose upvalue is not a live
  * sentinel of this env: out of line, so the checks cost a test each on
  * the trampoline's path. */
@@ -455,10 +462,10 @@ ZLUA_HOT int zlua_trampoline(lua_State *L)
 			read_self(env, L, &fr.args[0]);
 			if (fr.args[0].type != LUA_TUSERDATA)
 				fu->header.flags ^= ZLUA_F_SELFUD;
-		} else if ((hints & 3u) && read_num(L, 1, &fr.args[0], hints & 3u)) {
+		} else if (HINTED_NUM(hints) && read_num(L, 1, &fr.args[0], hints & 3u)) {
 			intok = HINTED_INT(hints);
 		} else {
-			read_arg(env, L, 1, &fr.args[0]);
+			read_arg(env, L, 1, &fr.args[0], hints & 3u);
 			if (fr.args[0].type == LUA_TUSERDATA)
 				fu->header.flags ^= ZLUA_F_SELFUD;
 		}
@@ -466,19 +473,19 @@ ZLUA_HOT int zlua_trampoline(lua_State *L)
 	/* the second argument unrolled: most calls have one or two */
 	hints >>= 2;
 	if (n > 1) {
-		if ((hints & 3u) && read_num(L, 2, &fr.args[1], hints & 3u))
+		if (HINTED_NUM(hints) && read_num(L, 2, &fr.args[1], hints & 3u))
 			intok |= HINTED_INT(hints) << 1;
 		else
-			read_arg(env, L, 2, &fr.args[1]);
+			read_arg(env, L, 2, &fr.args[1], hints & 3u);
 	}
 	if (n > 2) {
 		m = n < ZLUA_FAST_ARGS ? n : ZLUA_FAST_ARGS;
 		for (i = 2; i < m; i++) {
 			hints >>= 2;
-			if ((hints & 3u) && read_num(L, i + 1, &fr.args[i], hints & 3u))
+			if (HINTED_NUM(hints) && read_num(L, i + 1, &fr.args[i], hints & 3u))
 				intok |= HINTED_INT(hints) << i;
 			else
-				read_arg(env, L, i + 1, &fr.args[i]);
+				read_arg(env, L, i + 1, &fr.args[i], hints & 3u);
 		}
 	}
 	fr.intok = intok;

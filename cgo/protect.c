@@ -307,11 +307,7 @@ int zlua_op(zlua_env *env, lua_State *L, int opcode, int nargs, int nres,
 	 * are light C functions, pushed without a registry lookup and without
 	 * allocating; LuaJIT's lua_pushcfunction allocates a closure, so there
 	 * they come from the registry, where boot keeps them. */
-#ifdef ZLUA_LUAJIT
-	lua_rawgeti(L, LUA_REGISTRYINDEX, env->msgh_ref);
-#else
-	lua_pushcfunction(L, zlua_msgh);
-#endif
+	zlua_push_msgh(L, env);
 	if (nargs > 0)
 		lua_insert(L, base + 1);
 #ifdef ZLUA_LUAJIT

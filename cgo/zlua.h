@@ -143,12 +143,16 @@ typedef struct zlua_funcud {
 	 * the Go signature when the closure is made: ZLUA_HINT_INT when the
 	 * Go parameter is a signed integer kind, ZLUA_HINT_NUM when it is a
 	 * float kind. The trampoline then reads a number with one API call
-	 * (zlua_read_num); any other value is read as without a hint. */
+	 * (read_num); any other value is read as without a hint.
+	 * ZLUA_HINT_REF marks a pointer-to-struct parameter, which no number
+	 * converts to: read_arg asks the type first, without the integer
+	 * subtype test (a full or light userdata in two API calls). */
 	uint32_t hints;
 } zlua_funcud;
 
 #define ZLUA_HINT_INT 1u
 #define ZLUA_HINT_NUM 2u
+#define ZLUA_HINT_REF 3u
 
 /* ---- values crossing the gate ---- */
 
@@ -584,6 +588,24 @@ int zlua_armed_reserve(zlua_env *env, size_t n);
 /* [go-safe] Ensures n free stack slots; 0 when the stack cannot grow.
  * [-0, +0] */
 int zlua_reserve(zlua_env *env, lua_State *L, int n);
+
+/* [lua] The message handler of every protected call zlua makes: records
+ * the error's traceback (zlua_errinfo_record). protect.c. */
+int zlua_msgh(lua_State *L);
+
+/* [-0, +1] Pushes zlua_msgh. On Lua 5.4 it is a light C function, pushed
+ * without a registry lookup and without allocating; LuaJIT's
+ * lua_pushcfunction allocates a closure, so there it comes from the
+ * registry, where boot keeps it (env->msgh_ref). */
+static inline void zlua_push_msgh(lua_State *L, zlua_env *env)
+{
+#ifdef ZLUA_LUAJIT
+	lua_rawgeti(L, LUA_REGISTRYINDEX, env->msgh_ref);
+#else
+	(void)env;
+	lua_pushcfunction(L, zlua_msgh);
+#endif
+}
 
 /* ---- allocator (alloc.c) ---- */
 

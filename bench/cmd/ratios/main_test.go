@@ -229,3 +229,37 @@ BenchmarkCalls_LuaToGo/gopherlua-2	100	50.0 ns/op	50.0 cpu-ns/op
 	got := render(parsed(t, rounds), false, "###")
 	contains(t, got, "| LuaToGo | 10.0 | 30.0 | 60.0 | 3.00× | 2.50 (2.00–3.00) | 2.00× | 2.00 (2.00–2.50) | – | 3.00× | 2.00× | – |")
 }
+
+func TestFastRoundsKeepOnlyRoundsWhereBothSamplesRanFast(t *testing.T) {
+	// Four rounds of native / zlua: 10/25, 10/40 (zlua slow: 40 > 1.25×25),
+	// 16/40 (both slow), 11/30. Kept: rounds 1 and 4, ratios 2.50 and
+	// 2.73, median 2.61. Gopher-lua/zlua: 50/25, 60/40, 80/40, 55/30:
+	// gopher-lua's fastest is 50, so 80 is slow; kept rounds 1 and 4
+	// (round 2 has zlua slow): 2.00 and 1.83, median 1.92.
+	const rounds = `BenchmarkCalls_LuaToGo/native-2	100	10.0 ns/op	10.0 cpu-ns/op
+BenchmarkCalls_LuaToGo/zlua-2	100	25.0 ns/op	25.0 cpu-ns/op
+BenchmarkCalls_LuaToGo/gopherlua-2	100	50.0 ns/op	50.0 cpu-ns/op
+BenchmarkCalls_LuaToGo/native-2	100	10.0 ns/op	10.0 cpu-ns/op
+BenchmarkCalls_LuaToGo/zlua-2	100	40.0 ns/op	40.0 cpu-ns/op
+BenchmarkCalls_LuaToGo/gopherlua-2	100	60.0 ns/op	60.0 cpu-ns/op
+BenchmarkCalls_LuaToGo/native-2	100	16.0 ns/op	16.0 cpu-ns/op
+BenchmarkCalls_LuaToGo/zlua-2	100	40.0 ns/op	40.0 cpu-ns/op
+BenchmarkCalls_LuaToGo/gopherlua-2	100	80.0 ns/op	80.0 cpu-ns/op
+BenchmarkCalls_LuaToGo/native-2	100	11.0 ns/op	11.0 cpu-ns/op
+BenchmarkCalls_LuaToGo/zlua-2	100	30.0 ns/op	30.0 cpu-ns/op
+BenchmarkCalls_LuaToGo/gopherlua-2	100	55.0 ns/op	55.0 cpu-ns/op
+BenchmarkObjects_BytesPerObject/native-2	1	 9000 ns/op	 80.00 B/object
+BenchmarkObjects_BytesPerObject/zlua-2  	1	 5000 ns/op	 140.0 B/object
+BenchmarkObjects_BytesPerObject/native-2	1	 9000 ns/op	 80.00 B/object
+BenchmarkObjects_BytesPerObject/zlua-2  	1	 5000 ns/op	 140.0 B/object
+`
+	got := render(parsed(t, rounds), false, "###")
+	contains(t, got, "| LuaToGo | 2.61 (2 of 4) | 1.92 (2 of 4) |", "fast rounds")
+	if strings.Contains(got, "| BytesPerObject (B/object) | 2.") {
+		t.Error("a memory row is in the fast-rounds table")
+	}
+	// One sample per row: nothing to pair, no table.
+	if one := render(parsed(t, sample), false, "###"); strings.Contains(one, "| operation | fast rounds") {
+		t.Errorf("a report without rounds has a fast-rounds table:\n%s", one)
+	}
+}

@@ -18,7 +18,10 @@ const legend = "Times are thread CPU time per operation (`cpu-ns/op`: CLOCK_THRE
 	"(`ns/op`), which other load on the machine disturbs. `rounds` columns pair the two samples of each " +
 	"round (bench/rounds.sh runs every row once per round, so they were taken seconds apart) and give the " +
 	"median of those per-round ratios, which a slow phase hitting a few rounds moves less than the medians' " +
-	"ratio, and in brackets the lowest and highest of them. allocs/op is zlua's.\n\n"
+	"ratio, and in brackets the lowest and highest of them. allocs/op is zlua's. The `fast rounds` table " +
+	"beside each group keeps only the rounds in which both samples were within 1.25× of their own row's " +
+	"fastest sample (taken at the machine's usual speed, outside its slow phases) and gives the median of " +
+	"their ratios and how many rounds that was.\n\n"
 
 // render formats the report: per group a ratio table (a metric table for
 // Scale) and, with details, a table of every other metric per
@@ -55,6 +58,7 @@ func render(r *results, details bool, heading string) string {
 		}
 		b.WriteString("\n")
 		b.WriteString(variantTable(r, group))
+		b.WriteString(fastTable(r, group))
 		b.WriteString(iterationNote(r, group))
 		if details {
 			b.WriteString(detailTable(r, group))
