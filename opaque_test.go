@@ -111,11 +111,53 @@ func TestOpaqueNestedCalls(t *testing.T) {
 	must(t, e.GetFunction("innerLua", &innerFn))
 	var outer func(any) (float64, error)
 	must(t, e.GetFunction("outer", &outer))
-	x, err := outer(zlua.Opaque(&Vec3{X: 1}))
-	if err != nil || x != 1 {
-		t.Fatalf("outer = %v, %v", x, err)
+	// The first call opens the gate's first handle (callOpaque's slow
+	// path); the later ones are outermost calls of its fast path, with a
+	// nested call of the slow path inside.
+	for i := 0; i < 3; i++ {
+		x, err := outer(zlua.Opaque(&Vec3{X: 1}))
+		if err != nil || x != 1 {
+			t.Fatalf("call %d: outer = %v, %v", i, x, err)
+		}
+		wantErr(t, e.DoString(`zlua.get_opaquevalue(outerH)`), invalidHandle)
 	}
-	wantErr(t, e.DoString(`zlua.get_opaquevalue(outerH)`), invalidHandle)
+}
+
+// TestOpaqueOneArgumentCallsInARow makes many typed calls f(Opaque(p)) in
+// a row, the case callOpaque serves in one frame: each call's handle
+// reads its own pointer, dies with its call (the next call cannot use
+// it), a handle of another type is refused by a *T parameter, a nil
+// pointer arrives as nil, and a closed Env is an error, not a call.
+func TestOpaqueOneArgumentCallsInARow(t *testing.T) {
+	e := newEnv(t)
+	must(t, e.SetGlobal("getx", func(p *Vec3) float64 { return p.X }))
+	run(t, e, `function f(h)
+		local stale = pcall(zlua.get_opaquevalue, last)
+		last = h
+		if h == nil then return -1 end
+		return getx(h) + (stale and 1000 or 0)
+	end`)
+	var f func(any) (float64, error)
+	must(t, e.GetFunction("f", &f))
+	v, w := &Vec3{X: 1}, &Vec3{X: 2}
+	for i := 0; i < 4; i++ {
+		for _, c := range []struct {
+			arg  any
+			want float64
+		}{{zlua.Opaque(v), v.X}, {zlua.Opaque(w), w.X}, {zlua.Opaque(v), v.X}, {zlua.Opaque((*Vec3)(nil)), -1}} {
+			if x, err := f(c.arg); err != nil || x != c.want {
+				t.Fatalf("round %d: f = %v, %v; want %v", i, x, err, c.want)
+			}
+		}
+		_, err := f(zlua.Opaque(&vec2{X: 3}))
+		wantErr(t, err, "bad argument #1 to 'getx' (Vec3 expected, got opaque handle of vec2)")
+		w.X++
+		v, w = w, v
+	}
+	must(t, e.Close())
+	if _, err := f(zlua.Opaque(v)); err == nil {
+		t.Fatal("a call after Close returned no error")
+	}
 }
 
 func TestOpaqueErrors(t *testing.T) {

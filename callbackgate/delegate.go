@@ -176,8 +176,44 @@ func (f *Function) callAny(a any, nres int) (g *Gate, r *cgo.CallResult, top int
 
 // callOpaque is callAny with an opaque handle (zlua.Opaque): the handle
 // is a light userdata, a scalar, so the call takes one crossing without a
-// push program (finishScalars).
+// push program (finishScalars). The common case, an outermost call of a
+// live function with a handle of the type passed last, is made in this
+// frame: the steps of startScalars and openOpaque inline, without their
+// calls and multi-value returns. Anything else undoes nothing it did not
+// do and takes callOpaqueSlow, the same steps through their functions.
 func (f *Function) callOpaque(x OpaqueArg, nres int) (*Gate, *cgo.CallResult, int, error) {
+	g := f.g
+	if g == nil || f.released || !g.busy.CompareAndSwap(gateIdle, gateClaimed) {
+		return f.callOpaqueSlow(x, nres)
+	}
+	// The claim is won: nothing else runs on the state, and no handle is
+	// open (the last outermost Exit closed them all).
+	g.deep++
+	p, typ := x.OpaqueTarget()
+	sv := &g.sv
+	if p == nil || !sameType(typ, sv.opqLast.typ) || cap(sv.opq) == 0 || len(sv.opq) != 0 ||
+		g.deep >= len(g.callRes) || g.Closed() || f.gen != g.gen {
+		g.Exit()
+		return f.callOpaqueSlow(x, nres)
+	}
+	gen := (sv.opqGen + 1) & opaqueGenMask
+	if gen == 0 {
+		gen = 1
+	}
+	sv.opqGen = gen
+	sv.opq = sv.opq[:1]
+	o := &sv.opq[0]
+	o.p, o.typ, o.gen, o.depth = p, typ, gen, g.deep
+	r := g.callRes[g.deep]
+	r.SetLight(0, uint64(gen)<<opaqueGenPos|1<<1|1) // handle index 0
+	top, err := f.finishScalars(g, r, 1, nres)
+	return g, r, top, err
+}
+
+// callOpaqueSlow is callOpaque through startScalars and openOpaque: a
+// nested call, a new handle type, a nil pointer, the first handle of the
+// gate, and every error.
+func (f *Function) callOpaqueSlow(x OpaqueArg, nres int) (*Gate, *cgo.CallResult, int, error) {
 	g, r, err := f.startScalars()
 	if err != nil {
 		return nil, nil, 0, err
