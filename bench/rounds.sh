@@ -17,7 +17,7 @@
 # pinned). Pinning does not shield a run from this VM's slow phases (up to
 # twice the CPU time for every row, native C included, for minutes: they
 # hit pinned runs too), and pinned to CPU 0 the zlua rows read 5-15 %
-# higher than unpinned in interleaved runs (docs/PERFORMANCE.md, "Issue 10,
+# higher than unpinned in interleaved runs (docs/PERFORMANCE-HISTORY.md, "Issue 10 after the
 # seventh round"), so it is an option, not the default. Scale_ rows are
 # never pinned: Scale_Parallel needs every core.
 set -euo pipefail

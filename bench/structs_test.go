@@ -189,6 +189,9 @@ func BenchmarkStructs_Push(b *testing.B) {
 // registered with SetGlobal (a handle given to a *Vec3 parameter arrives
 // as p itself); gopher-lua passes an LUserData to a Go getx(h).
 //
+// cgofloor is native with getx's read done in Go through one bare cgo
+// callback: the crossing alone, beside zlua's row.
+//
 // zluaCopy is a second zlua form of the same operation, kept measured
 // beside the row rather than in it: zlua.get_opaquevalue(h).x makes a
 // by-value copy of the struct in a new userdata and indexes it, which is
@@ -203,6 +206,31 @@ func BenchmarkStructs_Opaque(b *testing.B) {
 		}
 		defer s.Close()
 		s.OpenStructs()
+		must(b, s.DoString("function f(h) return getx(h) end"))
+		ref := s.Ref("f")
+		p := native.NewVec(1)
+		defer p.Free()
+		b.ReportAllocs()
+		b.ResetTimer()
+		defer startCPU(b).report()
+		for i := 0; i < b.N; i++ {
+			if x, err := s.CallOpaque(ref, p); err != nil || x != 1 {
+				b.Fatal(x, err)
+			}
+		}
+	})
+	// The cgo floor of this row: native's, with getx's read done by a Go
+	// function through one bare cgo callback. It is the least any binding
+	// pays whose getx runs Go code: zlua's row minus this one is what
+	// zlua itself adds.
+	b.Run("cgofloor", func(b *testing.B) {
+		s, err := native.Open()
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer s.Close()
+		s.OpenStructs()
+		s.UseOpaqueFloor()
 		must(b, s.DoString("function f(h) return getx(h) end"))
 		ref := s.Ref("f")
 		p := native.NewVec(1)

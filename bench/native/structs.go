@@ -87,6 +87,27 @@ static int nvec_getx(lua_State *L)
 	return 1;
 }
 
+// floor_getx: getx(h) as the opaque row's cgo floor has it: nvec_getx's
+// check, x read by a Go function through one bare cgo callback
+// (benchFloorGetx, floor.go) and nothing else.
+extern double benchFloorGetx(void *p);
+static int floor_getx(lua_State *L)
+{
+	NVec3 *v = (NVec3 *)lua_touserdata(L, 1);
+	if (v == NULL)
+		return luaL_error(L, "bad handle");
+	lua_pushnumber(L, benchFloorGetx(v));
+	return 1;
+}
+
+// structs_use_floor makes global getx the cgo floor's (called from Go
+// after structs_open, before any script runs). [-0, +0]
+static void structs_use_floor(lua_State *L)
+{
+	lua_pushcfunction(L, floor_getx);
+	lua_setglobal(L, "getx");
+}
+
 static void structs_open(lua_State *L)
 {
 	NRec *r;
@@ -142,6 +163,12 @@ import (
 // NVec3 userdata {1, 2, 3} with C __index/__newindex), r (an NRec with
 // name "ann") and getx(h) (x of the NVec3 a light userdata points to).
 func (s *State) OpenStructs() { C.structs_open(s.L) }
+
+// UseOpaqueFloor replaces global getx by the opaque row's cgo floor: the
+// same C check, x read in Go through one cgo callback with nothing around
+// it (no recovery, no ownership or handle checks). Call it after
+// OpenStructs, before running Lua, from the goroutine that runs it.
+func (s *State) UseOpaqueFloor() { C.structs_use_floor(s.L) }
 
 // SetVec makes global v a new NVec3 userdata: one cgo call.
 func (s *State) SetVec(x, y, z float64) {
