@@ -6,7 +6,7 @@ import (
 	"github.com/zlua-go/zlua"
 )
 
-// The Lua 5.4 crossing, fourth pass (docs/PERFORMANCE.md): C functions find
+// The Lua 5.4 crossing, fourth pass (docs/PERFORMANCE-HISTORY.md): C functions find
 // their env in the running thread's extra space, which only the main
 // thread gets written (zlua_newstate) and every other thread copies when
 // it is made. A thread that did not have it would hand the trampoline a

@@ -1353,7 +1353,7 @@ static inline int zlua_ownaddr(const struct zlua_env *env, const ZLuaObjectUserD
  * an object comparison runs: GCC puts these together (.text.hot), so
  * the per-crossing code is contiguous instead of falling, wherever the
  * linker puts each file, on the instruction cache sets other hot code
- * uses (docs/PERFORMANCE.md, h19: a layout that split them tripled the
+ * uses (docs/PERFORMANCE-HISTORY.md, h19: a layout that split them tripled the
  * frame benchmark's L1i misses). */
 #define ZLUA_HOT __attribute__((hot))
 
@@ -1365,7 +1365,7 @@ static inline int zlua_ownaddr(const struct zlua_env *env, const ZLuaObjectUserD
  * the four method sentinels of the frame benchmark's Entity, 432 bytes
  * apart, shared two entries and three of its four calls missed; the low
  * address bits alone collide for spacings that divide the cache's span
- * (docs/PERFORMANCE.md, h19). [go-safe] */
+ * (docs/PERFORMANCE-HISTORY.md, h19). [go-safe] */
 static inline const void **zlua_proven_at(const void **cache, unsigned bits, const void *p)
 {
 	return &cache[(size_t)((((uint64_t)(uintptr_t)p >> 4) * 0x9E3779B97F4A7C15ull) >> (64 - bits))];

@@ -4,7 +4,7 @@
 // the median of -rounds rounds of -n calls each. These are the floors
 // under zlua's crossing rows: a Lua→Go call pays at least one callback
 // more than the native C row, a Go→Lua call at least one cgo call more
-// (docs/PERFORMANCE.md, "Issue 10's targets, measured").
+// (docs/PERFORMANCE-HISTORY.md, "Issue 10's targets, measured").
 //
 // Usage:
 //
