@@ -199,51 +199,12 @@ func BenchmarkStructs_Push(b *testing.B) {
 // later collection). The ratio tool lists it as a variant with its own
 // ratio to native; it is never the zlua/native ratio.
 func BenchmarkStructs_Opaque(b *testing.B) {
-	b.Run("native", func(b *testing.B) {
-		s, err := native.Open()
-		if err != nil {
-			b.Fatal(err)
-		}
-		defer s.Close()
-		s.OpenStructs()
-		must(b, s.DoString("function f(h) return getx(h) end"))
-		ref := s.Ref("f")
-		p := native.NewVec(1)
-		defer p.Free()
-		b.ReportAllocs()
-		b.ResetTimer()
-		defer startCPU(b).report()
-		for i := 0; i < b.N; i++ {
-			if x, err := s.CallOpaque(ref, p); err != nil || x != 1 {
-				b.Fatal(x, err)
-			}
-		}
-	})
+	b.Run("native", func(b *testing.B) { nativeOpaque(b, false) })
 	// The cgo floor of this row: native's, with getx's read done by a Go
 	// function through one bare cgo callback. It is the least any binding
 	// pays whose getx runs Go code: zlua's row minus this one is what
 	// zlua itself adds.
-	b.Run("cgofloor", func(b *testing.B) {
-		s, err := native.Open()
-		if err != nil {
-			b.Fatal(err)
-		}
-		defer s.Close()
-		s.OpenStructs()
-		s.UseOpaqueFloor()
-		must(b, s.DoString("function f(h) return getx(h) end"))
-		ref := s.Ref("f")
-		p := native.NewVec(1)
-		defer p.Free()
-		b.ReportAllocs()
-		b.ResetTimer()
-		defer startCPU(b).report()
-		for i := 0; i < b.N; i++ {
-			if x, err := s.CallOpaque(ref, p); err != nil || x != 1 {
-				b.Fatal(x, err)
-			}
-		}
-	})
+	b.Run("cgofloor", func(b *testing.B) { nativeOpaque(b, true) })
 	b.Run("zlua", func(b *testing.B) {
 		e, err := zlua.New(zlua.Options{})
 		must(b, err)
@@ -303,4 +264,31 @@ func BenchmarkStructs_Opaque(b *testing.B) {
 			L.Pop(1)
 		}
 	})
+}
+
+// nativeOpaque runs the native rows of BenchmarkStructs_Opaque: getx is
+// native's C function, or with floor the cgo floor's
+// (State.UseOpaqueFloor).
+func nativeOpaque(b *testing.B, floor bool) {
+	s, err := native.Open()
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	s.OpenStructs()
+	if floor {
+		s.UseOpaqueFloor()
+	}
+	must(b, s.DoString("function f(h) return getx(h) end"))
+	ref := s.Ref("f")
+	p := native.NewVec(1)
+	defer p.Free()
+	b.ReportAllocs()
+	b.ResetTimer()
+	defer startCPU(b).report()
+	for i := 0; i < b.N; i++ {
+		if x, err := s.CallOpaque(ref, p); err != nil || x != 1 {
+			b.Fatal(x, err)
+		}
+	}
 }
