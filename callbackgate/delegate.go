@@ -196,16 +196,8 @@ func (f *Function) callOpaque(x OpaqueArg, nres int) (*Gate, *cgo.CallResult, in
 		g.Exit()
 		return f.callOpaqueSlow(x, nres)
 	}
-	gen := (sv.opqGen + 1) & opaqueGenMask
-	if gen == 0 {
-		gen = 1
-	}
-	sv.opqGen = gen
-	sv.opq = sv.opq[:1]
-	o := &sv.opq[0]
-	o.p, o.typ, o.gen, o.depth = p, typ, gen, g.deep
 	r := g.callRes[g.deep]
-	r.SetLight(0, uint64(gen)<<opaqueGenPos|1<<1|1) // handle index 0
+	r.SetLight(0, sv.putOpaque(0, p, typ, g.deep))
 	top, err := f.finishScalars(g, r, 1, nres)
 	return g, r, top, err
 }

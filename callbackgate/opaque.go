@@ -87,20 +87,26 @@ func (g *Gate) openOpaque(x OpaqueArg) (uint64, error) {
 	if n >= maxOpaque {
 		return 0, errors.New("zlua: too many opaque handles in one call")
 	}
+	if n == cap(sv.opq) {
+		sv.growOpaque()
+	}
+	return sv.putOpaque(n, p, typ, g.deep), nil
+}
+
+// putOpaque makes p (of type typ, for the API call at depth) handle n, the
+// next one of the stack (n < cap(sv.opq)), under a new generation, and
+// returns its light userdata value. The entry is stored field by field:
+// append would build it on the stack first and copy it.
+func (sv *structState) putOpaque(n int, p unsafe.Pointer, typ reflect.Type, depth int) uint64 {
 	gen := (sv.opqGen + 1) & opaqueGenMask
 	if gen == 0 {
 		gen = 1
 	}
 	sv.opqGen = gen
-	if n == cap(sv.opq) {
-		sv.growOpaque()
-	}
-	// stored field by field: append would build the entry on the stack
-	// first and copy it
 	sv.opq = sv.opq[:n+1]
 	o := &sv.opq[n]
-	o.p, o.typ, o.gen, o.depth = p, typ, gen, g.deep
-	return uint64(gen)<<opaqueGenPos | uint64(n+1)<<1 | 1, nil
+	o.p, o.typ, o.gen, o.depth = p, typ, gen, depth
+	return uint64(gen)<<opaqueGenPos | uint64(n+1)<<1 | 1
 }
 
 // growOpaque makes room for one more handle (openOpaque's rare case).
