@@ -135,23 +135,51 @@ func makeFastDelegates() map[reflect.Type]func(f *Function) any {
 		// result: handlers called once per entity or per event.
 		reflect.TypeFor[func(any)]():       func(f *Function) any { return func(a any) { must(f.callAny0(a)) } },
 		reflect.TypeFor[func(any) error](): func(f *Function) any { return f.callAny0 },
+		// These closures call callAny themselves and read its result
+		// afterwards: at the cgo call only callAny's frame is between
+		// them and the cgo stub (see "Frames on the nested path").
 		reflect.TypeFor[func(any) float64](): func(f *Function) any {
-			return func(a any) float64 { v, err := anyFloat(f, a); must(err); return v }
+			return func(a any) float64 {
+				g, r, top, err := f.callAny(a, 1)
+				v, err := f.floatResult(g, r, top, err)
+				must(err)
+				return v
+			}
 		},
 		reflect.TypeFor[func(any) (float64, error)](): func(f *Function) any {
-			return func(a any) (float64, error) { return anyFloat(f, a) }
+			return func(a any) (float64, error) {
+				g, r, top, err := f.callAny(a, 1)
+				return f.floatResult(g, r, top, err)
+			}
 		},
 		reflect.TypeFor[func(any) int](): func(f *Function) any {
-			return func(a any) int { v, err := anyInt(f, a); must(err); return int(v) }
+			return func(a any) int {
+				g, r, top, err := f.callAny(a, 1)
+				v, err := f.intResult(g, r, top, err)
+				must(err)
+				return int(v)
+			}
 		},
 		reflect.TypeFor[func(any) (int, error)](): func(f *Function) any {
-			return func(a any) (int, error) { v, err := anyInt(f, a); return int(v), err }
+			return func(a any) (int, error) {
+				g, r, top, err := f.callAny(a, 1)
+				v, err := f.intResult(g, r, top, err)
+				return int(v), err
+			}
 		},
 		reflect.TypeFor[func(any) bool](): func(f *Function) any {
-			return func(a any) bool { v, err := anyBool(f, a); must(err); return v }
+			return func(a any) bool {
+				g, r, top, err := f.callAny(a, 1)
+				v, err := f.boolResult(g, r, top, err)
+				must(err)
+				return v
+			}
 		},
 		reflect.TypeFor[func(any) (bool, error)](): func(f *Function) any {
-			return func(a any) (bool, error) { return anyBool(f, a) }
+			return func(a any) (bool, error) {
+				g, r, top, err := f.callAny(a, 1)
+				return f.boolResult(g, r, top, err)
+			}
 		},
 	}
 }
@@ -159,9 +187,34 @@ func makeFastDelegates() map[reflect.Type]func(f *Function) any {
 // callAny starts a call of f with one argument pushed like a SetGlobal
 // value and nres results. Unless g is nil (the call never started), the
 // caller reads the results and ends with g.endCall(r, top).
+//
+// An opaque handle (zlua.Opaque) is a light userdata, a scalar, so the
+// call takes one crossing without a push program. Its common case, an
+// outermost call of a live function with a handle of the type passed
+// last, is made here, in this frame: the cgo stub is called from callAny
+// itself (see "Frames on the nested path" in docs/ARCHITECTURE.md). It
+// wins the claim with Enter's CAS; once won, nothing else runs on the
+// state and no handle is open (the last outermost Exit closed them all),
+// so the handle is entry 0. Anything else undoes the claim and takes
+// callOpaqueSlow, the same steps through their functions.
 func (f *Function) callAny(a any, nres int) (g *Gate, r *cgo.CallResult, top int, err error) {
 	if x, ok := a.(OpaqueArg); ok {
-		return f.callOpaque(x, nres)
+		g = f.g
+		if g == nil || f.released || !g.busy.CompareAndSwap(gateIdle, gateClaimed) {
+			return f.callOpaqueSlow(x, nres)
+		}
+		g.deep++
+		p, typ := x.OpaqueTarget()
+		sv := &g.sv
+		if p == nil || !sameType(typ, sv.opqLast.typ) || cap(sv.opq) == 0 || len(sv.opq) != 0 ||
+			g.deep >= len(g.callRes) || g.Closed() || f.gen != g.gen {
+			g.Exit()
+			return f.callOpaqueSlow(x, nres)
+		}
+		r = g.callRes[g.deep]
+		r.SetLight(0, sv.putOpaque(0, p, typ, g.deep))
+		top, err = f.callDone(g, r, g.S.CallScalars(g.cur, f.ref, f.selfRef(), 1, nres, r))
+		return g, r, top, err
 	}
 	if g, err = f.start(); err != nil {
 		return nil, nil, 0, err
@@ -170,39 +223,15 @@ func (f *Function) callAny(a any, nres int) (g *Gate, r *cgo.CallResult, top int
 		g.Exit()
 		return nil, nil, 0, f.argError(0, err)
 	}
-	r, top, err = f.finish(g, nres, 1)
+	if r, err = g.commit(); err != nil {
+		return g, r, 0, err
+	}
+	top, err = f.callDone(g, r, g.S.CallRef(g.cur, nres, g.S.ProgSimple(2+f.nself()), r))
 	return g, r, top, err
 }
 
-// callOpaque is callAny with an opaque handle (zlua.Opaque): the handle
-// is a light userdata, a scalar, so the call takes one crossing without a
-// push program (finishScalars). The common case, an outermost call of a
-// live function with a handle of the type passed last, is made in this
-// frame: the steps of startScalars and openOpaque inline, without their
-// calls and multi-value returns. Anything else undoes nothing it did not
-// do and takes callOpaqueSlow, the same steps through their functions.
-func (f *Function) callOpaque(x OpaqueArg, nres int) (*Gate, *cgo.CallResult, int, error) {
-	g := f.g
-	if g == nil || f.released || !g.busy.CompareAndSwap(gateIdle, gateClaimed) {
-		return f.callOpaqueSlow(x, nres)
-	}
-	// The claim is won: nothing else runs on the state, and no handle is
-	// open (the last outermost Exit closed them all).
-	g.deep++
-	p, typ := x.OpaqueTarget()
-	sv := &g.sv
-	if p == nil || !sameType(typ, sv.opqLast.typ) || cap(sv.opq) == 0 || len(sv.opq) != 0 ||
-		g.deep >= len(g.callRes) || g.Closed() || f.gen != g.gen {
-		g.Exit()
-		return f.callOpaqueSlow(x, nres)
-	}
-	r := g.callRes[g.deep]
-	r.SetLight(0, sv.putOpaque(0, p, typ, g.deep))
-	top, err := f.finishScalars(g, r, 1, nres)
-	return g, r, top, err
-}
-
-// callOpaqueSlow is callOpaque through startScalars and openOpaque: a
+// callOpaqueSlow is callAny's opaque call through startScalars and
+// openOpaque: a
 // nested call, a new handle type, a nil pointer, the first handle of the
 // gate, and every error.
 func (f *Function) callOpaqueSlow(x OpaqueArg, nres int) (*Gate, *cgo.CallResult, int, error) {
@@ -220,7 +249,7 @@ func (f *Function) callOpaqueSlow(x OpaqueArg, nres int) (*Gate, *cgo.CallResult
 	} else {
 		r.SetLight(0, h)
 	}
-	top, err := f.finishScalars(g, r, 1, nres)
+	top, err := f.callDone(g, r, g.S.CallScalars(g.cur, f.ref, f.selfRef(), 1, nres, r))
 	return g, r, top, err
 }
 
@@ -244,10 +273,10 @@ func firstResult(r *cgo.CallResult, top int) (*cgo.Arg, int) {
 // noResult is a missing result: it reads as nil.
 var noResult = cgo.Arg{Type: int32(cgo.TNone)}
 
-// anyFloat calls f with one argument and converts its first result like a
-// float64 parameter.
-func anyFloat(f *Function, a any) (float64, error) {
-	g, r, top, err := f.callAny(a, 1)
+// floatResult ends a call callAny started for one result: it converts the
+// first result like a float64 parameter and ends the call (g nil: the
+// call never started, err says why).
+func (f *Function) floatResult(g *Gate, r *cgo.CallResult, top int, err error) (float64, error) {
 	if g == nil {
 		return 0, err
 	}
@@ -264,10 +293,10 @@ func anyFloat(f *Function, a any) (float64, error) {
 	return v, err
 }
 
-// anyInt calls f with one argument and converts its first result like an
-// int64 parameter.
-func anyInt(f *Function, a any) (int64, error) {
-	g, r, top, err := f.callAny(a, 1)
+// intResult ends a call callAny started for one result: it converts the
+// first result like an int64 parameter and ends the call (g nil: the
+// call never started, err says why).
+func (f *Function) intResult(g *Gate, r *cgo.CallResult, top int, err error) (int64, error) {
 	if g == nil {
 		return 0, err
 	}
@@ -284,10 +313,10 @@ func anyInt(f *Function, a any) (int64, error) {
 	return v, err
 }
 
-// anyBool calls f with one argument and converts its first result like a
-// bool parameter.
-func anyBool(f *Function, a any) (bool, error) {
-	g, r, top, err := f.callAny(a, 1)
+// boolResult ends a call callAny started for one result: it converts the
+// first result like a bool parameter and ends the call (g nil: the
+// call never started, err says why).
+func (f *Function) boolResult(g *Gate, r *cgo.CallResult, top int, err error) (bool, error) {
 	if g == nil {
 		return false, err
 	}
@@ -303,8 +332,8 @@ func anyBool(f *Function, a any) (bool, error) {
 }
 
 // startScalars begins a call whose arguments are scalars the caller sets
-// in r.In before finishScalars: start without a push program (the function
-// and its receiver are passed by ref).
+// in r.In before its cgo call (CallScalars, then callDone): start without
+// a push program (the function and its receiver are passed by ref).
 func (f *Function) startScalars() (*Gate, *cgo.CallResult, error) {
 	if f.g == nil {
 		return nil, nil, errZeroHandle
@@ -335,26 +364,12 @@ func (f *Function) startScalars() (*Gate, *cgo.CallResult, error) {
 	return g, r, nil
 }
 
-// finishScalars calls f with the nin arguments set in r.In (one cgo call,
-// cgo/call.c) and reads up to nres results into r, like finish. The caller
-// ends with g.endCall(r, top).
-func (f *Function) finishScalars(g *Gate, r *cgo.CallResult, nin, nres int) (top int, err error) {
-	t := g.cur
-	self := cgo.NoRef
+// selfRef is the ref of f's receiver, or cgo.NoRef when f has none.
+func (f *Function) selfRef() int32 {
 	if f.self.g != nil {
-		self = f.self.ref
+		return f.self.ref
 	}
-	st := g.S.CallScalars(t, f.ref, self, nin, nres, r)
-	top = int(r.Base)
-	if st != cgo.OK {
-		err = g.ErrorFromTop(t, st)
-		r.Popped = 1 // the error value was popped
-		return top, err
-	}
-	if r.Popped == 0 && !g.S.Reserve(t, ReadStack) {
-		return top, ErrMemory
-	}
-	return top, nil
+	return cgo.NoRef
 }
 
 func (f *Function) call0() error {
@@ -362,7 +377,7 @@ func (f *Function) call0() error {
 	if err != nil {
 		return err
 	}
-	top, err := f.finishScalars(g, r, 0, 0)
+	top, err := f.callDone(g, r, g.S.CallScalars(g.cur, f.ref, f.selfRef(), 0, 0, r))
 	g.endCall(r, top)
 	return err
 }
@@ -377,7 +392,7 @@ func (f *Function) callNum(i int64, n float64, isInt bool) error {
 	} else {
 		r.SetNum(0, n)
 	}
-	top, err := f.finishScalars(g, r, 1, 0)
+	top, err := f.callDone(g, r, g.S.CallScalars(g.cur, f.ref, f.selfRef(), 1, 0, r))
 	g.endCall(r, top)
 	return err
 }
@@ -388,7 +403,11 @@ func (f *Function) callStr(s string) error {
 		return err
 	}
 	g.S.PutStr(s)
-	r, top, err := f.finish(g, 0, 1)
+	r, err := g.commit()
+	top := 0
+	if err == nil {
+		top, err = f.callDone(g, r, g.S.CallRef(g.cur, 0, g.S.ProgSimple(2+f.nself()), r))
+	}
 	g.endCall(r, top)
 	return err
 }
@@ -400,7 +419,7 @@ func (f *Function) callIntInt(a, b int64) (int64, error) {
 	}
 	r.SetInt(0, a)
 	r.SetInt(1, b)
-	top, err := f.finishScalars(g, r, 2, 1)
+	top, err := f.callDone(g, r, g.S.CallScalars(g.cur, f.ref, f.selfRef(), 2, 1, r))
 	var v int64
 	if err == nil {
 		if res := &r.Res[0]; res.Type == int32(cgo.TNumber) && res.IsInt() { // nres 1: r.N is 1

@@ -80,28 +80,45 @@ func (f *Function) start() (*Gate, error) {
 
 // finish calls the program built since start with nargs arguments. On
 // success the results are in r, and on the stack above top unless
-// r.Popped. The caller ends with g.endCall(r, top).
+// r.Popped. The caller ends with g.endCall(r, top). The hot callers make
+// these steps themselves, so that the cgo stub is called from their frame
+// (see "Frames on the nested path" in docs/ARCHITECTURE.md).
 func (f *Function) finish(g *Gate, nres, nargs int) (r *cgo.CallResult, top int, err error) {
-	t := g.cur
-	r, err = g.callResult()
+	if r, err = g.commit(); err != nil {
+		return r, 0, err
+	}
+	top, err = f.callDone(g, r, g.S.CallRef(g.cur, nres, g.S.ProgSimple(nargs+1+f.nself()), r))
+	return r, top, err
+}
+
+// commit ends the program of a call and returns the result buffer of its
+// depth. On error it returns noResults (nothing was pushed), with which
+// the caller ends the call: g.endCall(r, 0).
+func (g *Gate) commit() (*cgo.CallResult, error) {
+	r, err := g.callResult()
 	if err == nil {
 		err = g.S.Commit()
 	}
 	if err != nil {
-		return &noResults, 0, err
+		return &noResults, err
 	}
-	nargs += f.nself()
-	st := g.S.CallRef(t, nres, g.S.ProgSimple(nargs+1), r)
+	return r, nil
+}
+
+// callDone ends a call's cgo call (CallRef or CallScalars), which returned
+// status st: it makes the error of a raise, or reserves the stack the
+// results are read with. The caller ends with g.endCall(r, top).
+func (f *Function) callDone(g *Gate, r *cgo.CallResult, st int) (top int, err error) {
 	top = int(r.Base)
 	if st != cgo.OK {
-		err := g.ErrorFromTop(t, st)
+		err = g.ErrorFromTop(g.cur, st)
 		r.Popped = 1 // the error value was popped
-		return r, top, err
+		return top, err
 	}
-	if r.Popped == 0 && !g.S.Reserve(t, ReadStack) {
-		return r, top, ErrMemory
+	if r.Popped == 0 && !g.S.Reserve(g.cur, ReadStack) {
+		return top, ErrMemory
 	}
-	return r, top, nil
+	return top, nil
 }
 
 // noResults stands for a call that pushed nothing.
@@ -182,8 +199,12 @@ func (f *Function) Call(args ...any) ([]any, error) {
 			return nil, f.argError(i, err)
 		}
 	}
-	r, top, err := f.finish(g, cgo.MultRet, len(args))
+	r, err := g.commit()
+	top := 0
 	var out []any
+	if err == nil {
+		top, err = f.callDone(g, r, g.S.CallRef(g.cur, cgo.MultRet, g.S.ProgSimple(len(args)+1+f.nself()), r))
+	}
 	if err == nil {
 		out, err = f.naturalResults(g, r, top)
 	}
