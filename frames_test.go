@@ -135,3 +135,60 @@ func TestNestedCallsKeepTheGoCallerFramesFlat(t *testing.T) {
 		})
 	}
 }
+
+// The typed resumers make their one-crossing resume from the frame below
+// the func too: a coroutine that calls the host API is the same
+// Go→Lua→Go chain, with lua_resume's C frames in it.
+func TestNestedResumesKeepTheGoCallerFramesFlat(t *testing.T) {
+	check := func(err error) {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	resumers := []struct {
+		name string
+		make func(th *zlua.Thread) func()
+	}{
+		{"func(int) (int, error)", func(th *zlua.Thread) func() {
+			var f func(int) (int, error)
+			check(th.BindResume(&f))
+			return func() { _, err := f(1); check(err) }
+		}},
+		{"func() float64", func(th *zlua.Thread) func() {
+			var f func() float64
+			check(th.BindResume(&f))
+			return func() { f() }
+		}},
+		{"func(float64) error", func(th *zlua.Thread) func() {
+			var f func(float64) error
+			check(th.BindResume(&f))
+			return func() { check(f(0.5)) }
+		}},
+	}
+	for _, c := range resumers {
+		t.Run(c.name, func(t *testing.T) {
+			e := newEnv(t)
+			var frames []string
+			calls := 0
+			check(e.SetGlobal("probe", func() {
+				calls++
+				frames = goFramesAbove(t, "github.com/zlua-go/zlua_test.")
+			}))
+			check(e.DoString("function co() while true do probe() coroutine.yield(1) end end"))
+			var fn *zlua.Function
+			check(e.GetFunction("co", &fn))
+			th, err := e.NewThread(fn)
+			check(err)
+			resume := c.make(th)
+			resume()
+			resume()
+			if calls != 2 {
+				t.Fatalf("probe ran %d times", calls)
+			}
+			if len(frames) > 3 {
+				t.Errorf("%d Go frames between the test and the cgo call, want at most 3:\n%s",
+					len(frames), strings.Join(frames, "\n"))
+			}
+		})
+	}
+}

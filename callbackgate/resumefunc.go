@@ -71,52 +71,64 @@ func addResumers[A resumeArg]() {
 // addArgResumer registers func(A) (R, error) and func(A) R.
 func addArgResumer[A resumeArg, R resumeRes]() {
 	fastResumers[reflect.TypeFor[func(A) (R, error)]()] = func(th *Thread) any {
-		return func(a A) (R, error) { return resumeOne[A, R](th, 1, a) }
+		return func(a A) (R, error) {
+			var v R
+			err := th.resumeTyped(1, func(r *cgo.CallResult) { setIn(r, 0, a) }, &v)
+			return v, err
+		}
 	}
 	fastResumers[reflect.TypeFor[func(A) R]()] = func(th *Thread) any {
-		return func(a A) R { v, err := resumeOne[A, R](th, 1, a); must(err); return v }
+		return func(a A) R {
+			var v R
+			must(th.resumeTyped(1, func(r *cgo.CallResult) { setIn(r, 0, a) }, &v))
+			return v
+		}
 	}
 }
 
 // addNoArgResumer registers func() (R, error) and func() R.
 func addNoArgResumer[R resumeRes]() {
 	fastResumers[reflect.TypeFor[func() (R, error)]()] = func(th *Thread) any {
-		return func() (R, error) { return resumeOne[int, R](th, 0, 0) }
+		return func() (R, error) {
+			var v R
+			err := th.resumeTyped(0, nil, &v)
+			return v, err
+		}
 	}
 	fastResumers[reflect.TypeFor[func() R]()] = func(th *Thread) any {
-		return func() R { v, err := resumeOne[int, R](th, 0, 0); must(err); return v }
+		return func() R {
+			var v R
+			must(th.resumeTyped(0, nil, &v))
+			return v
+		}
 	}
 }
 
-// resumeOne resumes th with nin (0 or 1) arguments, a, and converts the
-// first value it yields or returns (none reads as nil) into R.
-func resumeOne[A resumeArg, R resumeRes](th *Thread, nin int, a A) (R, error) {
-	var v R
-	err := th.resumeTyped(nin, func(r *cgo.CallResult) { setIn(r, 0, a) }, func(g *Gate, r *cgo.CallResult, top int) error {
-		res, idx := g.result(r, top, 0)
-		var err error
-		switch p := any(&v).(type) {
-		case *int:
-			var i int64
-			if i, err = g.readInt(g.cur, idx, &res); err == nil {
-				if int64(int(i)) != i {
-					err = outOfRange(reflect.Int)
-				}
-				*p = int(i)
+// readFirst converts the first value a resume yielded or returned (none
+// reads as nil) into *out, an *int, *float64, *bool or *string.
+func readFirst(g *Gate, r *cgo.CallResult, top int, out any) error {
+	res, idx := g.result(r, top, 0)
+	var err error
+	switch p := out.(type) {
+	case *int:
+		var i int64
+		if i, err = g.readInt(g.cur, idx, &res); err == nil {
+			if int64(int(i)) != i {
+				err = outOfRange(reflect.Int)
 			}
-		case *float64:
-			*p, err = g.readFloat(g.cur, idx, &res)
-		case *bool:
-			*p, err = g.readBool(g.cur, idx, &res)
-		case *string:
-			*p, err = g.readString(g.cur, idx, &res)
+			*p = int(i)
 		}
-		if err != nil {
-			return fmt.Errorf("zlua: resume: result #1: %w", err)
-		}
-		return nil
-	})
-	return v, err
+	case *float64:
+		*p, err = g.readFloat(g.cur, idx, &res)
+	case *bool:
+		*p, err = g.readBool(g.cur, idx, &res)
+	case *string:
+		*p, err = g.readString(g.cur, idx, &res)
+	}
+	if err != nil {
+		return fmt.Errorf("zlua: resume: result #1: %w", err)
+	}
+	return nil
 }
 
 // setIn sets scalar argument i of r.
@@ -132,41 +144,56 @@ func setIn[A resumeArg](r *cgo.CallResult, i int, a A) {
 }
 
 // resumeTyped is the body of the fast resumers: an API call that resumes
-// th with the nin arguments set sets in the call's buffer and, unless
-// read is nil, converts the thread's values with read while they are
-// valid. A thread the one-crossing path cannot resume as it stands (dead,
-// running, killed, a limited call in progress) takes the full path, which
-// reports why in Lua's words.
-func (th *Thread) resumeTyped(nin int, set func(*cgo.CallResult), read func(g *Gate, r *cgo.CallResult, top int) error) error {
+// th with the nin arguments set sets in the call's buffer and, unless out
+// is nil, converts the first value the thread yields or returns into out
+// (readFirst) while it is valid. A thread the one-crossing path cannot
+// resume as it stands (dead, running, killed, a limited call in progress)
+// takes the full path, which reports why in Lua's words. The one-crossing
+// resume is made from this frame ("Frames on the nested path" in
+// docs/ARCHITECTURE.md). No defer on the path: nothing here panics, and
+// Lua code runs below C frames.
+func (th *Thread) resumeTyped(nin int, set func(*cgo.CallResult), out any) error {
 	g, err := th.enter()
 	if err != nil {
 		return err
 	}
-	err = th.resumeTypedIn(g, nin, set, read)
-	g.Exit()
-	return err
-}
-
-// resumeTypedIn is resumeTyped inside the API call (no defer on the
-// path: nothing here panics, and Lua code runs below C frames).
-func (th *Thread) resumeTypedIn(g *Gate, nin int, set func(*cgo.CallResult), read func(g *Gate, r *cgo.CallResult, top int) error) error {
-	if err := th.check(); err != nil {
-		return err
-	}
-	r, err := g.callResult()
+	r, err := th.resumeBuffer(g, nin, set)
 	if err != nil {
+		g.Exit()
 		return err
-	}
-	if set != nil {
-		set(r)
 	}
 	t := g.cur
 	slow := true
 	if !th.killed {
-		if slow, err = th.resumeFast(g, t, nin, r); err != nil {
-			return err
-		}
+		slow, err = th.resumeFastDone(g, t, r, g.S.ResumeScalars(t, th.ref, nin, r))
 	}
+	if err == nil {
+		err = th.resumeTypedEnd(g, t, r, nin, slow, out)
+	}
+	g.Exit()
+	return err
+}
+
+// resumeBuffer checks th inside the API call and returns the call's
+// buffer with the arguments set.
+func (th *Thread) resumeBuffer(g *Gate, nin int, set func(*cgo.CallResult)) (*cgo.CallResult, error) {
+	if err := th.check(); err != nil {
+		return nil, err
+	}
+	r, err := g.callResult()
+	if err != nil {
+		return nil, err
+	}
+	if set != nil {
+		set(r)
+	}
+	return r, nil
+}
+
+// resumeTypedEnd is resumeTyped after the one-crossing resume (or without
+// it: slow), inside the API call: the full path from the arguments set in
+// r when slow, then the conversion into out and the stack restored.
+func (th *Thread) resumeTypedEnd(g *Gate, t cgo.Thread, r *cgo.CallResult, nin int, slow bool, out any) error {
 	top := int(r.Base)
 	if slow { // the full path, from the arguments set in r
 		top = t.Top()
@@ -187,8 +214,9 @@ func (th *Thread) resumeTypedIn(g *Gate, nin int, set func(*cgo.CallResult), rea
 		t.SetTop(top)
 		return ErrMemory
 	}
-	if read != nil {
-		err = read(g, r, top)
+	var err error
+	if out != nil {
+		err = readFirst(g, r, top, out)
 	}
 	if r.Popped == 0 {
 		t.SetTop(top)

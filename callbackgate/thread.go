@@ -240,7 +240,14 @@ func (th *Thread) resumeScalars(g *Gate, args []any) (out []any, err error, done
 // an error, the thread's values are in r and on t above r.Base unless
 // r.Popped.
 func (th *Thread) resumeFast(g *Gate, t cgo.Thread, nin int, r *cgo.CallResult) (slow bool, err error) {
-	switch st := g.S.ResumeScalars(t, th.ref, nin, r); st {
+	return th.resumeFastDone(g, t, r, g.S.ResumeScalars(t, th.ref, nin, r))
+}
+
+// resumeFastDone is resumeFast once zlua_resume_scalars returned st. The
+// typed resumers call the cgo stub from their own frame and this after it
+// ("Frames on the nested path" in docs/ARCHITECTURE.md).
+func (th *Thread) resumeFastDone(g *Gate, t cgo.Thread, r *cgo.CallResult, st int) (slow bool, err error) {
+	switch st {
 	case cgo.ResumeSlow:
 		return true, nil
 	case cgo.ResumeNoRoom:
