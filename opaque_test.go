@@ -111,7 +111,7 @@ func TestOpaqueNestedCalls(t *testing.T) {
 	must(t, e.GetFunction("innerLua", &innerFn))
 	var outer func(any) (float64, error)
 	must(t, e.GetFunction("outer", &outer))
-	// The first call opens the gate's first handle (callOpaque's slow
+	// The first call opens the gate's first handle (callAny's opaque slow
 	// path); the later ones are outermost calls of its fast path, with a
 	// nested call of the slow path inside.
 	for i := 0; i < 3; i++ {
@@ -124,7 +124,7 @@ func TestOpaqueNestedCalls(t *testing.T) {
 }
 
 // TestOpaqueOneArgumentCallsInARow makes many typed calls f(Opaque(p)) in
-// a row, the case callOpaque serves in one frame: each call's handle
+// a row, the case callAny serves in its own frame: each call's handle
 // reads its own pointer, dies with its call (the next call cannot use
 // it), a handle of another type is refused by a *T parameter, a nil
 // pointer arrives as nil, and a closed Env is an error, not a call.
