@@ -35,12 +35,30 @@ func goFramesAbove(t *testing.T, stop string) []string {
 	}
 }
 
+// inlinedHere reports whether this function was inlined into its caller:
+// false in a build without inlining (-gcflags=-l or -N), which keeps
+// every frame the tests below count.
+func inlinedHere() bool {
+	pcs := make([]uintptr, 1)
+	runtime.Callers(1, pcs)
+	fr, _ := runtime.CallersFrames(pcs).Next()
+	return fr.Func == nil
+}
+
+// skipWithoutInlining skips a frame-count test in a build without inlining.
+func skipWithoutInlining(t *testing.T) {
+	if !inlinedHere() {
+		t.Skip("built without inlining: every call keeps its frame")
+	}
+}
+
 // A typed func called with an opaque handle or scalars makes its cgo call
 // from the frame below the func itself: a Go→Lua→Go call keeps fewer
 // return addresses live than the processor's return-stack predictor
 // holds, and every frame beyond that costs a mispredicted return ("Frames
 // on the nested path" in docs/ARCHITECTURE.md).
 func TestNestedCallsKeepTheGoCallerFramesFlat(t *testing.T) {
+	skipWithoutInlining(t)
 	type caller struct {
 		name   string
 		result string // what the Lua function returns
@@ -140,6 +158,7 @@ func TestNestedCallsKeepTheGoCallerFramesFlat(t *testing.T) {
 // the func too: a coroutine that calls the host API is the same
 // Go→Lua→Go chain, with lua_resume's C frames in it.
 func TestNestedResumesKeepTheGoCallerFramesFlat(t *testing.T) {
+	skipWithoutInlining(t)
 	check := func(err error) {
 		if err != nil {
 			t.Fatal(err)
