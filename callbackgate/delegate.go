@@ -226,14 +226,13 @@ func (f *Function) callAny(a any, nres int) (g *Gate, r *cgo.CallResult, top int
 	if r, err = g.commit(); err != nil {
 		return g, r, 0, err
 	}
-	top, err = f.callDone(g, r, g.S.CallRef(g.cur, nres, g.S.ProgSimple(2+f.nself()), r))
+	top, err = f.callDone(g, r, g.S.CallRef(g.cur, nres, f.simpleProg(g, 1), r))
 	return g, r, top, err
 }
 
 // callOpaqueSlow is callAny's opaque call through startScalars and
-// openOpaque: a
-// nested call, a new handle type, a nil pointer, the first handle of the
-// gate, and every error.
+// openOpaque: a nested call, a new handle type, a nil pointer, the first
+// handle of the gate, and every error.
 func (f *Function) callOpaqueSlow(x OpaqueArg, nres int) (*Gate, *cgo.CallResult, int, error) {
 	g, r, err := f.startScalars()
 	if err != nil {
@@ -406,7 +405,7 @@ func (f *Function) callStr(s string) error {
 	r, err := g.commit()
 	top := 0
 	if err == nil {
-		top, err = f.callDone(g, r, g.S.CallRef(g.cur, 0, g.S.ProgSimple(2+f.nself()), r))
+		top, err = f.callDone(g, r, g.S.CallRef(g.cur, 0, f.simpleProg(g, 1), r))
 	}
 	g.endCall(r, top)
 	return err

@@ -87,8 +87,15 @@ func (f *Function) finish(g *Gate, nres, nargs int) (r *cgo.CallResult, top int,
 	if r, err = g.commit(); err != nil {
 		return r, 0, err
 	}
-	top, err = f.callDone(g, r, g.S.CallRef(g.cur, nres, g.S.ProgSimple(nargs+1+f.nself()), r))
+	top, err = f.callDone(g, r, g.S.CallRef(g.cur, nres, f.simpleProg(g, nargs), r))
 	return r, top, err
+}
+
+// simpleProg reports whether the program of a call of f with nargs
+// arguments (the function and its receiver come first) can run without
+// the dispatcher (cgo.State.ProgSimple).
+func (f *Function) simpleProg(g *Gate, nargs int) bool {
+	return g.S.ProgSimple(nargs + 1 + f.nself())
 }
 
 // commit ends the program of a call and returns the result buffer of its
@@ -203,7 +210,7 @@ func (f *Function) Call(args ...any) ([]any, error) {
 	top := 0
 	var out []any
 	if err == nil {
-		top, err = f.callDone(g, r, g.S.CallRef(g.cur, cgo.MultRet, g.S.ProgSimple(len(args)+1+f.nself()), r))
+		top, err = f.callDone(g, r, g.S.CallRef(g.cur, cgo.MultRet, f.simpleProg(g, len(args)), r))
 	}
 	if err == nil {
 		out, err = f.naturalResults(g, r, top)
