@@ -5,8 +5,11 @@ import (
 	"runtime"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // BenchmarkScale_Parallel runs N independent instances (zlua Envs, native
@@ -31,6 +34,15 @@ import (
 //     per 1000 frames: a thread that blocks (a contended lock, a channel)
 //     switches voluntarily; other processes cause involuntary switches
 //     only, so this one is robust to other load too.
+//   - shielded-speedup, shielded-on-cpu-%: the same runs with the
+//     instances' threads under SCHED_FIFO (Linux, root or CAP_SYS_NICE;
+//     not reported where it is refused), which no thread of the normal
+//     class preempts: not other processes, and not the Go runtime's own
+//     sysmon thread. With every core running an instance, sysmon's
+//     wakeups (every 20 µs for milliseconds after it takes a P from a
+//     goroutine in a long cgo call) interrupt the instances, native C's
+//     as much as zlua's (docs/PERFORMANCE.md, "Parallel Envs"); shielded,
+//     what is left is what the instances share.
 func BenchmarkScale_Parallel(b *testing.B) {
 	for _, impl := range frameImpls {
 		b.Run(impl.name, func(b *testing.B) { benchParallel(b, impl) })
@@ -41,6 +53,10 @@ const (
 	parallelEntities = 1000
 	parallelFrames   = 200
 	parallelWarmup   = 5 // frames run before the clock starts
+	// parallelRepeats is how many times each iteration runs every
+	// instance count in both modes, interleaved: one run lasts 50-150 ms,
+	// short beside this VM's slow phases.
+	parallelRepeats = 3
 )
 
 // parallelCounts lists the instance counts to run: 1, 2 and GOMAXPROCS.
@@ -60,57 +76,78 @@ type parallelTotals struct {
 
 func benchParallel(b *testing.B, impl frameImpl) {
 	counts := parallelCounts()
-	totals := make([]parallelTotals, len(counts))
-	for i := 0; i < b.N; i++ {
+	// totals[0][j]: plain; totals[1][j]: shielded (frames 0 if refused)
+	totals := [2][]parallelTotals{make([]parallelTotals, len(counts)), make([]parallelTotals, len(counts))}
+	for i := 0; i < b.N*parallelRepeats; i++ {
 		for j, n := range counts {
-			runtime.GC()
-			r, err := runParallel(impl, n)
-			if err != nil {
-				b.Fatalf("%s, %d instances: %v", impl.name, n, err)
+			for mode, shielded := range []bool{false, true} {
+				runtime.GC()
+				r, err := runParallel(impl, n, shielded)
+				if err != nil {
+					b.Fatalf("%s, %d instances: %v", impl.name, n, err)
+				}
+				if r.refused {
+					continue
+				}
+				t := &totals[mode][j]
+				t.frames += n * parallelFrames
+				t.wall += r.wall
+				t.cpu += r.cpu
+				t.vcsw += r.vcsw
 			}
-			totals[j].frames += n * parallelFrames
-			totals[j].wall += r.wall
-			totals[j].cpu += r.cpu
-			totals[j].vcsw += r.vcsw
 		}
 	}
 	procs := runtime.GOMAXPROCS(0)
-	one := totals[0]
-	oneRate := float64(one.frames) / one.wall.Seconds()
-	oneCPU := float64(one.cpu) / float64(one.frames)
+	one, oneShielded := totals[0][0], totals[1][0]
 	for j, n := range counts {
-		t := totals[j]
-		rate := float64(t.frames) / t.wall.Seconds()
-		cpu := float64(t.cpu) / float64(t.frames)
+		t, tt := totals[0][j], totals[1][j]
 		p := fmt.Sprintf("N%d-", n)
-		b.ReportMetric(rate, p+"frames/s")
-		b.ReportMetric(rate/float64(min(n, procs)), p+"frames/s/core")
-		b.ReportMetric(cpu, p+"cpu-ns/frame")
-		b.ReportMetric(100*float64(t.cpu)/(float64(n)*float64(t.wall.Nanoseconds())), p+"on-cpu-%")
+		b.ReportMetric(t.rate(), p+"frames/s")
+		b.ReportMetric(t.rate()/float64(min(n, procs)), p+"frames/s/core")
+		b.ReportMetric(t.cpuPerFrame(), p+"cpu-ns/frame")
+		b.ReportMetric(t.onCPU(n), p+"on-cpu-%")
 		b.ReportMetric(1000*float64(t.vcsw)/float64(t.frames), p+"vcsw/kframe")
 		if n > 1 {
-			b.ReportMetric(rate/oneRate, p+"speedup")
-			b.ReportMetric(cpu/oneCPU, p+"cpu-vs-N1")
+			b.ReportMetric(t.rate()/one.rate(), p+"speedup")
+			b.ReportMetric(t.cpuPerFrame()/one.cpuPerFrame(), p+"cpu-vs-N1")
+			if tt.frames > 0 && oneShielded.frames > 0 {
+				b.ReportMetric(tt.rate()/oneShielded.rate(), p+"shielded-speedup")
+				b.ReportMetric(tt.onCPU(n), p+"shielded-on-cpu-%")
+			}
 		}
 	}
 	b.ReportMetric(0, "ns/op")
+}
+
+// rate is frames per wall second.
+func (t parallelTotals) rate() float64 { return float64(t.frames) / t.wall.Seconds() }
+
+// cpuPerFrame is thread CPU time per frame.
+func (t parallelTotals) cpuPerFrame() float64 { return float64(t.cpu) / float64(t.frames) }
+
+// onCPU is the instances' thread CPU time over n times the wall time, in %.
+func (t parallelTotals) onCPU(n int) float64 {
+	return 100 * float64(t.cpu) / (float64(n) * float64(t.wall.Nanoseconds()))
 }
 
 // parallelRun is one run of n instances.
 type parallelRun struct {
 	wall      time.Duration // until the last instance finished its frames
 	cpu, vcsw int64         // summed over the instances' threads
+	refused   bool          // shielded, and SCHED_FIFO was refused
 }
 
 // runParallel sets up n instances, each on its own goroutine locked to its
 // thread, starts them together and measures their frames (setup and
-// teardown are not timed).
-func runParallel(impl frameImpl, n int) (parallelRun, error) {
+// teardown are not timed). shielded: the instances' threads run their
+// frames under SCHED_FIFO (r.refused if the system refuses it).
+func runParallel(impl frameImpl, n int, shielded bool) (parallelRun, error) {
 	var ready, done sync.WaitGroup
 	start := make(chan struct{})
 	cpus, vcsws := make([]int64, n), make([]int64, n)
 	ends := make([]time.Time, n)
 	errs := make([]error, n)
+	var refused atomic.Bool
 	ready.Add(n)
 	done.Add(n)
 	for i := range n {
@@ -121,6 +158,13 @@ func runParallel(impl frameImpl, n int) (parallelRun, error) {
 			sim, err := impl.open(methodsFrame, parallelEntities)
 			for f := 0; err == nil && f < parallelWarmup; f++ {
 				err = sim.frame(f)
+			}
+			if shielded && err == nil {
+				if setFIFO(true) != nil {
+					refused.Store(true)
+				} else {
+					defer setFIFO(false) // before UnlockOSThread
+				}
 			}
 			ready.Done()
 			<-start
@@ -148,7 +192,7 @@ func runParallel(impl frameImpl, n int) (parallelRun, error) {
 	t0 := time.Now()
 	close(start)
 	done.Wait()
-	var r parallelRun
+	r := parallelRun{refused: refused.Load()}
 	for i := range n {
 		if errs[i] != nil {
 			return r, errs[i]
@@ -158,4 +202,14 @@ func runParallel(impl frameImpl, n int) (parallelRun, error) {
 		r.vcsw += vcsws[i]
 	}
 	return r, nil
+}
+
+// setFIFO puts the calling thread under SCHED_FIFO at the lowest real-time
+// priority (on), or back under the normal class (off).
+func setFIFO(on bool) error {
+	attr := unix.SchedAttr{Size: unix.SizeofSchedAttr, Policy: unix.SCHED_NORMAL}
+	if on {
+		attr.Policy, attr.Priority = unix.SCHED_FIFO, 1
+	}
+	return unix.SchedSetAttr(0, &attr, 0)
 }
