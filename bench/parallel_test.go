@@ -78,15 +78,20 @@ func benchParallel(b *testing.B, impl frameImpl) {
 	counts := parallelCounts()
 	// totals[0][j]: plain; totals[1][j]: shielded (frames 0 if refused)
 	totals := [2][]parallelTotals{make([]parallelTotals, len(counts)), make([]parallelTotals, len(counts))}
+	refused := false // SCHED_FIFO refused once: the shielded runs are skipped
 	for i := 0; i < b.N*parallelRepeats; i++ {
 		for j, n := range counts {
 			for mode, shielded := range []bool{false, true} {
+				if shielded && refused {
+					continue
+				}
 				runtime.GC()
 				r, err := runParallel(impl, n, shielded)
 				if err != nil {
 					b.Fatalf("%s, %d instances: %v", impl.name, n, err)
 				}
 				if r.refused {
+					refused = true
 					continue
 				}
 				t := &totals[mode][j]
@@ -212,4 +217,34 @@ func setFIFO(on bool) error {
 		attr.Policy, attr.Priority = unix.SCHED_FIFO, 1
 	}
 	return unix.SchedSetAttr(0, &attr, 0)
+}
+
+// TestSetFIFOSwitchesTheThreadsClass checks the shielded runs' helper: the
+// calling thread is under SCHED_FIFO after setFIFO(true) and back under
+// the normal class after setFIFO(false). It skips where the system
+// refuses real-time scheduling (the benchmark then leaves the shielded
+// metrics out).
+func TestSetFIFOSwitchesTheThreadsClass(t *testing.T) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	if err := setFIFO(true); err != nil {
+		t.Skipf("SCHED_FIFO refused: %v", err)
+	}
+	defer setFIFO(false)
+	policy := func() uint32 {
+		a, err := unix.SchedGetAttr(0, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return a.Policy
+	}
+	if p := policy(); p != unix.SCHED_FIFO {
+		t.Fatalf("policy after setFIFO(true): %d, want SCHED_FIFO", p)
+	}
+	if err := setFIFO(false); err != nil {
+		t.Fatal(err)
+	}
+	if p := policy(); p != unix.SCHED_NORMAL {
+		t.Fatalf("policy after setFIFO(false): %d, want SCHED_NORMAL", p)
+	}
 }
