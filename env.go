@@ -267,6 +267,12 @@ type Stats struct {
 	// by value (one Go companion copy each, released after Lua collects
 	// the userdata). Blittable ones live in Lua memory and are not counted.
 	LiveStructs int
+	// Yields counts the times Lua→Go calls yielded the calling goroutine
+	// to the Go scheduler (runtime.Gosched): once per 5 ms at most while
+	// Lua keeps calling Go, so that a long run inside Lua passes through
+	// the scheduler as Go code would (docs/ARCHITECTURE.md, "Yielding to
+	// the Go scheduler").
+	Yields uint64
 }
 
 // Stats returns the Env's counters. It is safe to call from any goroutine,
@@ -286,5 +292,5 @@ func (e *Env) Stats() Stats {
 		LuaBytes:     s.LuaBytes, LuaPeakBytes: s.LuaPeakBytes,
 		LiveObjects: o.Live, PeakObjects: o.Peak, ObjectPushes: o.Pushes,
 		CacheHits: o.Hits, SlotCapacity: o.Capacity, LiveStructs: s.LiveStructs,
-		PinnedObjects: o.Pinned}
+		PinnedObjects: o.Pinned, Yields: s.Yields}
 }

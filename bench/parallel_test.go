@@ -5,11 +5,8 @@ import (
 	"runtime"
 	"slices"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
-
-	"golang.org/x/sys/unix"
 )
 
 // BenchmarkScale_Parallel runs N independent instances (zlua Envs, native
@@ -34,15 +31,14 @@ import (
 //     per 1000 frames: a thread that blocks (a contended lock, a channel)
 //     switches voluntarily; other processes cause involuntary switches
 //     only, so this one is robust to other load too.
-//   - shielded-speedup, shielded-on-cpu-%: the same runs with the
-//     instances' threads under SCHED_FIFO (Linux, root or CAP_SYS_NICE;
-//     not reported where it is refused), which no thread of the normal
-//     class preempts: not other processes, and not the Go runtime's own
-//     sysmon thread. With every core running an instance, sysmon's
-//     wakeups (every 20 µs for milliseconds after it takes a P from a
-//     goroutine in a long cgo call) interrupt the instances, native C's
-//     as much as zlua's (docs/PERFORMANCE.md, "Parallel Envs"); shielded,
-//     what is left is what the instances share.
+//
+// With every core running an instance, the Go runtime's sysmon thread
+// would take the instances' processors at each of its wakeups (every
+// 20 µs) once their goroutines ran 10 ms without passing through the
+// scheduler, and each wakeup preempts an instance; zlua yields the
+// goroutine every 5 ms of Lua→Go calls so that it does not happen
+// (docs/PERFORMANCE.md, "Parallel Envs"). Native C and gopher-lua are
+// driven as they are.
 func BenchmarkScale_Parallel(b *testing.B) {
 	for _, impl := range frameImpls {
 		b.Run(impl.name, func(b *testing.B) { benchParallel(b, impl) })
@@ -54,8 +50,8 @@ const (
 	parallelFrames   = 200
 	parallelWarmup   = 5 // frames run before the clock starts
 	// parallelRepeats is how many times each iteration runs every
-	// instance count in both modes, interleaved: one run lasts 50-150 ms,
-	// short beside this VM's slow phases.
+	// instance count, interleaved: one run lasts 50-150 ms, short beside
+	// this VM's slow phases.
 	parallelRepeats = 3
 )
 
@@ -76,36 +72,25 @@ type parallelTotals struct {
 
 func benchParallel(b *testing.B, impl frameImpl) {
 	counts := parallelCounts()
-	// totals[0][j]: plain; totals[1][j]: shielded (frames 0 if refused)
-	totals := [2][]parallelTotals{make([]parallelTotals, len(counts)), make([]parallelTotals, len(counts))}
-	refused := false // SCHED_FIFO refused once: the shielded runs are skipped
+	totals := make([]parallelTotals, len(counts))
 	for i := 0; i < b.N*parallelRepeats; i++ {
 		for j, n := range counts {
-			for mode, shielded := range []bool{false, true} {
-				if shielded && refused {
-					continue
-				}
-				runtime.GC()
-				r, err := runParallel(impl, n, shielded)
-				if err != nil {
-					b.Fatalf("%s, %d instances: %v", impl.name, n, err)
-				}
-				if r.refused {
-					refused = true
-					continue
-				}
-				t := &totals[mode][j]
-				t.frames += n * parallelFrames
-				t.wall += r.wall
-				t.cpu += r.cpu
-				t.vcsw += r.vcsw
+			runtime.GC()
+			r, err := runParallel(impl, n)
+			if err != nil {
+				b.Fatalf("%s, %d instances: %v", impl.name, n, err)
 			}
+			t := &totals[j]
+			t.frames += n * parallelFrames
+			t.wall += r.wall
+			t.cpu += r.cpu
+			t.vcsw += r.vcsw
 		}
 	}
 	procs := runtime.GOMAXPROCS(0)
-	one, oneShielded := totals[0][0], totals[1][0]
+	one := totals[0]
 	for j, n := range counts {
-		t, tt := totals[0][j], totals[1][j]
+		t := totals[j]
 		p := fmt.Sprintf("N%d-", n)
 		b.ReportMetric(t.rate(), p+"frames/s")
 		b.ReportMetric(t.rate()/float64(min(n, procs)), p+"frames/s/core")
@@ -115,10 +100,6 @@ func benchParallel(b *testing.B, impl frameImpl) {
 		if n > 1 {
 			b.ReportMetric(t.rate()/one.rate(), p+"speedup")
 			b.ReportMetric(t.cpuPerFrame()/one.cpuPerFrame(), p+"cpu-vs-N1")
-			if tt.frames > 0 && oneShielded.frames > 0 {
-				b.ReportMetric(tt.rate()/oneShielded.rate(), p+"shielded-speedup")
-				b.ReportMetric(tt.onCPU(n), p+"shielded-on-cpu-%")
-			}
 		}
 	}
 	b.ReportMetric(0, "ns/op")
@@ -139,20 +120,17 @@ func (t parallelTotals) onCPU(n int) float64 {
 type parallelRun struct {
 	wall      time.Duration // until the last instance finished its frames
 	cpu, vcsw int64         // summed over the instances' threads
-	refused   bool          // shielded, and SCHED_FIFO was refused
 }
 
 // runParallel sets up n instances, each on its own goroutine locked to its
 // thread, starts them together and measures their frames (setup and
-// teardown are not timed). shielded: the instances' threads run their
-// frames under SCHED_FIFO (r.refused if the system refuses it).
-func runParallel(impl frameImpl, n int, shielded bool) (parallelRun, error) {
+// teardown are not timed).
+func runParallel(impl frameImpl, n int) (parallelRun, error) {
 	var ready, done sync.WaitGroup
 	start := make(chan struct{})
 	cpus, vcsws := make([]int64, n), make([]int64, n)
 	ends := make([]time.Time, n)
 	errs := make([]error, n)
-	var refused atomic.Bool
 	ready.Add(n)
 	done.Add(n)
 	for i := range n {
@@ -163,13 +141,6 @@ func runParallel(impl frameImpl, n int, shielded bool) (parallelRun, error) {
 			sim, err := impl.open(methodsFrame, parallelEntities)
 			for f := 0; err == nil && f < parallelWarmup; f++ {
 				err = sim.frame(f)
-			}
-			if shielded && err == nil {
-				if setFIFO(true) != nil {
-					refused.Store(true)
-				} else {
-					defer setFIFO(false) // before UnlockOSThread
-				}
 			}
 			ready.Done()
 			<-start
@@ -197,7 +168,7 @@ func runParallel(impl frameImpl, n int, shielded bool) (parallelRun, error) {
 	t0 := time.Now()
 	close(start)
 	done.Wait()
-	r := parallelRun{refused: refused.Load()}
+	var r parallelRun
 	for i := range n {
 		if errs[i] != nil {
 			return r, errs[i]
@@ -207,44 +178,4 @@ func runParallel(impl frameImpl, n int, shielded bool) (parallelRun, error) {
 		r.vcsw += vcsws[i]
 	}
 	return r, nil
-}
-
-// setFIFO puts the calling thread under SCHED_FIFO at the lowest real-time
-// priority (on), or back under the normal class (off).
-func setFIFO(on bool) error {
-	attr := unix.SchedAttr{Size: unix.SizeofSchedAttr, Policy: unix.SCHED_NORMAL}
-	if on {
-		attr.Policy, attr.Priority = unix.SCHED_FIFO, 1
-	}
-	return unix.SchedSetAttr(0, &attr, 0)
-}
-
-// TestSetFIFOSwitchesTheThreadsClass checks the shielded runs' helper: the
-// calling thread is under SCHED_FIFO after setFIFO(true) and back under
-// the normal class after setFIFO(false). It skips where the system
-// refuses real-time scheduling (the benchmark then leaves the shielded
-// metrics out).
-func TestSetFIFOSwitchesTheThreadsClass(t *testing.T) {
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
-	if err := setFIFO(true); err != nil {
-		t.Skipf("SCHED_FIFO refused: %v", err)
-	}
-	defer setFIFO(false)
-	policy := func() uint32 {
-		a, err := unix.SchedGetAttr(0, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return a.Policy
-	}
-	if p := policy(); p != unix.SCHED_FIFO {
-		t.Fatalf("policy after setFIFO(true): %d, want SCHED_FIFO", p)
-	}
-	if err := setFIFO(false); err != nil {
-		t.Fatal(err)
-	}
-	if p := policy(); p != unix.SCHED_NORMAL {
-		t.Fatalf("policy after setFIFO(false): %d, want SCHED_NORMAL", p)
-	}
 }

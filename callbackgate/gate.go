@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/zlua-go/zlua/cgo"
 	"github.com/zlua-go/zlua/objreg"
@@ -78,6 +79,12 @@ type Gate struct {
 	recentN  int    // errors remembered since the last Settle
 	raiseSeq uint32 // numbers the raises whose position C keeps
 
+	// yieldAt is when dispatch last yielded the goroutine to the Go
+	// scheduler (monotonic, since monoBase); yields counts those yields
+	// (yield.go); written by the owner, yields read by Stats.
+	yieldAt time.Duration
+	yields  atomic.Uint64
+
 	unrefs   *pump.Queue // refs dropped by Go, for this state generation
 	liveRefs atomic.Int64
 	callRes  []*cgo.CallResult // one per nesting depth, reused
@@ -122,6 +129,7 @@ type Stats struct {
 	LuaBytes, LuaPeakBytes uint64
 	Objects                objreg.Stats
 	LiveStructs            int
+	Yields                 uint64 // dispatch's yields to the scheduler (yield.go)
 }
 
 type funcEntry struct {
@@ -379,6 +387,7 @@ func (g *Gate) Stats() Stats {
 	g.lifeMu.Lock()
 	defer g.lifeMu.Unlock()
 	st.Calls = g.callsBefore // a closed S is counted there already
+	st.Yields = g.yields.Load()
 	if g.S != nil && !g.S.Closed() {
 		st.Calls += g.S.Calls()
 	}

@@ -489,7 +489,7 @@ ZLUA_HOT int zlua_trampoline(lua_State *L)
 		}
 	}
 	fr.intok = intok;
-	__atomic_store_n(&env->calls, env->calls + 1, __ATOMIC_RELAXED);
+	zlua_count_call(env);
 	own = zlua_owner_begin(env, fr.tid);
 	st = zluaGateCall(&fr);
 	zlua_owner_end(env, own);

@@ -216,7 +216,7 @@ static inline int leaf_call(zlua_env *env, const void *p, uint32_t spec, uint32_
 	zlua_owner_end(env, own);
 	if (st == ZLUA_LEAF_REFUSED)
 		return 0;
-	__atomic_store_n(&env->calls, env->calls + 1, __ATOMIC_RELAXED);
+	zlua_count_call(env);
 	switch (st) {
 	case ZLUA_RET0:
 		return 1;
