@@ -51,6 +51,33 @@ func TestLongRunsOfCallsYieldToTheScheduler(t *testing.T) {
 	}
 }
 
+// TestSparseCallsYieldToo keeps Lua busy for 20 µs between calls into Go
+// (about 2000 calls in the run): the calls between two scheduler checks
+// follow the calls' density, so these yield every 5 ms too (a fixed count
+// of 1024 calls between checks let 20 ms pass between them).
+func TestSparseCallsYieldToo(t *testing.T) {
+	e, err := zlua.New(zlua.Options{})
+	must(t, err)
+	defer e.Close()
+	n := 0
+	must(t, e.SetGlobal("bump", func(k int) int { n++; return k + 1 }))
+	must(t, e.SetGlobal("secs", yieldRun.Seconds()))
+	t0 := time.Now()
+	var k int
+	must(t, e.Eval(`
+		local k, t0 = 0, os.clock()
+		repeat
+			local t = os.clock()
+			while os.clock() - t < 20e-6 do end
+			k = bump(k)
+		until os.clock() - t0 >= secs
+		return k`, &k))
+	checkYields(t, e, time.Since(t0))
+	if k != n {
+		t.Fatalf("Lua counted %d calls, Go %d", k, n)
+	}
+}
+
 // TestLeafMethodCallsYieldToo: the same with a leaf method (LuaJIT calls
 // it through the FFI, not the trampoline; a due yield makes the leaf
 // refuse once, and the method's C closure runs it after the yield).

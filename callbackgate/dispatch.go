@@ -89,7 +89,7 @@ func (g *Gate) dispatchSlow(e *funcEntry, fr cgo.Frame) (status int32) {
 		g.drainQueued()
 	}
 	g.S.ClearQueued() // the queues are empty now, whoever drained them
-	g.yield()         // the trampoline's tick, every ZLUA_TICK_CALLS calls
+	g.yield()         // the scheduler check, when the tick ran out (yield.go)
 	status = e.call(g, e, fr)
 	g.cur = fr.Caller()
 	g.deep--

@@ -79,11 +79,14 @@ type Gate struct {
 	recentN  int    // errors remembered since the last Settle
 	raiseSeq uint32 // numbers the raises whose position C keeps
 
-	// yieldAt is when dispatch last yielded the goroutine to the Go
-	// scheduler (monotonic, since monoBase); yields counts those yields
-	// (yield.go); written by the owner, yields read by Stats.
-	yieldAt time.Duration
-	yields  atomic.Uint64
+	// The scheduler check (yield.go), written by the owner: yieldAt is
+	// when dispatch last yielded the goroutine to the Go scheduler
+	// (monotonic, since monoBase), yields counts those yields (Stats
+	// reads it), tickAt and tickCalls are the time and S.OwnCalls of the
+	// last check.
+	yieldAt, tickAt time.Duration
+	tickCalls       uint64
+	yields          atomic.Uint64
 
 	unrefs   *pump.Queue // refs dropped by Go, for this state generation
 	liveRefs atomic.Int64
@@ -205,6 +208,7 @@ func (g *Gate) Reopen() error {
 	g.funcs = make([]funcEntry, 1, 64) // id 0 is never used
 	g.free, g.unarmed = nil, nil
 	g.recentN = 0
+	g.tickCalls = 0 // the new state counts its calls from 0
 	g.callRes = nil
 	g.liveRefs.Store(0)
 	g.liveFuncs.Store(0)

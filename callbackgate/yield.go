@@ -21,18 +21,36 @@ import (
 // (docs/ARCHITECTURE.md, "Yielding to the Go scheduler").
 const yieldEvery = 5 * time.Millisecond
 
+// checkEvery is how often, in time, the scheduler check should run while
+// Lua calls Go: the tick (how many calls pass between two checks) is set
+// at each check from the calls' density since the previous one, between
+// minTick and maxTick calls.
+const (
+	checkEvery = time.Millisecond
+	minTick    = 16
+	maxTick    = 1 << 16
+)
+
 // monoBase anchors the monotonic clock yield reads: time.Since of a
 // time.Now taken at init reads the runtime's monotonic clock alone.
 var monoBase = time.Now()
 
-// yield lets other goroutines run if the gate's calls went on for
-// yieldEvery since its last yield. dispatchSlow calls it; the trampoline
-// sends one call in ZLUA_TICK_CALLS (1024) down that path by raising the
-// queue word S.Queued tests (zlua_count_call in cgo/zlua.h; a LuaJIT leaf
-// call refuses while it is raised), so the clock is read once per that
-// many calls, and whenever a __gc queued something.
+// yield is the scheduler check. dispatchSlow calls it: when the tick set
+// here ran out, C raised the queue word S.Queued tests (zlua_count_call
+// in cgo/zlua.h; a LuaJIT leaf call refuses while it is raised, so the
+// check runs in its C closure's call), and whenever a __gc queued
+// something. It sets the next tick so that the next check comes about
+// checkEvery later, and lets other goroutines run if the gate's calls
+// went on for yieldEvery since its last yield.
 func (g *Gate) yield() {
 	now := time.Since(monoBase)
+	calls := g.S.OwnCalls()
+	tick := uint64(maxTick)
+	if dt := now - g.tickAt; dt > 0 {
+		tick = (calls - g.tickCalls) * uint64(checkEvery) / uint64(dt)
+	}
+	g.S.SetTick(uint32(min(max(tick, minTick), maxTick)))
+	g.tickAt, g.tickCalls = now, calls
 	if now-g.yieldAt < yieldEvery {
 		return
 	}

@@ -334,6 +334,15 @@ func (s *State) HasQueued() bool {
 // answer may be stale (queues drained elsewhere); a false one is not.
 func (s *State) Queued() bool { return s.env.queued != 0 }
 
+// SetTick makes the n-th Lua→Go call from now raise the queue word Queued
+// tests, for the dispatcher's scheduler check (zlua_count_call; n = 0:
+// the next call). Owner only.
+func (s *State) SetTick(n uint32) { s.env.tick_left = C.uint32_t(n) }
+
+// OwnCalls is Calls for the owner, inside a call: a plain read of the
+// counter its own thread writes, no cgo call.
+func (s *State) OwnCalls() uint64 { return uint64(s.env.calls) }
+
 // ClearQueued forgets the pushes Queued reports. Call it only when the
 // three queues are empty (drained, or found empty by HasQueued).
 func (s *State) ClearQueued() { s.env.queued = 0 }

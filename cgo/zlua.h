@@ -398,7 +398,7 @@ typedef struct zlua_env {
 	 * dispatcher tests this one word on its common path and clears it
 	 * once the three queues are drained (a set word with empty queues
 	 * only sends one call down the slow path). zlua_count_call sets it
-	 * too, every ZLUA_TICK_CALLS calls, for the scheduler check. */
+	 * too when env->tick_left runs out, for the scheduler check. */
 	uint32_t queued;
 	size_t freed_lost; /* ids dropped because the queue could not grow */
 
@@ -439,6 +439,10 @@ typedef struct zlua_env {
 	 * running the state), atomic relaxed stores (plain moves), read from
 	 * any goroutine by zlua_calls. */
 	uint64_t calls;
+	/* Lua->Go calls left before zlua_count_call raises queued for Go's
+	 * scheduler check; Go sets it at each check (State.SetTick) from how
+	 * dense the calls were. 0 at open: the first call checks. */
+	uint32_t tick_left;
 	/* Field directories (fields.c), by kind (ZLUA_DIR_*) and type id. */
 	zlua_fielddir **dirs[2];
 	size_t dirs_cap[2];
@@ -861,19 +865,16 @@ static inline void zlua_owner_end(zlua_env *env, int own)
 	if (own)
 		__atomic_store_n(env->owner_tid, 0, __ATOMIC_RELEASE);
 }
-/* How many Lua->Go calls pass between the scheduler checks: every
- * ZLUA_TICK_CALLS-th call zlua_count_call raises env->queued, which sends
- * that one call down the dispatcher's slow path, where Go sees whether the
- * goroutine ran too long without passing through its scheduler
- * (callbackgate's yield.go). A power of two. */
-#define ZLUA_TICK_CALLS 1024u
 /* [go-safe] Counts one Lua->Go call (env->calls, see there) and raises
- * env->queued on every ZLUA_TICK_CALLS-th. [-0, +0] */
+ * env->queued when env->tick_left runs out, which sends the call down the
+ * dispatcher's slow path, where Go sees whether the goroutine ran too long
+ * without passing through its scheduler and sets the next tick
+ * (callbackgate's yield.go). Until then tick_left has wrapped around and
+ * queued stays raised. [-0, +0] */
 static inline void zlua_count_call(zlua_env *env)
 {
-	uint64_t c = env->calls + 1;
-	__atomic_store_n(&env->calls, c, __ATOMIC_RELAXED);
-	if (__builtin_expect((c & (ZLUA_TICK_CALLS - 1)) == 0, 0))
+	__atomic_store_n(&env->calls, env->calls + 1, __ATOMIC_RELAXED);
+	if (__builtin_expect(env->tick_left-- == 0, 0))
 		env->queued = 1;
 }
 /* [go-safe] Whether *owner (read atomically) is zlua_tid(): load and
