@@ -267,11 +267,12 @@ type Stats struct {
 	// by value (one Go companion copy each, released after Lua collects
 	// the userdata). Blittable ones live in Lua memory and are not counted.
 	LiveStructs int
-	// Yields counts the times Lua→Go calls yielded the calling goroutine
-	// to the Go scheduler (runtime.Gosched): once per 5 ms at most while
-	// Lua keeps calling Go, so that a long run inside Lua passes through
-	// the scheduler as Go code would (docs/ARCHITECTURE.md, "Yielding to
-	// the Go scheduler").
+	// Yields counts the times zlua yielded the calling goroutine to the
+	// Go scheduler (runtime.Gosched) while Lua kept calling Go: at the
+	// return of an API call once 4 ms of calls went by since the last
+	// yield, or inside a call after 7 ms, so that a long run inside Lua
+	// passes through the scheduler as Go code would (docs/ARCHITECTURE.md,
+	// "Yielding to the Go scheduler").
 	Yields uint64
 }
 

@@ -76,3 +76,7 @@ func OnStackOf(size int, f func()) int { return cgo.OnStackOf(size, f) }
 // OwnerThread returns the OS thread e's gate records as its owner's, 0
 // when none (callbackgate.Gate.OwnerThread).
 func OwnerThread(e *Env) uintptr { return e.g.OwnerThread() }
+
+// YieldsInCalls is how many of e's yields to the Go scheduler were taken
+// inside a Lua→Go call rather than at an outermost return.
+func YieldsInCalls(e *Env) uint64 { return e.g.YieldsInCalls() }

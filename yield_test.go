@@ -9,25 +9,34 @@ import (
 )
 
 // yieldRun is how long the yield tests keep Lua calling Go (os.clock,
-// the process's CPU time): eight times the 5 ms between yields.
+// the process's CPU time): ten times the 4 ms after which a yield is due.
 const yieldRun = 40 * time.Millisecond
 
 // checkYields checks Stats.Yields after a run of wall time d made of
-// Lua→Go calls: at least one per 10 ms (half the periods, room for slow
-// ticks under -race), at most one per 5 ms plus the first.
-func checkYields(t *testing.T, e *zlua.Env, d time.Duration) {
+// Lua→Go calls: at least one per 10 ms (room for slow ticks under -race),
+// at most one per 4 ms (a due yield at an outermost return) plus one.
+// inCall: whether they were to be taken inside the call (one long call:
+// all but maybe the last) or at outermost returns (short calls: all).
+func checkYields(t *testing.T, e *zlua.Env, d time.Duration, inCall bool) {
 	t.Helper()
 	y := e.Stats().Yields
 	least := max(1, uint64(d/(10*time.Millisecond)))
-	most := uint64(d/(5*time.Millisecond)) + 1
+	most := uint64(d/(4*time.Millisecond)) + 1
 	if y < least || y > most {
 		t.Fatalf("%d yields in a %v run of Lua→Go calls, want %d..%d", y, d.Round(time.Millisecond), least, most)
+	}
+	got := zlua.YieldsInCalls(e)
+	if inCall && got+1 < y { // the last one may come due just before the return
+		t.Fatalf("%d of %d yields taken inside the call, want all or all but one", got, y)
+	}
+	if !inCall && got != 0 {
+		t.Fatalf("%d of %d yields taken inside calls, want none", got, y)
 	}
 }
 
 // TestLongRunsOfCallsYieldToTheScheduler runs one Lua call that calls a Go
 // function for 40 ms: the goroutine is yielded to the Go scheduler every
-// 5 ms of it, as the runtime would preempt Go code (without the yields,
+// 7 ms of it, as the runtime would preempt Go code (without the yields,
 // the runtime's sysmon takes the goroutine's processor at each of its
 // wakeups, every 20 µs). No call is lost or repeated around a yield.
 func TestLongRunsOfCallsYieldToTheScheduler(t *testing.T) {
@@ -45,7 +54,7 @@ func TestLongRunsOfCallsYieldToTheScheduler(t *testing.T) {
 			for _ = 1, 256 do k = bump(k) end
 		until os.clock() - t0 >= secs
 		return k`, &k))
-	checkYields(t, e, time.Since(t0))
+	checkYields(t, e, time.Since(t0), true)
 	if k != n {
 		t.Fatalf("Lua counted %d calls, Go %d", k, n)
 	}
@@ -53,7 +62,7 @@ func TestLongRunsOfCallsYieldToTheScheduler(t *testing.T) {
 
 // TestSparseCallsYieldToo keeps Lua busy for 20 µs between calls into Go
 // (about 2000 calls in the run): the calls between two scheduler checks
-// follow the calls' density, so these yield every 5 ms too (a fixed count
+// follow the calls' density, so these yield every 7 ms too (a fixed count
 // of 1024 calls between checks let 20 ms pass between them).
 func TestSparseCallsYieldToo(t *testing.T) {
 	e, err := zlua.New(zlua.Options{})
@@ -72,7 +81,34 @@ func TestSparseCallsYieldToo(t *testing.T) {
 			k = bump(k)
 		until os.clock() - t0 >= secs
 		return k`, &k))
-	checkYields(t, e, time.Since(t0))
+	checkYields(t, e, time.Since(t0), true)
+	if k != n {
+		t.Fatalf("Lua counted %d calls, Go %d", k, n)
+	}
+}
+
+// TestShortCallsYieldAtTheirReturn calls a Lua function that calls Go 200
+// times, from Go, for 40 ms: the yields are taken where the calls return
+// to Go, unlocked (a few hundred nanoseconds), not inside a callback,
+// where the goroutine is locked to its thread (tens of microseconds).
+func TestShortCallsYieldAtTheirReturn(t *testing.T) {
+	e, err := zlua.New(zlua.Options{})
+	must(t, err)
+	defer e.Close()
+	n := 0
+	must(t, e.SetGlobal("bump", func(k int) int { n++; return k + 1 }))
+	must(t, e.DoString(`function step(k) for _ = 1, 200 do k = bump(k) end return k end`))
+	var step *zlua.Function
+	must(t, e.Global("step", &step))
+	defer step.Release()
+	t0 := time.Now()
+	k := 0
+	for time.Since(t0) < yieldRun {
+		res, err := step.Call(k)
+		must(t, err)
+		k = int(res[0].(int64))
+	}
+	checkYields(t, e, time.Since(t0), false)
 	if k != n {
 		t.Fatalf("Lua counted %d calls, Go %d", k, n)
 	}
@@ -96,7 +132,7 @@ func TestLeafMethodCallsYieldToo(t *testing.T) {
 			for _ = 1, 256 do w:Move(1, 0); k = k + 1 end
 		until os.clock() - t0 >= secs
 		return k`, &k))
-	checkYields(t, e, time.Since(t0))
+	checkYields(t, e, time.Since(t0), true)
 	if w.Moves != k || w.X != float64(k) {
 		t.Fatalf("Lua made %d calls, the method ran %d times (X = %v)", k, w.Moves, w.X)
 	}
@@ -106,8 +142,10 @@ func TestLeafMethodCallsYieldToo(t *testing.T) {
 // a Go function Lua calls that yields to the scheduler (the goroutine is
 // locked to its thread inside the callback, so the runtime hands its
 // processor to another thread and back), beside one that does not.
-// Dispatch yields at most once per 5 ms, so a yield's cost divided by
-// 5 ms is the most the yields take from a run of calls.
+// Inside a call zlua yields at most once per 7 ms, so a yield's cost
+// divided by 7 ms is the most the yields take from one long call; runs of
+// short calls from an unlocked goroutine yield at their returns instead,
+// for a few hundred nanoseconds.
 func BenchmarkYieldInACallback(b *testing.B) {
 	for _, yield := range []bool{false, true} {
 		name := "plain"

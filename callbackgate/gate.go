@@ -83,9 +83,11 @@ type Gate struct {
 	// when dispatch last yielded the goroutine to the Go scheduler
 	// (monotonic, since monoBase), yields counts those yields (Stats
 	// reads it), tickAt and tickCalls are the time and S.OwnCalls of the
-	// last check.
+	// last check, yieldDue and yieldsInCall see takeYield.
 	yieldAt, tickAt time.Duration
 	tickCalls       uint64
+	yieldDue        bool   // a yield is due at the outermost return
+	yieldsInCall    uint64 // yields taken inside a Lua→Go call
 	yields          atomic.Uint64
 
 	unrefs   *pump.Queue // refs dropped by Go, for this state generation
@@ -466,7 +468,8 @@ func (g *Gate) Exit() {
 
 // exitOutermost is the outermost Exit: settle (one test when nothing
 // waits, quiet), let go of a Hold's thread (the callbacks cleared their own
-// record of it), release the claim.
+// record of it), release the claim, and yield to the Go scheduler if the
+// calls made a yield due (yield.go).
 func (g *Gate) exitOutermost() {
 	if g.quiet() {
 		g.recentN = 0
@@ -476,7 +479,11 @@ func (g *Gate) exitOutermost() {
 	if g.locked || g.cbTID.Load() != 0 {
 		g.dropThread()
 	}
+	due := g.takeYield()
 	g.busy.Release(gateIdle)
+	if due {
+		runtime.Gosched() // the yield the calls made due (yield.go)
+	}
 }
 
 // quiet reports Settle's common case: the state is open, nothing was
