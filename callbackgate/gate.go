@@ -479,7 +479,10 @@ func (g *Gate) exitOutermost() {
 	if g.locked || g.cbTID.Load() != 0 {
 		g.dropThread()
 	}
-	due := g.takeYield()
+	due := g.yieldDue // one load here; the rest out of line
+	if due {
+		g.takeYield()
+	}
 	g.busy.Release(gateIdle)
 	if due {
 		runtime.Gosched() // the yield the calls made due (yield.go)

@@ -81,17 +81,15 @@ func (g *Gate) yield() {
 	runtime.Gosched()
 }
 
-// takeYield is the outermost return's part: it consumes a due yield
-// (before the gate is released; the caller yields after, holding
-// nothing) and reports whether there was one.
-func (g *Gate) takeYield() bool {
-	if !g.yieldDue {
-		return false
-	}
+// takeYield is the outermost return's part when a yield is due: it
+// consumes it before the gate is released (the caller yields after,
+// holding nothing).
+//
+//go:noinline
+func (g *Gate) takeYield() {
 	g.yieldDue = false
 	g.yieldAt = time.Since(monoBase)
 	g.yields.Add(1)
-	return true
 }
 
 // YieldsInCalls is how many of the gate's yields were taken inside a
