@@ -245,15 +245,25 @@ func SetLeafDirect(on bool) bool { return directOn.Swap(on) }
 // call): the frame's receiver is a live object of the method's binding,
 // the arguments are values the method's plan would take as they are
 // (integral and in range for an integer, within float32's range for a
-// float32), nothing waits in the release queues, no scheduler check is
-// due (the queue word, yield.go) and the depth allows a call. Anything else is refused before the method runs; the closure then
+// float32), nothing waits in the release queues and the depth allows a
+// call. The scheduler check (yield.go) runs here when it is due. Anything else is refused before the method runs; the closure then
 // calls the C closure, whose errors and conversions are the reference.
 // The method is called directly (leafcall.go) with dispatch's bookkeeping:
 // the owner's thread, the depth, the leaf guard, panics.
 func leafDispatch(goid uintptr, fnid uint32, fr cgo.Frame) (status int32) {
 	g := (*gates.Load())[goid]
-	if g == nil || int(fnid) >= len(g.funcs) || g.deep >= MaxCallDepth || g.S.Queued() || g.S.HasQueued() {
+	if g == nil || int(fnid) >= len(g.funcs) || g.deep >= MaxCallDepth {
 		return cgo.StatusLeafRefused
+	}
+	if g.S.Queued() {
+		// Draining the release queues needs the Lua API: the C closure's
+		// call does it. The scheduler check alone (the tick ran out,
+		// nothing queued) needs none, and runs here.
+		if g.S.HasQueued() {
+			return cgo.StatusLeafRefused
+		}
+		g.S.ClearQueued()
+		g.yield()
 	}
 	lm, ok := g.funcs[fnid].fn.(*leafMethod)
 	if !ok {

@@ -48,9 +48,8 @@ var monoBase = time.Now()
 
 // yield is the scheduler check. dispatchSlow calls it: when the tick set
 // here ran out, C raised the queue word S.Queued tests (zlua_count_call
-// in cgo/zlua.h; a LuaJIT leaf call refuses while it is raised, so the
-// check runs in its C closure's call), and whenever a __gc queued
-// something. It sets the next tick so that the next check comes about
+// in cgo/zlua.h; LuaJIT's leaf calls check in leafDispatch), and
+// whenever a __gc queued something. It sets the next tick so that the next check comes about
 // checkEvery later, marks a yield due after yieldAtExit and lets other
 // goroutines run if the gate's calls went on for yieldEvery since its
 // last yield.
