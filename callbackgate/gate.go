@@ -80,7 +80,7 @@ type Gate struct {
 	raiseSeq uint32 // numbers the raises whose position C keeps
 
 	// The scheduler check (yield.go), written by the owner: yieldAt is
-	// when dispatch last yielded the goroutine to the Go scheduler
+	// when the gate last yielded the goroutine to the Go scheduler
 	// (monotonic, since monoBase), yields counts those yields (Stats
 	// reads it), tickAt and tickCalls are the time and S.OwnCalls of the
 	// last check, yieldDue and yieldsInCall see takeYield.
@@ -134,7 +134,7 @@ type Stats struct {
 	LuaBytes, LuaPeakBytes uint64
 	Objects                objreg.Stats
 	LiveStructs            int
-	Yields                 uint64 // dispatch's yields to the scheduler (yield.go)
+	Yields                 uint64 // yields to the Go scheduler (yield.go)
 }
 
 type funcEntry struct {

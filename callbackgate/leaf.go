@@ -246,7 +246,8 @@ func SetLeafDirect(on bool) bool { return directOn.Swap(on) }
 // the arguments are values the method's plan would take as they are
 // (integral and in range for an integer, within float32's range for a
 // float32), nothing waits in the release queues and the depth allows a
-// call. The scheduler check (yield.go) runs here when it is due. Anything else is refused before the method runs; the closure then
+// call (the scheduler check, yield.go, runs here when it is due).
+// Anything else is refused before the method runs; the closure then
 // calls the C closure, whose errors and conversions are the reference.
 // The method is called directly (leafcall.go) with dispatch's bookkeeping:
 // the owner's thread, the depth, the leaf guard, panics.

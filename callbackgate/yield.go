@@ -46,13 +46,13 @@ const (
 // time.Now taken at init reads the runtime's monotonic clock alone.
 var monoBase = time.Now()
 
-// yield is the scheduler check. dispatchSlow calls it: when the tick set
-// here ran out, C raised the queue word S.Queued tests (zlua_count_call
-// in cgo/zlua.h; LuaJIT's leaf calls check in leafDispatch), and
-// whenever a __gc queued something. It sets the next tick so that the next check comes about
-// checkEvery later, marks a yield due after yieldAtExit and lets other
-// goroutines run if the gate's calls went on for yieldEvery since its
-// last yield.
+// yield is the scheduler check. dispatchSlow calls it when the tick set
+// here ran out (C raised the queue word S.Queued tests: zlua_count_call
+// in cgo/zlua.h) and whenever a __gc queued something; LuaJIT's leaf
+// calls run it in leafDispatch. It sets the next tick so that the next
+// check comes about checkEvery later, marks a yield due after
+// yieldAtExit, and lets other goroutines run if the gate's calls went on
+// for yieldEvery since its last yield.
 func (g *Gate) yield() {
 	now := time.Since(monoBase)
 	calls := g.S.OwnCalls()
