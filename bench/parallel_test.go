@@ -36,7 +36,7 @@ import (
 // would take the instances' processors at each of its wakeups (every
 // 20 µs) once their goroutines ran 10 ms without passing through the
 // scheduler, and each wakeup preempts an instance; zlua yields the
-// goroutine every 5 ms of Lua→Go calls so that it does not happen
+// goroutine within 4-8 ms of Lua→Go calls so that it does not happen
 // (docs/PERFORMANCE.md, "Parallel Envs"). Native C and gopher-lua are
 // driven as they are.
 func BenchmarkScale_Parallel(b *testing.B) {
