@@ -80,3 +80,7 @@ func OwnerThread(e *Env) uintptr { return e.g.OwnerThread() }
 // YieldsInCalls is how many of e's yields to the Go scheduler were taken
 // inside a Lua→Go call rather than at an outermost return.
 func YieldsInCalls(e *Env) uint64 { return e.g.YieldsInCalls() }
+
+// NoteThreadYield records a yield on the calling thread now, as another
+// Env's yield would.
+func NoteThreadYield() { callbackgate.NoteThreadYield() }

@@ -90,10 +90,25 @@ func (g *Gate) dispatchSlow(e *funcEntry, fr cgo.Frame) (status int32) {
 	}
 	g.S.ClearQueued() // the queues are empty now, whoever drained them
 	g.yield()         // the scheduler check, when the tick ran out (yield.go)
+	if g.unrefs.Len() > 0 {
+		g.drainRefsIn(fr.Thread())
+	}
 	status = e.call(g, e, fr)
 	g.cur = fr.Caller()
 	g.deep--
 	return status
+}
+
+// refsPerCheck bounds the refs one call's check releases.
+const refsPerCheck = 1 << 14
+
+// drainRefsIn releases refs Go dropped (handles the collector found
+// unreachable) during a Lua call, on th, the thread running it: the
+// scheduler check runs about once per millisecond of Lua→Go calls, so a
+// long call that hands Go a table handle per call does not keep a
+// registry entry for each until the Pump after it returns.
+func (g *Gate) drainRefsIn(th cgo.Thread) {
+	g.liveRefs.Add(int64(-g.unrefs.Drain(refsPerCheck, th.Unrefs)))
 }
 
 // recovered ends a dispatch whose Go function did not return: it panicked

@@ -79,16 +79,20 @@ type Gate struct {
 	recentN  int    // errors remembered since the last Settle
 	raiseSeq uint32 // numbers the raises whose position C keeps
 
-	// The scheduler check (yield.go), written by the owner: yieldAt is
-	// when the gate last yielded the goroutine to the Go scheduler
-	// (monotonic, since monoBase), yields counts those yields (Stats
-	// reads it), tickAt and tickCalls are the time and S.OwnCalls of the
-	// last check, yieldDue and yieldsInCall see takeYield.
-	yieldAt, tickAt time.Duration
-	tickCalls       uint64
-	yieldDue        bool   // a yield is due at the outermost return
-	yieldsInCall    uint64 // yields taken inside a Lua→Go call
-	yields          atomic.Uint64
+	// The scheduler check (yield.go), written by the owner. When the
+	// goroutine last yielded is kept per thread (cgo.ThreadYieldAt), not
+	// here. tickAt and tickCalls are the time and S.OwnCalls of the last
+	// check, tick the tick it set; exits counts outermost returns and
+	// exitsAtCheck is exits at the last check; yieldDue and yieldsInCall
+	// see takeYield; yields counts the yields (Stats reads it).
+	tickAt       time.Duration
+	tickCalls    uint64
+	tick         uint64
+	exits        uint64
+	exitsAtCheck uint64
+	yieldDue     bool   // a yield is due at the outermost return
+	yieldsInCall uint64 // yields taken inside a Lua→Go call
+	yields       atomic.Uint64
 
 	unrefs   *pump.Queue // refs dropped by Go, for this state generation
 	liveRefs atomic.Int64
@@ -210,7 +214,7 @@ func (g *Gate) Reopen() error {
 	g.funcs = make([]funcEntry, 1, 64) // id 0 is never used
 	g.free, g.unarmed = nil, nil
 	g.recentN = 0
-	g.tickCalls = 0 // the new state counts its calls from 0
+	g.tickCalls, g.tick = 0, 0 // the new state counts its calls from 0
 	g.callRes = nil
 	g.liveRefs.Store(0)
 	g.liveFuncs.Store(0)
@@ -479,13 +483,15 @@ func (g *Gate) exitOutermost() {
 	if g.locked || g.cbTID.Load() != 0 {
 		g.dropThread()
 	}
+	g.exits++
 	due := g.yieldDue // one load here; the rest out of line
 	if due {
-		g.takeYield()
+		due = g.takeYield()
 	}
 	g.busy.Release(gateIdle)
 	if due {
 		runtime.Gosched() // the yield the calls made due (yield.go)
+		NoteThreadYield()
 	}
 }
 

@@ -4,6 +4,23 @@
 
 __thread char zlua_tid_anchor __attribute__((tls_model("initial-exec")));
 
+/* The calling thread's last yield to the Go scheduler taken by any Env
+ * (callbackgate's yield.go), in nanoseconds of Go's monotonic clock since
+ * its base; 0 before the first. Per thread, not per Env: a goroutine
+ * that drives many Envs stays on one thread through all the cgo calls
+ * between two of its passes through the scheduler. */
+static __thread int64_t zlua_yield_clock;
+
+int64_t zlua_thread_yield_at(void)
+{
+	return zlua_yield_clock;
+}
+
+void zlua_set_thread_yield_at(int64_t t)
+{
+	zlua_yield_clock = t;
+}
+
 int zlua_on_thread(const uintptr_t *owner)
 {
 	return __atomic_load_n(owner, __ATOMIC_SEQ_CST) == zlua_tid();

@@ -133,6 +133,15 @@ func (s *State) Unrefs(refs []int32) {
 	}
 }
 
+// Unrefs releases registry refs on t, the thread running a Go call (its
+// one free stack slot suffices), while Lua code runs: nothing is
+// allocated, so nothing can raise. [go-safe]
+func (t Thread) Unrefs(refs []int32) {
+	if len(refs) > 0 {
+		C.zlua_unrefs(t.p, (*C.int32_t)(unsafe.Pointer(&refs[0])), C.int(len(refs)))
+	}
+}
+
 // MaxPairs is the most pairs ReadPairs reads.
 const MaxPairs = int(C.ZLUA_PAIRS_MAX)
 

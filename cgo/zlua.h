@@ -836,6 +836,10 @@ int zlua_getglobal(zlua_env *env, lua_State *L, zlua_callres *r);
  * and the access is then two instructions with no call (the model Go's
  * own runtime uses for its TLS slot). */
 extern __thread char zlua_tid_anchor __attribute__((tls_model("initial-exec")));
+/* [go-safe] The calling thread's yield clock (call.c): when any Env last
+ * yielded the goroutine on this thread to the Go scheduler. [-0, +0] */
+int64_t zlua_thread_yield_at(void);
+void zlua_set_thread_yield_at(int64_t t);
 /* [go-safe] An address unique to the calling OS thread; inline, since
  * the trampoline takes it on every Lua→Go call. [-0, +0] */
 static inline uintptr_t zlua_tid(void)
