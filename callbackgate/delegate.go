@@ -105,7 +105,12 @@ func must(err error) {
 // fastDelegates build typed funcs for common handler signatures.
 var fastDelegates map[reflect.Type]func(f *Function) any
 
-func init() { fastDelegates = makeFastDelegates() }
+func init() {
+	fastDelegates = makeFastDelegates()
+	for t, mk := range numDelegates() {
+		fastDelegates[t] = mk
+	}
+}
 
 func makeFastDelegates() map[reflect.Type]func(f *Function) any {
 	return map[reflect.Type]func(f *Function) any{
