@@ -30,6 +30,23 @@ func TestBurstsOfCallsYieldInTime(t *testing.T) {
 		while os.clock() - t < 2e-3 do end`)
 }
 
+// stepEnvs opens n Envs, closed when tb ends, each with step(k), which
+// calls the Go function bump 10 times, and returns them with their steps.
+func stepEnvs(tb testing.TB, n int) ([]*zlua.Env, []func(int) (int, error)) {
+	steps := make([]func(int) (int, error), n)
+	envs := make([]*zlua.Env, n)
+	for i := range envs {
+		e, err := zlua.New(zlua.Options{})
+		must(tb, err)
+		tb.Cleanup(func() { e.Close() })
+		must(tb, e.SetGlobal("bump", func(k int) int { return k + 1 }))
+		must(tb, e.DoString(`function step(k) for _ = 1, 10 do k = bump(k) end return k end`))
+		must(tb, e.GetFunction("step", &steps[i]))
+		envs[i] = e
+	}
+	return envs, steps
+}
+
 // TestManyEnvsOnOneGoroutineYieldTogether drives 20 Envs from one
 // goroutine, each called for 10 Lua→Go calls in turn: the run is measured
 // per thread, not per Env, so they yield about once per 4 ms all together
@@ -37,17 +54,7 @@ func TestBurstsOfCallsYieldInTime(t *testing.T) {
 // yield can cost 10 µs when the runtime wakes an idle processor).
 func TestManyEnvsOnOneGoroutineYieldTogether(t *testing.T) {
 	const n = 20
-	steps := make([]func(int) (int, error), n)
-	envs := make([]*zlua.Env, n)
-	for i := range envs {
-		e, err := zlua.New(zlua.Options{})
-		must(t, err)
-		defer e.Close()
-		must(t, e.SetGlobal("bump", func(k int) int { return k + 1 }))
-		must(t, e.DoString(`function step(k) for _ = 1, 10 do k = bump(k) end return k end`))
-		must(t, e.GetFunction("step", &steps[i]))
-		envs[i] = e
-	}
+	envs, steps := stepEnvs(t, n)
 	d := 3 * yieldRun
 	t0 := time.Now()
 	for k := 0; time.Since(t0) < d; k++ {
@@ -173,17 +180,7 @@ func TestAYieldGivesOthersTheirTurnOnce(t *testing.T) {
 // per frame here, each a Gosched that may wake an idle processor).
 func BenchmarkManyEnvsOnOneGoroutine(b *testing.B) {
 	const n = 100
-	steps := make([]func(int) (int, error), n)
-	envs := make([]*zlua.Env, n)
-	for i := range envs {
-		e, err := zlua.New(zlua.Options{})
-		must(b, err)
-		defer e.Close()
-		must(b, e.SetGlobal("bump", func(k int) int { return k + 1 }))
-		must(b, e.DoString(`function step(k) for _ = 1, 10 do k = bump(k) end return k end`))
-		must(b, e.GetFunction("step", &steps[i]))
-		envs[i] = e
-	}
+	envs, steps := stepEnvs(b, n)
 	var before uint64
 	for _, e := range envs {
 		before += e.Stats().Yields
