@@ -132,8 +132,8 @@ func TestADueYieldIsDroppedWhenAnotherEnvYielded(t *testing.T) {
 // processor until the runtime preempts it (10 ms), and the run starts
 // again when the call is back. (Counted from before the yield, the time
 // away passed for the call's own: it yielded at every check after the
-// first, and 3 M leaf calls beside a spinning goroutine took 36 s instead
-// of 1.)
+// first, and 3 M leaf calls beside a spinning goroutine took 24–36 s
+// instead of 1.)
 func TestAYieldGivesOthersTheirTurnOnce(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
 	e, err := zlua.New(zlua.Options{})

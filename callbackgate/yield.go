@@ -24,14 +24,16 @@ import (
 // (docs/ARCHITECTURE.md, "Yielding to the Go scheduler").
 const yieldEvery = 7 * time.Millisecond
 
-// yieldAtExit is how long after the last yield a yield becomes due; the
-// outermost API call's return takes a due one (exitOutermost), where an
-// unlocked goroutine yields for 116–143 ns. Inside a
-// callback the goroutine is locked to its thread and a yield costs tens
-// of microseconds (the runtime hands the processor to another thread and
-// back), so a check there yields only at yieldEvery: runs of short calls
-// yield at their returns, one long call inside it. The 3 ms between the
-// two leave room for a check that comes late.
+// yieldAtExit is how long after the thread's last yield a yield becomes
+// due; the outermost API call's return takes a due one (exitOutermost),
+// where an unlocked goroutine yields for 116–143 ns (about 10 µs when the
+// runtime wakes an idle processor for it). Inside a callback the
+// goroutine is locked to its thread and a yield costs tens of
+// microseconds (the runtime hands the processor to another thread and
+// back), so a check there yields only at yieldEvery, or earlier when the
+// checks are so far apart that the next would come too late: runs of
+// short calls yield at their returns, one long call inside it. The 3 ms
+// between the two leave room for a check that comes late.
 const yieldAtExit = 4 * time.Millisecond
 
 // checkEvery is how often, in time, the scheduler check should run while
