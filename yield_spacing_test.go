@@ -73,7 +73,7 @@ func TestManyEnvsOnOneGoroutineYieldTogether(t *testing.T) {
 	}
 	// One per 4 ms, plus one per thread the goroutine may have moved to
 	// at a yield (its clock there is another goroutine's).
-	least, most := uint64(d/(10*time.Millisecond)), 2*uint64(d/(4*time.Millisecond))+2
+	least, most := uint64(d/(20*time.Millisecond)), 2*uint64(d/(4*time.Millisecond))+2
 	if y < least || y > most {
 		t.Fatalf("%d yields of %d Envs in a %v run, want %d..%d", y, n, d.Round(time.Millisecond), least, most)
 	}
