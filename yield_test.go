@@ -19,7 +19,8 @@ const yieldRun = 40 * time.Millisecond
 // counted), at most one per 4 ms (a due yield at an outermost return)
 // plus one.
 // inCall: whether they were to be taken inside the call (one long call:
-// all but maybe the last) or at outermost returns (short calls: all).
+// all but maybe the last) or at outermost returns (short calls: all but
+// maybe one).
 func checkYields(t *testing.T, e *zlua.Env, d time.Duration, inCall bool) {
 	t.Helper()
 	y := e.Stats().Yields
@@ -32,8 +33,11 @@ func checkYields(t *testing.T, e *zlua.Env, d time.Duration, inCall bool) {
 	if inCall && got+1 < y { // the last one may come due just before the return
 		t.Fatalf("%d of %d yields taken inside the call, want all or all but one", got, y)
 	}
-	if !inCall && got != 0 {
-		t.Fatalf("%d of %d yields taken inside calls, want none", got, y)
+	// At returns: all but at most one. A check that comes late (a busy
+	// machine, cgocheck2's slow calls) finds the next one due past 8 ms
+	// and yields at once, inside the call.
+	if !inCall && got > 1 {
+		t.Fatalf("%d of %d yields taken inside calls, want at most one", got, y)
 	}
 }
 
