@@ -63,6 +63,19 @@ static int boot(lua_State *L)
 #ifdef ZLUA_LUAJIT
 	lua_pushcfunction(L, zlua_collect);
 	env->collect_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+	/* LuaJIT keeps the ref freelist at registry[0], nil until the first
+	 * luaL_unref stores into it. Given an integer here (luaL_ref and
+	 * luaL_unref only copy integers into it from then on), the key exists
+	 * through every rehash, so releasing a ref while Lua runs (zlua_unrefs
+	 * from a Go call) stores into an existing slot and never allocates.
+	 * (Once the registry has an array part, index 0 is an array slot
+	 * anyway; this does not rely on that.) */
+	lua_rawgeti(L, LUA_REGISTRYINDEX, 0);
+	if (lua_isnil(L, -1)) {
+		lua_pushinteger(L, 0);
+		lua_rawseti(L, LUA_REGISTRYINDEX, 0);
+	}
+	lua_pop(L, 1);
 #endif
 
 	lua_pushliteral(L, "FILE*");

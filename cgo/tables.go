@@ -134,11 +134,11 @@ func (s *State) Unrefs(refs []int32) {
 }
 
 // Unrefs releases registry refs on t, the thread running a Go call (its
-// one free stack slot suffices), while Lua code runs. On Lua 5.4 nothing
-// is allocated (the freelist slot exists once any ref was made), so
-// nothing can raise. On LuaJIT the state's first unref creates the
-// freelist key registry[0], which may allocate: known open risk at a
-// memory limit (issue 10's fourteenth-round note). [go-safe]
+// one free stack slot suffices), while Lua code runs. It stores into
+// slots the registry has, so it never allocates and never raises: the
+// refs were live, and the freelist key exists from the state's boot (Lua
+// 5.4 creates it with the first ref; on LuaJIT boot stores 0 into
+// registry[0], state.c). [go-safe]
 func (t Thread) Unrefs(refs []int32) {
 	if len(refs) > 0 {
 		C.zlua_unrefs(t.p, (*C.int32_t)(unsafe.Pointer(&refs[0])), C.int(len(refs)))
