@@ -9,19 +9,21 @@ import (
 )
 
 // A limited call runs Lua code under a context: the state's count hook
-// checks, every 1000 instructions, a flag that a goroutine watching the
-// context sets when it is done, and raises "interrupted: ..." (see
-// cgo/hook.c). Env.DoStringContext, Function.CallContext, typed funcs
+// checks, every 1 to 1000 instructions (about every millisecond), a flag
+// that a goroutine watching the context sets when it is done, and raises
+// "interrupted: ..." (see cgo/hook.c); once it is set, the next growing
+// allocation makes the hook fire at the next instruction. Env.DoStringContext, Function.CallContext, typed funcs
 // whose first parameter is a context.Context and Thread.ResumeContext
 // are limited calls.
 
 // limit is one limited call in progress: begun on thread t, watched by a
 // goroutine registered with context.AfterFunc.
 type limit struct {
-	s    *cgo.State
-	t    cgo.Thread
-	stop func() bool
-	done chan struct{}
+	s     *cgo.State
+	t     cgo.Thread
+	outer cgo.Thread // the thread an outer limited call runs on
+	stop  func() bool
+	done  chan struct{}
 }
 
 // Unlimited reports whether a call under ctx runs without the hook: a nil
@@ -36,7 +38,7 @@ func Unlimited(ctx context.Context) bool { return ctx == nil || ctx.Done() == ni
 // code, but the program is built after it all the same.
 func (g *Gate) beginLimit(ctx context.Context, t cgo.Thread) *limit {
 	l := &limit{s: g.S, t: t, done: make(chan struct{})}
-	l.s.LimitBegin(t)
+	l.outer = l.s.LimitBegin(t)
 	marks := l.s.Interrupts()
 	l.stop = context.AfterFunc(ctx, func() {
 		reason := cgo.InterruptCanceled
@@ -58,7 +60,7 @@ func (l *limit) end() (fired bool) {
 		l.s.Interrupts().Clear()
 		fired = true
 	}
-	l.s.LimitEnd(l.t)
+	l.s.LimitEnd(l.t, l.outer)
 	return fired
 }
 

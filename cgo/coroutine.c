@@ -23,8 +23,12 @@ static int resume(lua_State *L, zlua_env *env, int coidx, lua_State *co, int nar
 	}
 	zlua_hook_thread(L, env, coidx);
 	lua_xmove(L, co, narg);
+	env->running = co;
 	st = lua_resume(co, L, narg, &nres);
+	env->running = L;
 	env->hook_raised = 0; /* an error the coroutine's hook raised has been handled */
+	if (zlua_interrupted(env))
+		zlua_hook_hurry(L); /* the hurry an allocation gave co is L's now */
 	if (st == LUA_OK || st == LUA_YIELD) {
 		if (!lua_checkstack(L, nres + 1)) {
 			lua_pop(co, nres);

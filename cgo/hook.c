@@ -1,10 +1,46 @@
 /* hook.c: the one C hook of every state. It serves the time limits of
- * limited calls (a count event at least every ZLUA_HOOK_COUNT instructions
- * checks a flag that Go sets from any goroutine when the call's context is
- * done, and raises a Lua error then) and the hooks scripts set with
+ * limited calls (a count event every env->hook_count instructions, at
+ * most ZLUA_HOOK_COUNT and adapted to about a millisecond, checks a flag
+ * that Go sets from any goroutine when the call's context is done, and
+ * raises a Lua error then; once the flag is set, the allocator makes the
+ * hook fire at the next instruction) and the hooks scripts set with
  * debug.sethook (debughook.c), so the two coexist. No Go code runs per
  * tick. */
 #include "zlua.h"
+
+#include <time.h>
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* [go-safe] Sets the count of the next checks from the time the last n
+ * instructions took: a C function can run for long in one instruction
+ * (string.rep, s:upper on a large string, table.insert at the front of a
+ * long table), so 1000 of them can take seconds. A span longer than
+ * ZLUA_HOOK_SPAN_NS scales the count down to what fits in the span (down
+ * to 1: a check per instruction, when each is that slow); a span shorter
+ * than a quarter of it doubles the count, up to ZLUA_HOOK_COUNT. A Go
+ * function or a script's hook that ran long in between shrinks it too;
+ * it grows back in a few checks. */
+static void adapt_count(zlua_env *env, int n)
+{
+	uint64_t now = now_ns(), dt = now - env->hook_at;
+	int c = env->hook_count;
+	env->hook_at = now;
+	if (n <= 0)
+		n = 1;
+	if (dt > ZLUA_HOOK_SPAN_NS) {
+		uint64_t fit = (uint64_t)n * ZLUA_HOOK_SPAN_NS / dt;
+		c = fit < 1 ? 1 : (int)fit;
+	} else if (dt < ZLUA_HOOK_SPAN_NS / 4 && c < ZLUA_HOOK_COUNT) {
+		c = c * 2 < ZLUA_HOOK_COUNT ? c * 2 : ZLUA_HOOK_COUNT;
+	}
+	env->hook_count = c;
+}
 
 
 int zlua_handler_guard(zlua_env *env)
@@ -18,6 +54,18 @@ int zlua_handler_guard(zlua_env *env)
 void zlua_hook_hurry(lua_State *L)
 {
 	lua_sethook(L, zlua_hook, lua_gethookmask(L) | LUA_MASKCOUNT, 1);
+}
+
+void zlua_hook_hurry_running(zlua_env *env)
+{
+#ifdef ZLUA_LUAJIT
+	lua_State *T = env->L; /* LuaJIT's hooks belong to the state */
+#else
+	lua_State *T = env->running;
+#endif
+	env->hook_hurried = 1;
+	if (T != NULL)
+		zlua_hook_hurry(T);
 }
 
 /* [lua] Raises msg at L's position from inside the hook. L's hook then
@@ -37,7 +85,7 @@ static void raise_from_hook(lua_State *L, zlua_env *env, const char *msg)
 
 /* [lua] Applies the hook thread L (or the thread at index idx of L) needs
  * given its script record rec: the script's events and count, and while a
- * limited call runs a count event at least every ZLUA_HOOK_COUNT
+ * limited call runs a count event at least every env->hook_count
  * instructions. The script's count is kept exact across both by counting
  * down rec->left. lua_sethook restarts the count, so it is called only
  * when something changes, or when force says the count starts now (a
@@ -48,8 +96,8 @@ static void apply(lua_State *L, zlua_env *env, int idx, zlua_hookrec *rec, int f
 	int mask = rec != NULL ? rec->mask : 0;
 	int count = (mask & LUA_MASKCOUNT) ? rec->left : 0;
 	if (env->limit_depth > 0) {
-		if (!(mask & LUA_MASKCOUNT) || count <= 0 || count > ZLUA_HOOK_COUNT)
-			count = ZLUA_HOOK_COUNT; /* (a record forged through the registry may say 0) */
+		if (!(mask & LUA_MASKCOUNT) || count <= 0 || count > env->hook_count)
+			count = env->hook_count; /* (a record forged through the registry may say 0) */
 		mask |= LUA_MASKCOUNT;
 #ifdef ZLUA_LUAJIT
 		/* LuaJIT reports return events from its per-instruction hook
@@ -79,10 +127,10 @@ void zlua_hook_apply(lua_State *L, zlua_env *env, int idx, int force)
 void zlua_hook_thread(lua_State *L, zlua_env *env, int idx)
 {
 	lua_State *co = lua_tothread(L, idx);
-	/* covered: a count event at least every ZLUA_HOOK_COUNT instructions */
+	/* covered: a count event at least every env->hook_count instructions */
 	if (env->limit_depth > 0 && co != NULL &&
 	    !(lua_gethook(co) == zlua_hook && (lua_gethookmask(co) & LUA_MASKCOUNT) &&
-	      lua_gethookcount(co) <= ZLUA_HOOK_COUNT))
+	      lua_gethookcount(co) <= env->hook_count))
 		zlua_hook_apply(L, env, idx, 0);
 }
 
@@ -92,6 +140,7 @@ void zlua_hook(lua_State *L, lua_Debug *ar)
 	zlua_hookrec *rec;
 	int fire = 0;
 	env->hook_raised = 0; /* an error raised by the last hook has been handled */
+	env->hook_hurried = 0;
 	/* The limit is checked on every event: instructions a script's hook
 	 * function runs count down the same counter, and a count event due
 	 * while it runs is lost (hooks are off there), so with a line hook on
@@ -106,6 +155,8 @@ void zlua_hook(lua_State *L, lua_Debug *ar)
 		zlua_script_hook(L, env, ar);
 		return;
 	}
+	if (env->limit_depth > 0)
+		adapt_count(env, lua_gethookcount(L));
 	rec = zlua_hookrec_of(L, env, 0, 0);
 	if (rec != NULL && (rec->mask & LUA_MASKCOUNT)) {
 		rec->left -= lua_gethookcount(L); /* instructions since the last count event */
@@ -133,8 +184,9 @@ static void set_limited_flag(lua_State *L, zlua_env *env, int on)
 }
 #endif
 
-void zlua_limit_begin(zlua_env *env, lua_State *L)
+lua_State *zlua_limit_begin(zlua_env *env, lua_State *L)
 {
+	lua_State *prev = env->running;
 #ifdef ZLUA_LUAJIT
 	/* Compiled traces never call hooks: run interpreted while limited.
 	 * Inside a __gc LuaJIT refuses the switch; hooks are off there anyway
@@ -149,14 +201,21 @@ void zlua_limit_begin(zlua_env *env, lua_State *L)
 		set_limited_flag(L, env, 1);
 	}
 #endif
-	if (env->limit_depth == 0)
+	if (env->limit_depth == 0) {
 		env->hook_raised = 0;
+		env->hook_hurried = 0;
+		env->hook_count = ZLUA_HOOK_COUNT_START;
+		env->hook_at = now_ns();
+	}
+	env->running = L; /* the thread the limited chunk runs on */
 	env->limit_depth++;
 	zlua_hook_apply(L, env, 0, 0);
+	return prev;
 }
 
-void zlua_limit_end(zlua_env *env, lua_State *L)
+void zlua_limit_end(zlua_env *env, lua_State *L, lua_State *prev)
 {
+	env->running = prev; /* an outer call's thread: never a thread gone since */
 	if (--env->limit_depth > 0)
 		return;
 	zlua_hook_apply(L, env, 0, 0); /* the script's own hook, if any, stays */

@@ -57,11 +57,15 @@ func (s *State) FailAllocAt(k uint64) {
 }
 
 // LimitBegin starts a limited call on t: the count hook checks the
-// interrupt flag from now on.
-func (s *State) LimitBegin(t Thread) { C.zlua_limit_begin(s.env, t.p) }
+// interrupt flag from now on. It returns the thread an outer limited call
+// runs on, for LimitEnd.
+func (s *State) LimitBegin(t Thread) (outer Thread) {
+	return Thread{C.zlua_limit_begin(s.env, t.p)}
+}
 
-// LimitEnd ends a limited call begun on t.
-func (s *State) LimitEnd(t Thread) { C.zlua_limit_end(s.env, t.p) }
+// LimitEnd ends a limited call begun on t; outer is what its LimitBegin
+// returned.
+func (s *State) LimitEnd(t, outer Thread) { C.zlua_limit_end(s.env, t.p, outer.p) }
 
 // Interrupts marks contexts of the state's limited calls done. It is a
 // plain value: any goroutine may call its methods (an atomic store into C

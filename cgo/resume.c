@@ -39,7 +39,11 @@ static int resume_co(lua_State *co, lua_State *L, int n, int *nres)
 	st = lua_resume(co, n);
 	*nres = lua_gettop(co);
 #else
+	zlua_env *env = zlua_envof(L);
+	lua_State *prev = env->running;
+	env->running = co;
 	st = lua_resume(co, L, n, nres);
+	env->running = prev;
 #endif
 	return st;
 }

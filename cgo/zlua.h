@@ -501,6 +501,11 @@ typedef struct zlua_env {
 	int interrupt_reason;  /* atomic: ZLUA_INT_* of the last context done */
 	uintptr_t cstack_base; /* C stack address of the outermost zlua_op running */
 	int hook_raised;       /* the error being raised left a hook (see zlua_handler_guard) */
+	int hook_count;        /* instructions between checks now (adaptive, hook.c) */
+	uint64_t hook_at;      /* monotonic ns of the last check (or the limit's start) */
+	int hook_hurried;      /* zlua_alloc hurried the hook since its last event */
+	lua_State *running;    /* Lua 5.4: the thread running Lua code (set by limited
+	                        * calls and resumes; read only while limit_depth > 0) */
 	int limflag_ref;       /* LuaJIT: registry ref of {limited}, read by Lua-side xpcall */
 	/* leaf methods (jitleaf.c) */
 	int leafmk_ref;        /* LuaJIT: registry ref of the closure maker (0: not made) */
@@ -534,8 +539,14 @@ enum zlua_interrupt_reason {
 	ZLUA_INT_DEADLINE = 2
 };
 
-/* Instructions between two checks of the interrupt flag. */
+/* Instructions between two checks of the interrupt flag, at most: the
+ * count adapts to what the instructions cost (hook.c, adapt_count). */
 #define ZLUA_HOOK_COUNT 1000
+/* The count a limited call starts with; it doubles at each check that
+ * came sooner than a quarter of ZLUA_HOOK_SPAN_NS, up to ZLUA_HOOK_COUNT. */
+#define ZLUA_HOOK_COUNT_START 100
+/* The time between two checks the count aims below (1 ms). */
+#define ZLUA_HOOK_SPAN_NS 1000000u
 
 /* C stack a limited call may use below its outermost protected operation
  * before the hook raises "C stack overflow" (LuaJIT does not bound C
@@ -654,11 +665,13 @@ lua_State *zlua_newstate(zlua_env *env);
 
 /* [go-safe] Starts a limited call on thread L: installs the count hook
  * (LuaJIT: also switches the JIT compiler off and flushes compiled code,
- * under protection). [-0, +0] */
-void zlua_limit_begin(zlua_env *env, lua_State *L);
-/* [go-safe] Ends a limited call begun on L; the outermost one removes the
- * hook (LuaJIT: switches the compiler back on). [-0, +0] */
-void zlua_limit_end(zlua_env *env, lua_State *L);
+ * under protection). Returns env->running before, for zlua_limit_end.
+ * [-0, +0] */
+lua_State *zlua_limit_begin(zlua_env *env, lua_State *L);
+/* [go-safe] Ends a limited call begun on L; prev is what its begin
+ * returned. The outermost one removes the hook (LuaJIT: switches the
+ * compiler back on). [-0, +0] */
+void zlua_limit_end(zlua_env *env, lua_State *L, lua_State *prev);
 /* [go-safe] Marks one context done with a ZLUA_INT_* reason; callable from
  * any thread (an atomic store, no Lua call). */
 void zlua_interrupt(zlua_env *env, int reason);
@@ -681,6 +694,13 @@ void zlua_hook_apply(lua_State *L, zlua_env *env, int idx, int force);
 void zlua_hook_thread(lua_State *L, zlua_env *env, int idx);
 /* [go-safe] Makes L's hook fire at its next instruction. [-0, +0] */
 void zlua_hook_hurry(lua_State *L);
+/* [go-safe] From zlua_alloc, once a context is done during a limited
+ * call: makes the running thread's hook fire at its next instruction (a
+ * C function allocating in a loop is stopped right after it returns, not
+ * at the next count event). Lua allows lua_sethook at any point of the
+ * thread's own execution (lua.c calls it from a signal handler); no Lua
+ * value is touched. Once per hook event. */
+void zlua_hook_hurry_running(zlua_env *env);
 /* [go-safe] Whether a message handler must not run the script's code now:
  * inside a limited call, a context is done or the error being handled was
  * raised from a hook, so the handler runs without hooks and nothing could
