@@ -9,16 +9,20 @@ import (
 )
 
 // DoStringContext runs chunk like DoString and stops it when ctx is done:
-// a count hook checks, every 1000 Lua instructions, a flag that a
+// a count hook checks, every 1000 Lua instructions or more often when
+// instructions are slow (about every millisecond), a flag that a
 // goroutine watching ctx sets, and raises the Lua error "interrupted:
-// context deadline exceeded" (or "... canceled"). Once raised, the error
+// context deadline exceeded" (or "... canceled"); once the flag is set,
+// the next allocation makes the check come at the next instruction. Once raised, the error
 // is raised again at every instruction, so a script's pcall cannot keep it
 // from reaching the caller, and a message handler (xpcall) is not run for
 // it. Once ctx is done the call ends with its error even if the script
 // caught every interruption and returned. The returned error satisfies
 // errors.Is(err, ctx.Err()) and errors.As with *LuaError. Pattern matching
 // runs no Lua instructions, so zlua's string.find, match, gmatch and gsub
-// check the same flag while they work and raise the same error.
+// check the same flag while they work and raise the same error; on Lua
+// 5.4 so do table.move, insert and remove (their loops can be as long as
+// an argument or __len says). Other C calls run to their end.
 //
 // Lua code run by nested calls (a Go function that calls DoString, a
 // coroutine resumed by the chunk) is limited too. A hook the script sets

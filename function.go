@@ -45,8 +45,8 @@ func (f *Function) Call(args ...any) ([]any, error) {
 }
 
 // CallContext is Call under ctx, with the guarantees of DoStringContext:
-// the Lua code the call runs is interrupted within 1000 instructions once
-// ctx is done, pcall, xpcall and coroutines cannot swallow the
+// the Lua code the call runs is interrupted within at most 1000
+// instructions once ctx is done, pcall, xpcall and coroutines cannot swallow the
 // interruption, and the error matches both ctx.Err() and *LuaError (also
 // when the script caught every interruption and returned). On LuaJIT the
 // call runs interpreted. A nil or never-done ctx calls as Call does,

@@ -1,6 +1,9 @@
 package zlua_test
 
 import (
+	"context"
+	"os"
+	"strings"
 	"testing"
 	"time"
 
@@ -49,5 +52,78 @@ func TestDeadlineStopsLoopsOfSlowCalls(t *testing.T) {
 			t.Errorf("overran the deadline by %v: %s", over, p.chunk)
 		}
 		must(t, e.Close())
+	}
+}
+
+// TestGuardsMatchTheStandardLibrary compares string.rep, table.move,
+// table.insert and table.remove (zlua's own on Lua 5.4, cgo/guards.c) with the stock interpreter's:
+// results, errors and the order of metamethod calls, outside and inside
+// limited calls.
+func TestGuardsMatchTheStandardLibrary(t *testing.T) {
+	name := "testdata/guards-lua54.golden"
+	if !strings.HasPrefix(zlua.Backend, "Lua 5.4") {
+		name = "testdata/guards-luajit.golden"
+	}
+	want, err := os.ReadFile(name)
+	must(t, err)
+	src, err := os.ReadFile("testdata/guards.lua")
+	must(t, err)
+	for _, libs := range []zlua.Libs{zlua.LibsAll, zlua.LibsSafe} {
+		e, err := zlua.New(zlua.Options{Libs: libs})
+		must(t, err)
+		must(t, e.DoString(string(src)))
+		if got := global[string](t, e, "result") + "\n"; got != string(want) {
+			t.Errorf("%v: outside limited calls, differs from stock:\n%s\nwant:\n%s", libs, got, want)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		must(t, e.DoStringContext(ctx, string(src)))
+		cancel()
+		if got := global[string](t, e, "result") + "\n"; got != string(want) {
+			t.Errorf("%v: inside a limited call, differs from stock:\n%s\nwant:\n%s", libs, got, want)
+		}
+		must(t, e.Close())
+	}
+}
+
+// TestGuardedLoopsStopAtTheDeadline: library loops bounded by an integer
+// argument alone, which stock Lua 5.4 cannot leave (string.rep of empty
+// strings runs n - 1 empty copies; table.move between plain tables reads
+// and writes nils; table.insert and table.remove move up to what __len
+// says), also through C metamethods, which run no instruction. Before, each of these ran past any deadline (days).
+func TestGuardedLoopsStopAtTheDeadline(t *testing.T) {
+	// A limit, so that a loop that allocates cannot fill the machine's
+	// memory if it escapes.
+	e, err := zlua.New(zlua.Options{MemoryLimit: 64 << 20})
+	must(t, err)
+	t.Cleanup(func() { e.Close() })
+	done := make(chan error, 1)
+	go func() {
+		done <- e.DoString(`assert(string.rep("", 1e15) == "" and string.rep("", 1e15, "") == "")`)
+	}()
+	select {
+	case err := <-done:
+		must(t, err)
+	case <-time.After(10 * time.Second):
+		t.Fatal(`string.rep("", 1e15) still running after 10 s`)
+	}
+	chunks := []string{
+		`table.move({}, 1, 1e15, 1)`,
+		`table.move({}, 2, 1e15, 1)`,     // backwards: same table, overlapping
+		`table.move({}, 1, 1e15, 1, {})`, // to another table
+		`table.move(setmetatable({}, {__index = rawlen}), 1, 1e15, 1,
+			setmetatable({}, {__newindex = rawequal}))`, // C metamethods
+	}
+	if strings.HasPrefix(zlua.Backend, "Lua 5.4") {
+		chunks = append(chunks, // a __len LuaJIT's table library does not call
+			`table.insert(setmetatable({}, {__len = function() return 1e15 end}), 1, 0)`,
+			`table.remove(setmetatable({}, {__len = function() return 1e15 end}), 1)`)
+	}
+	for _, chunk := range chunks {
+		over := interrupted(t, e, chunk)
+		t.Logf("overrun %6.2f ms: %s", float64(over.Microseconds())/1000, chunk)
+		if over > 150*time.Millisecond {
+			t.Errorf("overran the deadline by %v: %s", over, chunk)
+		}
+		run(t, e, `collectgarbage()`)
 	}
 }

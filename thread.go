@@ -75,8 +75,8 @@ func (th *Thread) Resume(args ...any) ([]any, error) {
 }
 
 // ResumeContext is Resume under ctx, with the guarantees of
-// DoStringContext: the Lua code the thread runs is interrupted within
-// 1000 instructions once ctx is done, pcall, xpcall and coroutines inside
+// DoStringContext: the Lua code the thread runs is interrupted within at
+// most 1000 instructions once ctx is done, pcall, xpcall and coroutines inside
 // it cannot swallow the interruption, and the error matches ctx.Err() and
 // *LuaError. The interruption is an error in the thread, which is then
 // dead: also when ctx ends while a Go function the thread called runs and

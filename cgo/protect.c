@@ -156,6 +156,7 @@ int zlua_dispatch(lua_State *L)
 		zlua_open_dbgmeta(L); /* keeps ownership by address exact */
 		zlua_open_limits(L, env);
 		zlua_open_patterns(L, env);
+		zlua_open_guards(L);
 		return 0;
 	case ZLUA_DO_INIT:
 		zlua_obj_init(L, env);
@@ -168,6 +169,7 @@ int zlua_dispatch(lua_State *L)
 		zlua_open_safe(L, env);
 		zlua_open_limits(L, env);
 		zlua_open_patterns(L, env);
+		zlua_open_guards(L);
 		return 0;
 #ifdef ZLUA_LUAJIT
 	case ZLUA_DO_JITMODE: /* compiled traces never run hooks */

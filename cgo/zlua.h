@@ -759,6 +759,9 @@ void zlua_where_script(lua_State *L, int level);
  * the originals stay in the registry under ZLUA_STOCK_PATTERNS (tests).
  * [-0, +0] */
 void zlua_open_patterns(lua_State *L, zlua_env *env);
+/* [lua] Lua 5.4: replaces string.rep and table.move by versions whose
+ * loops a limited call can stop (guards.c); nothing on LuaJIT. */
+void zlua_open_guards(lua_State *L);
 /* Registry key of the table of the backend's original pattern functions. */
 #define ZLUA_STOCK_PATTERNS "zlua.stockpatterns"
 

@@ -1,0 +1,157 @@
+-- string.rep and table.move as scripts see them. On Lua 5.4 zlua replaces
+-- both (cgo/guards.c) so that a limited call can stop their loops; results,
+-- errors and the order of metamethod calls must stay the stock functions'.
+-- guards-lua54.golden and guards-luajit.golden are what stock lua5.4 and
+-- luajit print for `dofile("testdata/guards.lua") print(result)`. (The
+-- loops stock Lua cannot leave, string.rep("", 1e15) and table.move({},
+-- 1, 1e15, 1), are in TestGuardedLoopsStopAtTheDeadline instead.)
+local out = {}
+local function clean(s)
+	s = s:gsub("[^\n\t ]*guards%.lua:%d+: ", ""):gsub("[^\n\t ]*%(dostring%):%d+: ", "")
+	return s
+end
+local function show(v)
+	if type(v) == "table" then
+		local keys = {}
+		for k in pairs(v) do keys[#keys + 1] = k end
+		table.sort(keys, function(a, b) return tostring(a) < tostring(b) end)
+		local parts = {}
+		for _, k in ipairs(keys) do parts[#parts + 1] = tostring(k) .. "=" .. tostring(v[k]) end
+		return "{" .. table.concat(parts, ",") .. "}"
+	end
+	return clean(tostring(v))
+end
+local function p(...)
+	local t = { n = select("#", ...), ... }
+	for i = 1, t.n do t[i] = show(t[i]) end
+	out[#out + 1] = table.concat(t, " | ")
+end
+
+-- string.rep
+p(pcall(string.rep, "ab", 3))
+p(pcall(string.rep, "ab", 3, ","))
+p(pcall(string.rep, "", 5))
+p(pcall(string.rep, "", 5, ""))
+p(pcall(string.rep, "", 3, "-"))
+p(pcall(string.rep, "x", 0))
+p(pcall(string.rep, "x", -5))
+p(pcall(string.rep, 12, 2))
+p(pcall(string.rep, "x", 2, 3))
+p(pcall(string.rep, "x", "2"))
+p(pcall(string.rep, "x", 1.5))
+p(pcall(string.rep, "x"))
+p(pcall(string.rep))
+p(pcall(string.rep, {}, 1))
+p(pcall(string.rep, "", 2, {}))
+p(pcall(string.rep, "x", math.maxinteger))
+p(pcall(string.rep, "xy", 2^62, "z"))
+p(pcall(function() return ("x"):rep(nil) end))
+p(pcall(function() return ("-"):rep(4, "+") end))
+p(select("#", string.rep("", 10)))
+
+-- table.move
+local log = {}
+local function logged(name)
+	return setmetatable({}, {
+		__index = function(_, k) log[#log + 1] = name .. "[" .. k .. "]" return k * 10 end,
+		__newindex = function(t, k, v) log[#log + 1] = name .. "[" .. k .. "]=" .. tostring(v) rawset(t, k, v) end,
+	})
+end
+p(pcall(table.move, {1, 2, 3}, 1, 3, 2))
+p(pcall(table.move, {1, 2, 3}, 2, 3, 1))
+p(pcall(table.move, {1, 2, 3, 4, 5}, 1, 3, 3))
+p(pcall(table.move, {1, 2, 3}, 1, 3, 1, {}))
+p(pcall(table.move, {1, 2, 3}, 3, 1, 1, {}))
+p(pcall(table.move, {1, 2, 3}, 1, 0, 5))
+p(pcall(table.move, {}, 1, 3, 1))
+p(pcall(table.move, {1, 2}, -1, 2, 1, {}))
+if _VERSION == "Lua 5.4" then -- LuaJIT moves 2^63 elements (for ever)
+	p(pcall(table.move, {}, math.mininteger, -1, 1))
+	p(pcall(table.move, {}, 0, math.maxinteger, 1))
+end
+p(pcall(table.move, {}, 1, 10, math.maxinteger))
+p(pcall(table.move, {}, 1, 1, math.maxinteger))
+p(pcall(table.move, 1, 1, 2, 1))
+p(pcall(table.move, {}, 1, 2, 1, "x"))
+p(pcall(table.move, {}, "a", 2, 1))
+p(pcall(table.move, {}, 1, nil, 1))
+p(pcall(table.move, {}, 1, 2))
+p(pcall(table.move, {}, 1.5, 2, 1))
+p(pcall(table.move))
+p(pcall(table.move, setmetatable({}, {}), 1, 2, 1))
+p(pcall(table.move, {}, 1, 2, 1, setmetatable({}, {__index = {}})))
+local src = logged("s")
+log = {}
+p(pcall(table.move, src, 1, 3, 2))
+p(table.concat(log, " "))
+log = {}
+local dst = logged("d")
+p(pcall(table.move, src, 1, 3, 2, dst))
+p(table.concat(log, " "))
+log = {}
+local both = logged("b")
+p(pcall(table.move, both, 2, 4, 1))
+p(table.concat(log, " "))
+local same = {1, 2, 3}
+p(table.move(same, 1, 3, 1) == same, table.move(same, 1, 3, 1, {}) ~= same)
+local eqlog = {}
+local mt = {__eq = function() eqlog[#eqlog + 1] = "eq" return true end}
+local e1, e2 = setmetatable({1, 2, 3}, mt), setmetatable({}, mt)
+p(pcall(table.move, e1, 1, 3, 2, e2))
+p(#eqlog, e2[2], e2[3], e2[4])
+
+-- table.insert and table.remove
+local function ins(t, ...) local ok, err = pcall(table.insert, t, ...) return ok, ok and t or err end
+p(ins({1, 2, 3}, 9))
+p(ins({1, 2, 3}, 1, 9))
+p(ins({1, 2, 3}, 4, 9))
+p(ins({1, 2, 3}, 2, 9))
+p(ins({1, 2, 3}, 5, 9))
+p(ins({1, 2, 3}, 0, 9))
+p(ins({1, 2, 3}, -1, 9))
+p(ins({1, 2, 3}, 1.5, 9))
+p(ins({1, 2, 3}, "2", 9))
+p(ins({1, 2, 3}, "x", 9))
+p(ins({1, 2, 3}, 1, 2, 3))
+p(ins({1, 2, 3}))
+p(ins({}, nil))
+p(pcall(table.insert))
+p(pcall(table.insert, 5, 1))
+p(pcall(table.insert, setmetatable({}, {__index = {}}), 1))
+p(pcall(table.insert, setmetatable({}, {__len = function() return "x" end}), 1))
+p(pcall(table.insert, setmetatable({}, {__len = function() return 2.5 end}), 1))
+p(pcall(table.insert, setmetatable({}, {__len = function() return "3" end}), 1))
+local function pack(...) return { n = select("#", ...), ... } end
+local function rem(t, ...) local r = pack(pcall(table.remove, t, ...)) return r[1], r[2], r.n, t end
+p(rem({1, 2, 3}))
+p(rem({1, 2, 3}, 1))
+p(rem({1, 2, 3}, 3))
+p(rem({1, 2, 3}, 4))
+p(rem({1, 2, 3}, 5))
+p(rem({1, 2, 3}, 0))
+p(rem({}, 0))
+p(rem({}))
+p(rem({}, -1))
+p(rem({[0] = "z"}, 0))
+p(rem({1, 2, 3}, "1"))
+p(rem({1, 2, 3}, 1.5))
+p(pcall(table.remove))
+p(pcall(table.remove, "x"))
+log = {}
+local lt = setmetatable({}, {
+	__len = function() log[#log + 1] = "len" return 3 end,
+	__index = function(_, k) log[#log + 1] = "get" .. k return k end,
+	__newindex = function(t, k, v) log[#log + 1] = "set" .. k .. "=" .. tostring(v) end,
+})
+p(pcall(table.insert, lt, 2, "v"))
+p(table.concat(log, " "))
+log = {}
+p(pcall(table.remove, lt, 2))
+p(table.concat(log, " "))
+log = {}
+p(pcall(table.insert, lt, "w"))
+p(table.concat(log, " "))
+log = {}
+p(pcall(table.remove, lt))
+p(table.concat(log, " "))
+result = table.concat(out, "\n")
