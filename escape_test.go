@@ -3,7 +3,6 @@ package zlua_test
 import (
 	"context"
 	"errors"
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -39,22 +38,15 @@ func TestMessageHandlersCannotOutliveTheDeadline(t *testing.T) {
 // messages, handler tracebacks, yields across it) with the stock
 // interpreter's, outside and inside limited calls.
 func TestXpcallMatchesTheStandardLibrary(t *testing.T) {
-	name := "testdata/xpcall-lua54.golden"
-	if !strings.HasPrefix(zlua.Backend, "Lua 5.4") {
-		name = "testdata/xpcall-luajit.golden"
-	}
-	want, err := os.ReadFile(name)
-	must(t, err)
-	src, err := os.ReadFile("testdata/xpcall.lua")
-	must(t, err)
+	src, want := conformanceFiles(t, "xpcall")
 	e := newEnv(t)
 	must(t, e.DoFile("testdata/xpcall.lua"))
-	if got := global[string](t, e, "result") + "\n"; got != string(want) {
+	if got := global[string](t, e, "result") + "\n"; got != want {
 		t.Errorf("xpcall outside limited calls differs from stock:\n%s\nwant:\n%s", got, want)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	must(t, e.DoStringContext(ctx, string(src)))
+	must(t, e.DoStringContext(ctx, src))
 	got := global[string](t, e, "result") + "\n"
 	// The one documented difference (Lua 5.4, limited calls): a message
 	// handler written in Lua is tail-called by zlua's guard, so a
@@ -62,7 +54,7 @@ func TestXpcallMatchesTheStandardLibrary(t *testing.T) {
 	if strings.HasPrefix(zlua.Backend, "Lua 5.4") {
 		got = strings.ReplaceAll(got, ">\n\t(...tail calls...)\n", ">\n")
 	}
-	if got != string(want) {
+	if got != want {
 		t.Errorf("xpcall inside a limited call differs from stock:\n%s\nwant:\n%s", got, want)
 	}
 }

@@ -1,10 +1,28 @@
 package zlua_test
 
 import (
+	"os"
+	"strings"
 	"testing"
 
 	"github.com/zlua-go/zlua"
 )
+
+// conformanceFiles reads testdata/<base>.lua and what the stock
+// interpreter of this backend printed for it (<base>-lua54.golden or
+// <base>-luajit.golden).
+func conformanceFiles(t *testing.T, base string) (src, want string) {
+	t.Helper()
+	name := "testdata/" + base + "-lua54.golden"
+	if !strings.HasPrefix(zlua.Backend, "Lua 5.4") {
+		name = "testdata/" + base + "-luajit.golden"
+	}
+	w, err := os.ReadFile(name)
+	must(t, err)
+	s, err := os.ReadFile("testdata/" + base + ".lua")
+	must(t, err)
+	return string(s), string(w)
+}
 
 // newEnv returns an Env closed at the end of the test.
 func newEnv(t testing.TB) *zlua.Env {

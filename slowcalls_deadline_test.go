@@ -2,7 +2,6 @@ package zlua_test
 
 import (
 	"context"
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -56,29 +55,22 @@ func TestDeadlineStopsLoopsOfSlowCalls(t *testing.T) {
 }
 
 // TestGuardsMatchTheStandardLibrary compares string.rep, table.move,
-// table.insert and table.remove (zlua's own on Lua 5.4, cgo/guards.c) with the stock interpreter's:
-// results, errors and the order of metamethod calls, outside and inside
-// limited calls.
+// table.insert and table.remove (zlua's own on Lua 5.4, cgo/guards.c)
+// with the stock interpreter's: results, errors and the order of
+// metamethod calls, outside and inside limited calls.
 func TestGuardsMatchTheStandardLibrary(t *testing.T) {
-	name := "testdata/guards-lua54.golden"
-	if !strings.HasPrefix(zlua.Backend, "Lua 5.4") {
-		name = "testdata/guards-luajit.golden"
-	}
-	want, err := os.ReadFile(name)
-	must(t, err)
-	src, err := os.ReadFile("testdata/guards.lua")
-	must(t, err)
+	src, want := conformanceFiles(t, "guards")
 	for _, libs := range []zlua.Libs{zlua.LibsAll, zlua.LibsSafe} {
 		e, err := zlua.New(zlua.Options{Libs: libs})
 		must(t, err)
-		must(t, e.DoString(string(src)))
-		if got := global[string](t, e, "result") + "\n"; got != string(want) {
+		must(t, e.DoString(src))
+		if got := global[string](t, e, "result") + "\n"; got != want {
 			t.Errorf("%v: outside limited calls, differs from stock:\n%s\nwant:\n%s", libs, got, want)
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-		must(t, e.DoStringContext(ctx, string(src)))
+		must(t, e.DoStringContext(ctx, src))
 		cancel()
-		if got := global[string](t, e, "result") + "\n"; got != string(want) {
+		if got := global[string](t, e, "result") + "\n"; got != want {
 			t.Errorf("%v: inside a limited call, differs from stock:\n%s\nwant:\n%s", libs, got, want)
 		}
 		must(t, e.Close())

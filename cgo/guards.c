@@ -7,9 +7,9 @@
  * table.remove on a table whose __len says 1e15. zlua's versions give the
  * same results and errors; rep returns the empty string at once and hands
  * every other case to the stock function; move, insert and remove check
- * the limit's flag every ZLUA_MOVE_TICK elements. LuaJIT returns at once from the first
- * and writes the second in Lua, which the hook interrupts: nothing is
- * replaced there. */
+ * the limit's flag every ZLUA_MOVE_TICK elements. LuaJIT returns at once
+ * from the first, writes the second in Lua (which the hook interrupts)
+ * and reads the raw length in the others: nothing is replaced there. */
 #include "zlua.h"
 
 #ifndef ZLUA_LUAJIT
