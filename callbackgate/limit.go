@@ -12,9 +12,10 @@ import (
 // checks, every 1 to 1000 instructions (about every millisecond), a flag
 // that a goroutine watching the context sets when it is done, and raises
 // "interrupted: ..." (see cgo/hook.c); once it is set, the next growing
-// allocation makes the hook fire at the next instruction. Env.DoStringContext, Function.CallContext, typed funcs
-// whose first parameter is a context.Context and Thread.ResumeContext
-// are limited calls.
+// allocation makes the hook fire at the next instruction.
+// Env.DoStringContext, Function.CallContext, typed funcs whose first
+// parameter is a context.Context and Thread.ResumeContext are limited
+// calls.
 
 // limit is one limited call in progress: begun on thread t, watched by a
 // goroutine registered with context.AfterFunc.

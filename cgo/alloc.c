@@ -15,7 +15,7 @@ void *zlua_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
 	if (nsize > old) {
 		/* Only growth may fail: Lua assumes shrinking and freeing succeed. */
 		env->alloc_count++;
-		if (!env->hook_hurried && zlua_interrupted(env))
+		if (zlua_interrupted(env) && !env->hook_hurried) /* one load when no limit runs */
 			zlua_hook_hurry_running(env);
 		if (env->alloc_fail_at != 0 && env->alloc_count >= env->alloc_fail_at)
 			return NULL; /* every later one too: Lua 5.4 retries once after a collection */

@@ -39,10 +39,8 @@ static int resume(lua_State *L, zlua_env *env, int coidx, lua_State *co, int nar
 		return nres;
 	}
 	lua_xmove(co, L, 1);
-	if (zlua_interrupted(env)) {
-		zlua_hook_hurry(L);
-		lua_error(L);
-	}
+	if (zlua_interrupted(env))
+		lua_error(L); /* L was hurried above */
 	return -1;
 }
 

@@ -16,7 +16,8 @@
 
 #define ZLUA_MOVE_TICK 4096
 
-/* [lua] string.rep(s, n [, sep]). Upvalue 1: the stock function. */
+/* [lua] string.rep(s, n [, sep]). Upvalue 1: the stock function.
+ * [-0, +1] */
 static int guard_rep(lua_State *L)
 {
 	size_t len, seplen;
@@ -40,7 +41,8 @@ static int guard_rep(lua_State *L)
 #define NEED_WRITE 2
 #define NEED_LEN 4
 
-/* [lua] Whether the metatable on top has a field named event. */
+/* [lua] Whether the metatable on top has a field named event (raw).
+ * [-0, +0] */
 static int has_event(lua_State *L, const char *event)
 {
 	int has;
@@ -52,7 +54,7 @@ static int has_event(lua_State *L, const char *event)
 
 /* [lua] The check the table library makes of its table arguments: a
  * table, or a value whose metatable has the metamethods the function will
- * use (need: NEED_*), else "table expected". */
+ * use (need: NEED_*), else "table expected". [-0, +0] */
 static void check_tablelike(lua_State *L, int arg, int need)
 {
 	int ok;
@@ -69,23 +71,17 @@ static void check_tablelike(lua_State *L, int arg, int need)
 		luaL_checktype(L, arg, LUA_TTABLE);
 }
 
-/* [lua] The limit's check, every ZLUA_MOVE_TICK steps i of a loop. */
+/* [lua] The limit's check, every ZLUA_MOVE_TICK steps i of a loop:
+ * raises the interruption once a context is done. [-0, +0] */
 static void tick(lua_State *L, zlua_env *env, lua_Integer i)
 {
 	if ((i & (ZLUA_MOVE_TICK - 1)) == ZLUA_MOVE_TICK - 1 && zlua_interrupted(env))
 		zlua_raise_interrupt(L, env, 1);
 }
 
-/* [lua] One element of a move: dst[to] = src[from], metamethods run. */
-static void move_one(lua_State *L, int dst, lua_Integer from, lua_Integer to)
-{
-	lua_geti(L, 1, from);
-	lua_seti(L, dst, to);
-}
-
 /* [lua] table.move(a1, f, e, t [, a2]): same checks, messages, order of
  * reads and writes, and result as the stock function; the limit's flag
- * is checked every ZLUA_MOVE_TICK elements. */
+ * is checked every ZLUA_MOVE_TICK elements. [-0, +1] */
 static int guard_move(lua_State *L)
 {
 	zlua_env *env = zlua_envof(L);
@@ -107,7 +103,8 @@ static int guard_move(lua_State *L)
 		for (i = 0; i < n; i++) {
 			lua_Integer k = forward ? i : n - 1 - i;
 			tick(L, env, i);
-			move_one(L, dst, f + k, t + k);
+			lua_geti(L, 1, f + k); /* dst[t + k] = a1[f + k], metamethods run */
+			lua_seti(L, dst, t + k);
 		}
 	}
 	lua_pushvalue(L, dst);
@@ -115,7 +112,7 @@ static int guard_move(lua_State *L)
 }
 
 /* [lua] The length table.insert and table.remove work on: #t (with
- * __len), which must be an integer. */
+ * __len), which must be an integer. [-0, +0] */
 static lua_Integer table_len(lua_State *L)
 {
 	check_tablelike(L, 1, NEED_READ | NEED_WRITE | NEED_LEN);
@@ -124,7 +121,7 @@ static lua_Integer table_len(lua_State *L)
 
 /* [lua] table.insert(t, [pos,] v): the stock checks and messages; the
  * elements above pos move up one by one from the top (a __len can make
- * that loop as long as it likes: the limit's flag is checked). */
+ * that loop as long as it likes: the limit's flag is checked). [-1, +0] */
 static int guard_insert(lua_State *L)
 {
 	zlua_env *env = zlua_envof(L);
@@ -151,7 +148,8 @@ static int guard_insert(lua_State *L)
 }
 
 /* [lua] table.remove(t [, pos]): the stock checks and messages; the
- * elements above pos move down one by one (checked as insert's). */
+ * elements above pos move down one by one (checked as insert's).
+ * [-0, +1] */
 static int guard_remove(lua_State *L)
 {
 	zlua_env *env = zlua_envof(L);
@@ -173,7 +171,7 @@ static int guard_remove(lua_State *L)
 }
 
 /* [lua] Replaces a library function by fn with the stock one as upvalue
- * (when the library and the function are there). */
+ * (when the library and the function are there). [-0, +0] */
 static void replace(lua_State *L, const char *lib, const char *name, lua_CFunction fn)
 {
 	if (lua_getglobal(L, lib) != LUA_TTABLE) {
@@ -189,6 +187,7 @@ static void replace(lua_State *L, const char *lib, const char *name, lua_CFuncti
 	lua_pop(L, 1);
 }
 
+/* [lua] [-0, +0] */
 void zlua_open_guards(lua_State *L)
 {
 	replace(L, "string", "rep", guard_rep);

@@ -10,6 +10,7 @@
 
 #include <time.h>
 
+/* [go-safe] The monotonic clock in nanoseconds (vDSO: no system call). */
 static uint64_t now_ns(void)
 {
 	struct timespec ts;
@@ -17,8 +18,8 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-/* [go-safe] Sets the count of the next checks from the time the last n
- * instructions took: a C function can run for long in one instruction
+/* [go-safe] [-0, +0] Sets the count of the next checks from the time
+ * the last n instructions took: a C function can run for long in one instruction
  * (string.rep, s:upper on a large string, table.insert at the front of a
  * long table), so 1000 of them can take seconds. A span longer than
  * ZLUA_HOOK_SPAN_NS scales the count down to what fits in the span (down

@@ -699,7 +699,7 @@ void zlua_hook_hurry(lua_State *L);
  * C function allocating in a loop is stopped right after it returns, not
  * at the next count event). Lua allows lua_sethook at any point of the
  * thread's own execution (lua.c calls it from a signal handler); no Lua
- * value is touched. Once per hook event. */
+ * value is touched. Once per hook event. [-0, +0] */
 void zlua_hook_hurry_running(zlua_env *env);
 /* [go-safe] Whether a message handler must not run the script's code now:
  * inside a limited call, a context is done or the error being handled was
@@ -759,8 +759,9 @@ void zlua_where_script(lua_State *L, int level);
  * the originals stay in the registry under ZLUA_STOCK_PATTERNS (tests).
  * [-0, +0] */
 void zlua_open_patterns(lua_State *L, zlua_env *env);
-/* [lua] Lua 5.4: replaces string.rep and table.move by versions whose
- * loops a limited call can stop (guards.c); nothing on LuaJIT. */
+/* [lua] Lua 5.4: replaces string.rep, table.move, table.insert and
+ * table.remove by versions whose loops a limited call can stop
+ * (guards.c); nothing on LuaJIT. [-0, +0] */
 void zlua_open_guards(lua_State *L);
 /* Registry key of the table of the backend's original pattern functions. */
 #define ZLUA_STOCK_PATTERNS "zlua.stockpatterns"
