@@ -42,6 +42,9 @@ func TestMain(m *testing.M) {
 	if n := leakedSlots.Load(); n > 0 {
 		leaks = append(leaks, fmt.Sprintf("%d object slot(s) or struct companion(s) still live after Close ran every __gc", n))
 	}
+	if n := callbackgate.LiveWatchers(); n != 0 {
+		leaks = append(leaks, fmt.Sprintf("%d context watcher(s) of limited calls still registered after every Env closed", n))
+	}
 	if n := objreg.LivePins(); n != 0 {
 		leaks = append(leaks, fmt.Sprintf("%d Go object(s) still pinned after every Env closed", n))
 	}

@@ -82,6 +82,9 @@ func TestGuardsMatchTheStandardLibrary(t *testing.T) {
 // strings runs n - 1 empty copies; table.move between plain tables reads
 // and writes nils; table.insert and table.remove move up to what __len
 // says), also through C metamethods, which run no instruction. Before, each of these ran past any deadline (days).
+// Also table.concat through a C __index and a __len that says 1e15 (it
+// ran to the memory limit) and table.sort with a C comparator (one C
+// call of n log n comparisons).
 func TestGuardedLoopsStopAtTheDeadline(t *testing.T) {
 	// A limit, so that a loop that allocates cannot fill the machine's
 	// memory if it escapes.
@@ -108,8 +111,18 @@ func TestGuardedLoopsStopAtTheDeadline(t *testing.T) {
 	if strings.HasPrefix(zlua.Backend, "Lua 5.4") {
 		chunks = append(chunks, // a __len LuaJIT's table library does not call
 			`table.insert(setmetatable({}, {__len = function() return 1e15 end}), 1, 0)`,
-			`table.remove(setmetatable({}, {__len = function() return 1e15 end}), 1)`)
+			`table.remove(setmetatable({}, {__len = function() return 1e15 end}), 1)`,
+			// each element through a C __index: no instruction; the
+			// buffer grows a byte a step, so without the guard the
+			// loop ran until the memory limit (seconds), then failed
+			// for memory instead of the deadline
+			`table.concat(setmetatable({}, {__index = rawlen, __len = function() return 1e15 end}))`,
+			`while true do pcall(table.concat, setmetatable({}, {__index = rawlen, __len = function() return 1e15 end})) end`)
 	}
+	// A C comparator runs no instruction: a sort of a million elements
+	// makes about 2·10⁷ calls in one C call (a second or more).
+	run(t, e, `BIG = {} for i = 1, 1e6 do BIG[i] = (i * 7919) % 1000003 end`)
+	chunks = append(chunks, `table.sort(BIG, rawequal)`, `while true do pcall(table.sort, BIG, rawequal) end`)
 	for _, chunk := range chunks {
 		over := interrupted(t, e, chunk)
 		t.Logf("overrun %6.2f ms: %s", float64(over.Microseconds())/1000, chunk)

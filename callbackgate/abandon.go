@@ -49,6 +49,7 @@ func (g *Gate) abandon(what string) {
 	}
 	g.abandoned.Store(a)
 	g.lf.m, g.lf.broke = nil, false
+	g.abandonLimits(0)
 	g.dropThread() // the goroutine may die unlocked: its thread lives on
 	// A gate abandoned is never unregistered: the dying goroutine's outer
 	// recoveries still look it up by id (they find the mark), so the id
@@ -140,6 +141,7 @@ func (g *Gate) closeLua() error {
 	owner := g.cbTID.Load()
 	deep, prev := g.deep, g.abandoned.Load()
 	g.closing = true
+	g.closeLimits = len(g.limits) // the closing goroutine's begin here
 	for !g.closeLuaOnce(owner) {
 		g.S.Abandoned()
 		g.cur = g.S.Main()
@@ -194,6 +196,7 @@ func (g *Gate) abandonClosing(what string) {
 	}
 	a.goids = append(a.goids, curGoroutine())
 	g.abandoned.Store(a)
+	g.abandonLimits(g.closeLimits)
 }
 
 // RestoreTop is t.SetTop(top) for an API call's deferred cleanup: skipped

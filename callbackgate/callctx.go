@@ -44,6 +44,7 @@ func (f *Function) CallContext(ctx context.Context, args ...any) ([]any, error) 
 	if err != nil {
 		return nil, err
 	}
+	defer l.release()
 	for i, a := range args {
 		if err := g.push(a, f.name, 0); err != nil {
 			l.end()
@@ -74,6 +75,7 @@ func (f *Function) callReflectContext(ctx context.Context, args, out []reflect.V
 	if err != nil {
 		return err
 	}
+	defer l.release()
 	for i, a := range args {
 		if err := g.pushValue(a, f.name, 0); err != nil {
 			l.end()
@@ -160,6 +162,7 @@ func (f *Function) callScalarContext(ctx context.Context, a scalarArg) error {
 	if err != nil {
 		return err
 	}
+	defer l.release()
 	if a.n > 0 {
 		switch {
 		case a.isStr:

@@ -70,6 +70,10 @@ type Gate struct {
 	// locked: Hold or ClaimAbandoned locked the owner's goroutine to its
 	// thread (LockOSThread); dropThread unlocks it.
 	locked bool
+	// limits: the limited calls in progress, outermost first (limit.go);
+	// closeLimits: how many there were when closeLua began.
+	limits      []*limit
+	closeLimits int
 
 	funcs   []funcEntry
 	free    []uint32 // released function ids

@@ -3,7 +3,11 @@ package callbackgate
 import (
 	"context"
 	"errors"
+	"runtime"
 	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
 
 	"github.com/zlua-go/zlua/cgo"
 )
@@ -11,64 +15,186 @@ import (
 // A limited call runs Lua code under a context: the state's count hook
 // checks, every 1 to 1000 instructions (about every millisecond), a flag
 // that a goroutine watching the context sets when it is done, and raises
-// "interrupted: ..." (see cgo/hook.c); once it is set, the next growing
-// allocation makes the hook fire at the next instruction.
+// "interrupted: ..." (see cgo/hook.c). Once it is set, the watcher also
+// signals the call's OS thread so that the hook fires at the next
+// instruction, whatever the instruction running then costs (cgo/poke.c),
+// and the next growing allocation does the same from inside the call.
 // Env.DoStringContext, Function.CallContext, typed funcs whose first
 // parameter is a context.Context and Thread.ResumeContext are limited
 // calls.
 
 // limit is one limited call in progress: begun on thread t, watched by a
-// goroutine registered with context.AfterFunc.
+// goroutine registered with context.AfterFunc. From begin to end the
+// calling goroutine is locked to its OS thread, the one the signal goes
+// to.
 type limit struct {
+	g     *Gate
 	s     *cgo.State
 	t     cgo.Thread
-	outer cgo.Thread // the thread an outer limited call runs on
+	outer cgo.Thread    // the thread an outer limited call runs on
+	mark  cgo.LimitMark // what the OS thread named before
 	stop  func() bool
-	done  chan struct{}
+	over  bool // ended, or abandoned with its goroutine
+	// The watcher, once the context is done: watching is Done when it has
+	// finished; it sleeps between signals on wake (made then), which quit
+	// closes after setting quitting.
+	watching sync.WaitGroup
+	quitting atomic.Bool
+	wake     atomic.Pointer[chan struct{}]
 }
 
 // Unlimited reports whether a call under ctx runs without the hook: a nil
 // context or one that is never done.
 func Unlimited(ctx context.Context) bool { return ctx == nil || ctx.Done() == nil }
 
+// pokeFirst and pokeLast bound the watcher's signals: a signal can be
+// lost (the thread was changing its hook as it came), so it is sent again
+// after pokeFirst, then at doubling intervals up to pokeLast, until the
+// call ends. Past that the hook's count and the allocator still stop it.
+const (
+	pokeFirst = time.Millisecond
+	pokeLast  = 64 * time.Millisecond
+)
+
 // beginLimit starts a limited call on t under ctx (which can be done):
 // the hook is installed (LuaJIT: the compiler is off) and a watcher marks
-// the state interrupted when ctx is done. The caller is inside an API call
-// and ends the limit with end before it returns. The hook is installed
-// before the caller builds its push program: beginning a limit runs no Lua
-// code, but the program is built after it all the same.
+// the state interrupted when ctx is done, then signals the call's thread.
+// The caller is inside an API call and ends the limit with end before it
+// returns. The hook is installed before the caller builds its push
+// program: beginning a limit runs no Lua code, but the program is built
+// after it all the same.
 func (g *Gate) beginLimit(ctx context.Context, t cgo.Thread) *limit {
-	l := &limit{s: g.S, t: t, done: make(chan struct{})}
-	l.outer = l.s.LimitBegin(t)
+	runtime.LockOSThread() // until end: the signal's thread is this one
+	l := &limit{g: g, s: g.S, t: t}
+	l.outer, l.mark = l.s.LimitBegin(t)
 	marks := l.s.Interrupts()
+	l.watching.Add(1) // Done by the watcher, or by quit if it never runs
 	l.stop = context.AfterFunc(ctx, func() {
+		defer l.watching.Done()
 		reason := cgo.InterruptCanceled
 		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 			reason = cgo.InterruptDeadline
 		}
 		marks.Interrupt(reason)
-		close(l.done)
+		l.poke(marks)
 	})
+	liveWatchers.Add(1)
+	g.limits = append(g.limits, l)
 	return l
+}
+
+// liveWatchers counts the watchers registered and not yet stopped or
+// finished (LiveWatchers).
+var liveWatchers atomic.Int64
+
+// LiveWatchers returns how many watchers of limited calls are registered
+// and not yet stopped or finished: 0 once every limited call has ended or
+// been abandoned. For the leak checks of the tests.
+func LiveWatchers() int64 { return liveWatchers.Load() }
+
+// poke signals the call's thread until the call ends (see pokeFirst). It
+// runs on the watcher's goroutine.
+func (l *limit) poke(marks cgo.Interrupts) {
+	wake := make(chan struct{})
+	l.wake.Store(&wake)
+	wait := pokeFirst
+	t := time.NewTimer(wait)
+	defer t.Stop()
+	for !l.quitting.Load() { // else quit has begun and may not have seen wake
+		if !marks.Poke() {
+			return // the handler is not zlua's, or no thread is known
+		}
+		select {
+		case <-wake:
+			return
+		case <-t.C:
+		}
+		if wait >= pokeLast {
+			return
+		}
+		wait *= 2
+		t.Reset(wait)
+	}
+}
+
+// quit stops the watcher and waits until it has finished (it never
+// touches the state after that); it reports whether the context was done
+// before. The mark, if any, is left. Called once per limit.
+func (l *limit) quit() (fired bool) {
+	l.quitting.Store(true)
+	if w := l.wake.Load(); w != nil {
+		close(*w) // the watcher is signalling: it stops
+	}
+	if l.stop() {
+		l.watching.Done() // the watcher will never run
+	} else {
+		fired = true
+		l.watching.Wait()
+	}
+	liveWatchers.Add(-1)
+	return fired
 }
 
 // end ends the limited call and reports whether the context was done
 // before it ended. The watcher has finished when end returns, so it never
 // touches a closed state; its mark is withdrawn.
 func (l *limit) end() (fired bool) {
-	if !l.stop() {
-		<-l.done
+	l.over = true
+	if fired = l.quit(); fired {
 		l.s.Interrupts().Clear()
-		fired = true
 	}
-	l.s.LimitEnd(l.t, l.outer)
+	l.s.LimitEnd(l.t, l.outer, l.mark)
+	l.g.dropLimit(l)
+	runtime.UnlockOSThread()
 	return fired
+}
+
+// release ends l unless it has ended (or was abandoned): deferred by the
+// callers of beginLimit, so that a Go panic between begin and end does
+// not leave the watcher registered and the thread naming the call.
+func (l *limit) release() {
+	if !l.over {
+		l.end()
+	}
+}
+
+// dropLimit removes l, which has ended, from the limits in progress (the
+// last one: limited calls nest).
+func (g *Gate) dropLimit(l *limit) {
+	for i := len(g.limits) - 1; i >= 0; i-- {
+		if g.limits[i] == l {
+			g.limits[i] = nil
+			g.limits = append(g.limits[:i], g.limits[i+1:]...)
+			return
+		}
+	}
+}
+
+// abandonLimits ends, for a goroutine whose Goexit abandoned the gate,
+// what its limited calls in progress hold (those from index from on: the
+// ones it began): their watchers are stopped (else a context done later
+// would mark and signal a state Close may have freed), the calling thread
+// names none of them, and the goroutine is unlocked once per call. It
+// runs on the dying goroutine.
+func (g *Gate) abandonLimits(from int) {
+	if from >= len(g.limits) {
+		return
+	}
+	for i := len(g.limits) - 1; i >= from; i-- {
+		g.limits[i].over = true
+		g.limits[i].quit()
+		g.limits[i] = nil
+		runtime.UnlockOSThread()
+	}
+	g.limits = g.limits[:from]
+	cgo.ForgetLimits()
 }
 
 // Limited runs f (a protected operation on t) as a limited call under ctx
 // and reports whether ctx was done before f returned.
 func (g *Gate) Limited(ctx context.Context, t cgo.Thread, f func() int) (st int, fired bool) {
 	l := g.beginLimit(ctx, t)
+	defer l.release()
 	st = f()
 	return st, l.end()
 }

@@ -126,6 +126,7 @@ func (th *Thread) Resume(ctx context.Context, args []any) ([]any, error) {
 	var l *limit
 	if limited {
 		l = g.beginLimit(ctx, t)
+		defer l.release()
 	}
 	out, err := th.resume(g, t, top, args)
 	if l != nil {

@@ -1,23 +1,36 @@
-/* guards.c: Lua 5.4 library functions whose stock loop is bounded by an
- * integer argument alone, not by memory or Lua instructions, so that no
- * hook, allocation or memory limit could stop them: string.rep of an
- * empty string and separator (n - 1 empty copies: string.rep('', 1e15)
- * runs for days), table.move between plain tables
- * (table.move({}, 1, 1e15, 1) as long), and table.insert and
- * table.remove on a table whose __len says 1e15. zlua's versions give the
- * same results and errors; rep returns the empty string at once and hands
- * every other case to the stock function; move, insert and remove check
- * the limit's flag every ZLUA_MOVE_TICK elements. LuaJIT returns at once
- * from the first, writes the second in Lua (which the hook interrupts)
- * and reads the raw length in the others: nothing is replaced there. */
+/* guards.c: library functions whose stock loop no hook, allocation or
+ * memory limit could stop. On Lua 5.4: string.rep of an empty string and
+ * separator (n - 1 empty copies: string.rep('', 1e15) runs for days),
+ * table.move between plain tables (table.move({}, 1, 1e15, 1) as long),
+ * table.insert and table.remove on a table whose __len says 1e15, and
+ * table.concat through a C __index (no instruction; it ran to the memory
+ * limit). zlua's versions give the same results and errors; rep returns
+ * the empty string at once and hands every other case to the stock
+ * function; move, insert, remove and concat check the limit's flag every
+ * ZLUA_MOVE_TICK elements. LuaJIT returns at once from the first, writes
+ * the second in Lua (which the hook interrupts) and reads the raw length
+ * in the others: none is replaced there. On both backends table.sort
+ * checks the flag before each call of a comparator that is a C function
+ * (n log n calls in one C call). */
 #include "zlua.h"
-
-#ifndef ZLUA_LUAJIT
 
 #define ZLUA_MOVE_TICK 4096
 
-/* [lua] string.rep(s, n [, sep]). Upvalue 1: the stock function.
- * [-0, +1] */
+/* [lua] Runs the stock library function f (env->stock_*) in the running
+ * guard's own frame, as if the script had called it: the same arguments,
+ * the same call depth, and an error it raises names the function the
+ * script called (luaL_argerror finds the guard under the stock name).
+ * [-?, +?] */
+static int stock(lua_State *L, lua_CFunction f)
+{
+	if (f == NULL) /* never: a guard exists only beside its stock function */
+		return luaL_error(L, "zlua: library function missing");
+	return f(L);
+}
+
+#ifndef ZLUA_LUAJIT
+
+/* [lua] string.rep(s, n [, sep]). [-0, +1] */
 static int guard_rep(lua_State *L)
 {
 	size_t len, seplen;
@@ -29,12 +42,7 @@ static int guard_rep(lua_State *L)
 		lua_pushliteral(L, "");
 		return 1;
 	}
-	/* The arguments are valid: what the stock function can still raise
-	 * ("resulting string too large", memory) names no function. */
-	lua_pushvalue(L, lua_upvalueindex(1));
-	lua_insert(L, 1);
-	lua_call(L, lua_gettop(L) - 1, 1);
-	return 1;
+	return stock(L, zlua_envof(L)->stock_rep);
 }
 
 #define NEED_READ 1
@@ -170,19 +178,103 @@ static int guard_remove(lua_State *L)
 	return 1;
 }
 
-/* [lua] Replaces a library function by fn with the stock one as upvalue
- * (when the library and the function are there). [-0, +0] */
-static void replace(lua_State *L, const char *lib, const char *name, lua_CFunction fn)
+/* [lua] Appends t[i] (argument 1, metamethods run) to b: a string or a
+ * number, else the stock error. [-0, +0] */
+static void add_field(lua_State *L, luaL_Buffer *b, lua_Integer i)
 {
-	if (lua_getglobal(L, lib) != LUA_TTABLE) {
+	lua_geti(L, 1, i);
+	if (!lua_isstring(L, -1))
+		luaL_error(L, "invalid value (%s) at index %I in table for 'concat'", luaL_typename(L, -1),
+			   (LUAI_UACINT)i);
+	luaL_addvalue(b);
+}
+
+/* [lua] table.concat(t [, sep [, i [, j]]]): the stock checks, messages
+ * and order (the length, __len included, before the other arguments).
+ * The elements come through __index, which can be a C function that
+ * runs no instruction, and the length from __len: the limit's flag is
+ * checked every ZLUA_MOVE_TICK elements. [-0, +1] */
+static int guard_concat(lua_State *L)
+{
+	zlua_env *env = zlua_envof(L);
+	luaL_Buffer b;
+	size_t lsep;
+	const char *sep;
+	lua_Integer i, last, steps;
+	check_tablelike(L, 1, NEED_READ | NEED_LEN);
+	last = luaL_len(L, 1);
+	sep = luaL_optlstring(L, 2, "", &lsep);
+	i = luaL_optinteger(L, 3, 1);
+	last = luaL_optinteger(L, 4, last);
+	luaL_buffinit(L, &b);
+	for (steps = 0; i < last; i++, steps++) {
+		tick(L, env, steps);
+		add_field(L, &b, i);
+		luaL_addlstring(&b, sep, lsep);
+	}
+	if (i == last)
+		add_field(L, &b, i);
+	luaL_pushresult(&b);
+	return 1;
+}
+
+#endif /* Lua 5.4 */
+
+/* [lua] A C function comparing for table.sort (upvalue 1), checked: the
+ * limit's flag before each call, since a C comparator runs no
+ * instruction. [-2, +1] */
+static int checked_cmp(lua_State *L)
+{
+	zlua_env *env = zlua_envof(L);
+	if (zlua_interrupted(env))
+		zlua_raise_interrupt(L, env, 2); /* the script's call of sort */
+	lua_pushvalue(L, lua_upvalueindex(1));
+	lua_insert(L, 1);
+	lua_call(L, lua_gettop(L) - 1, 1);
+	return 1;
+}
+
+/* [lua] table.sort(t [, comp]) (both backends): the stock function, which
+ * makes n log n comparisons in one C call; a comparator that is a C
+ * function is wrapped so that a limited call can stop the sort. A Lua
+ * comparator, or none, leaves everything to the stock function. [-?, +0] */
+static int guard_sort(lua_State *L)
+{
+	if (lua_iscfunction(L, 2)) {
+		lua_pushvalue(L, 2);
+		lua_pushcclosure(L, checked_cmp, 1);
+		lua_replace(L, 2);
+	}
+	return stock(L, zlua_envof(L)->stock_sort);
+}
+
+/* [lua] Replaces lib.name by fn, a C function without upvalues, when the
+ * library and a stock C function without upvalues of its own are there
+ * (the stock one is then kept in *keep, if given, for stock()). Neither
+ * the guard nor the stock function is reachable through upvalues: the
+ * debug library cannot take the stock function out or put another in.
+ * [-0, +0] */
+static void replace(lua_State *L, const char *lib, const char *name, lua_CFunction fn,
+		    lua_CFunction *keep)
+{
+	lua_getglobal(L, lib); /* LuaJIT's returns nothing */
+	if (lua_type(L, -1) != LUA_TTABLE) {
 		lua_pop(L, 1);
 		return;
 	}
-	if (lua_getfield(L, -1, name) != LUA_TFUNCTION) {
+	lua_getfield(L, -1, name);
+	if (!lua_iscfunction(L, -1)) {
 		lua_pop(L, 2);
 		return;
 	}
-	lua_pushcclosure(L, fn, 1);
+	if (lua_getupvalue(L, -1, 1) != NULL) {
+		lua_pop(L, 3);
+		return;
+	}
+	if (keep != NULL)
+		*keep = lua_tocfunction(L, -1);
+	lua_pop(L, 1);
+	lua_pushcfunction(L, fn);
 	lua_setfield(L, -2, name);
 	lua_pop(L, 1);
 }
@@ -190,17 +282,13 @@ static void replace(lua_State *L, const char *lib, const char *name, lua_CFuncti
 /* [lua] [-0, +0] */
 void zlua_open_guards(lua_State *L)
 {
-	replace(L, "string", "rep", guard_rep);
-	replace(L, "table", "move", guard_move);
-	replace(L, "table", "insert", guard_insert);
-	replace(L, "table", "remove", guard_remove);
-}
-
-#else
-
-void zlua_open_guards(lua_State *L)
-{
-	(void)L;
-}
-
+	zlua_env *env = zlua_envof(L);
+#ifndef ZLUA_LUAJIT
+	replace(L, "string", "rep", guard_rep, &env->stock_rep);
+	replace(L, "table", "move", guard_move, NULL);
+	replace(L, "table", "insert", guard_insert, NULL);
+	replace(L, "table", "remove", guard_remove, NULL);
+	replace(L, "table", "concat", guard_concat, NULL);
 #endif
+	replace(L, "table", "sort", guard_sort, &env->stock_sort);
+}

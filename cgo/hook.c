@@ -185,9 +185,11 @@ static void set_limited_flag(lua_State *L, zlua_env *env, int on)
 }
 #endif
 
-lua_State *zlua_limit_begin(zlua_env *env, lua_State *L)
+zlua_limitprev zlua_limit_begin(zlua_env *env, lua_State *L)
 {
-	lua_State *prev = env->running;
+	zlua_limitprev prev;
+	prev.running = env->running;
+	prev.poke = zlua_poke_begin(env);
 #ifdef ZLUA_LUAJIT
 	/* Compiled traces never call hooks: run interpreted while limited.
 	 * Inside a __gc LuaJIT refuses the switch; hooks are off there anyway
@@ -214,8 +216,9 @@ lua_State *zlua_limit_begin(zlua_env *env, lua_State *L)
 	return prev;
 }
 
-void zlua_limit_end(zlua_env *env, lua_State *L, lua_State *prev)
+void zlua_limit_end(zlua_env *env, lua_State *L, lua_State *prev, uintptr_t prev_poke)
 {
+	zlua_poke_end(prev_poke);
 	env->running = prev; /* an outer call's thread: never a thread gone since */
 	if (--env->limit_depth > 0)
 		return;

@@ -5,6 +5,8 @@ package cgo
 #cgo noescape zlua_interrupt
 #cgo nocallback zlua_interrupt
 #cgo nocallback zlua_interrupt_clear
+#cgo nocallback zlua_poke
+#cgo nocallback zlua_poke_forget
 #cgo nocallback zlua_mem_stats
 */
 import "C"
@@ -57,15 +59,28 @@ func (s *State) FailAllocAt(k uint64) {
 }
 
 // LimitBegin starts a limited call on t: the count hook checks the
-// interrupt flag from now on. It returns the thread an outer limited call
-// runs on, for LimitEnd.
-func (s *State) LimitBegin(t Thread) (outer Thread) {
-	return Thread{C.zlua_limit_begin(s.env, t.p)}
+// interrupt flag from now on, and the calling OS thread is named the
+// call's, for Poke. The caller keeps its goroutine locked to the thread
+// until LimitEnd (runtime.LockOSThread). It returns the thread an outer
+// limited call runs on and what the thread named before, for LimitEnd.
+func (s *State) LimitBegin(t Thread) (outer Thread, prev LimitMark) {
+	p := C.zlua_limit_begin(s.env, t.p)
+	return Thread{p.running}, LimitMark(p.poke)
 }
 
-// LimitEnd ends a limited call begun on t; outer is what its LimitBegin
-// returned.
-func (s *State) LimitEnd(t, outer Thread) { C.zlua_limit_end(s.env, t.p, outer.p) }
+// LimitMark is what a thread named before a limited call began on it
+// (an address in C memory, never dereferenced by Go).
+type LimitMark uintptr
+
+// LimitEnd ends a limited call begun on t, on the same OS thread; outer
+// and prev are what its LimitBegin returned.
+func (s *State) LimitEnd(t, outer Thread, prev LimitMark) {
+	C.zlua_limit_end(s.env, t.p, outer.p, C.uintptr_t(prev))
+}
+
+// ForgetLimits names no limited call on the calling OS thread: for a
+// goroutine whose Goexit abandoned its calls, whose LimitEnd never runs.
+func ForgetLimits() { C.zlua_poke_forget() }
 
 // Interrupts marks contexts of the state's limited calls done. It is a
 // plain value: any goroutine may call its methods (an atomic store into C
@@ -78,6 +93,20 @@ func (s *State) Interrupts() Interrupts { return Interrupts{s.env} }
 // Interrupt marks one context done with a reason (Interrupt*): the hook
 // of the running limited call raises at its next check.
 func (i Interrupts) Interrupt(reason int) { C.zlua_interrupt(i.env, C.int(reason)) }
+
+// Poke makes the hook of the limited call in progress fire at its next
+// instruction, once its context is done (see cgo/poke.c): a signal to
+// the thread LimitBegin named. It reports whether one was sent. Any
+// goroutine may call it while the call runs.
+func (i Interrupts) Poke() bool { return C.zlua_poke(i.env) != 0 }
+
+// PokeSignal is the signal number Poke sends (a real-time signal).
+func PokeSignal() int { return int(C.zlua_poke_signo()) }
+
+// PokeReady reports whether zlua's handler of PokeSignal is installed (at
+// the first limited call, unless ZLUA_POKE_SIGNAL=off) and still the
+// signal's.
+func PokeReady() bool { return C.zlua_poke_ready() != 0 }
 
 // Clear withdraws one mark once its limited call has ended.
 func (i Interrupts) Clear() { C.zlua_interrupt_clear(i.env) }

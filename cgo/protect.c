@@ -154,9 +154,9 @@ int zlua_dispatch(lua_State *L)
 		zlua_jit_keepffi(L, env);
 #endif
 		zlua_open_dbgmeta(L); /* keeps ownership by address exact */
+		zlua_open_guards(L); /* first: LuaJIT's C stack wrappers wrap them */
 		zlua_open_limits(L, env);
 		zlua_open_patterns(L, env);
-		zlua_open_guards(L);
 		return 0;
 	case ZLUA_DO_INIT:
 		zlua_obj_init(L, env);
@@ -167,9 +167,9 @@ int zlua_dispatch(lua_State *L)
 		return 0;
 	case ZLUA_DO_OPENSAFE:
 		zlua_open_safe(L, env);
+		zlua_open_guards(L);
 		zlua_open_limits(L, env);
 		zlua_open_patterns(L, env);
-		zlua_open_guards(L);
 		return 0;
 #ifdef ZLUA_LUAJIT
 	case ZLUA_DO_JITMODE: /* compiled traces never run hooks */

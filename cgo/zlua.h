@@ -443,6 +443,10 @@ typedef struct zlua_env {
 	 * scheduler check; Go sets it at each check (State.SetTick) from how
 	 * dense the calls were. 0 at open: the first call checks. */
 	uint32_t tick_left;
+	/* The stock string.rep and table.sort (C functions without upvalues)
+	 * that zlua's guards call (guards.c); NULL when the library was not
+	 * opened. Kept here, out of the scripts' reach. */
+	lua_CFunction stock_rep, stock_sort;
 	/* Field directories (fields.c), by kind (ZLUA_DIR_*) and type id. */
 	zlua_fielddir **dirs[2];
 	size_t dirs_cap[2];
@@ -499,6 +503,7 @@ typedef struct zlua_env {
 	int limit_jit;         /* LuaJIT: the outermost one switched the compiler off */
 	int interrupt;         /* contexts done among them; atomic (any goroutine) */
 	int interrupt_reason;  /* atomic: ZLUA_INT_* of the last context done */
+	int limit_tid;         /* atomic: kernel id of the thread of the last limited call begun */
 	uintptr_t cstack_base; /* C stack address of the outermost zlua_op running */
 	int hook_raised;       /* the error being raised left a hook (see zlua_handler_guard) */
 	int hook_count;        /* instructions between checks now (adaptive, hook.c) */
@@ -665,13 +670,40 @@ lua_State *zlua_newstate(zlua_env *env);
 
 /* [go-safe] Starts a limited call on thread L: installs the count hook
  * (LuaJIT: also switches the JIT compiler off and flushes compiled code,
- * under protection). Returns env->running before, for zlua_limit_end.
- * [-0, +0] */
-lua_State *zlua_limit_begin(zlua_env *env, lua_State *L);
+ * under protection) and names the calling thread as the call's
+ * (zlua_poke_begin). Returns env->running before and what
+ * zlua_poke_begin returned, for zlua_limit_end. [-0, +0] */
+typedef struct zlua_limitprev {
+	lua_State *running; /* env->running before */
+	uintptr_t poke;     /* what zlua_poke_begin returned */
+} zlua_limitprev;
+zlua_limitprev zlua_limit_begin(zlua_env *env, lua_State *L);
 /* [go-safe] Ends a limited call begun on L; prev is what its begin
- * returned. The outermost one removes the hook (LuaJIT: switches the
- * compiler back on). [-0, +0] */
-void zlua_limit_end(zlua_env *env, lua_State *L, lua_State *prev);
+ * returned, and prev_poke what it stored. The outermost one removes the
+ * hook (LuaJIT: switches the compiler back on). [-0, +0] */
+void zlua_limit_end(zlua_env *env, lua_State *L, lua_State *prev, uintptr_t prev_poke);
+/* The real-time signal that makes a limited call's hook fire (poke.c). */
+#define ZLUA_POKE_SIGNO() (SIGRTMIN + 8)
+/* [go-safe] From zlua_limit_begin, on the thread that will run the
+ * limited call: names env as the one limited on this thread (for the
+ * signal's handler) and the thread as env's (for zlua_poke); installs
+ * the handler at the first call. Returns the env named before, for
+ * zlua_poke_end. [-0, +0] */
+uintptr_t zlua_poke_begin(zlua_env *env);
+/* [go-safe] From zlua_limit_end, on the same thread: names prev again. */
+void zlua_poke_end(uintptr_t prev);
+/* [go-safe] Names no env on this thread: a call abandoned by Goexit
+ * never reaches zlua_limit_end. */
+void zlua_poke_forget(void);
+/* [go-safe] From any thread while env's limited call runs, once its
+ * context is done: signals the thread last named env's, whose handler
+ * makes the running Lua thread's hook fire at its next instruction.
+ * Returns whether a signal was sent. */
+int zlua_poke(zlua_env *env);
+/* [go-safe] ZLUA_POKE_SIGNO(), for Go. */
+int zlua_poke_signo(void);
+/* [go-safe] Whether zlua's handler is installed and still the signal's. */
+int zlua_poke_ready(void);
 /* [go-safe] Marks one context done with a ZLUA_INT_* reason; callable from
  * any thread (an atomic store, no Lua call). */
 void zlua_interrupt(zlua_env *env, int reason);

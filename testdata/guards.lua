@@ -1,5 +1,6 @@
--- string.rep and table.move as scripts see them. On Lua 5.4 zlua replaces
--- both (cgo/guards.c) so that a limited call can stop their loops; results,
+-- string.rep and the table functions as scripts see them. On Lua 5.4 zlua
+-- replaces rep, move, insert, remove and concat, on both backends it wraps a
+-- C comparator of sort (cgo/guards.c) so that a limited call can stop their loops; results,
 -- errors and the order of metamethod calls must stay the stock functions'.
 -- guards-lua54.golden and guards-luajit.golden are what stock lua5.4 and
 -- luajit print for `dofile("testdata/guards.lua") print(result)`. (The
@@ -154,4 +155,75 @@ p(table.concat(log, " "))
 log = {}
 p(pcall(table.remove, lt))
 p(table.concat(log, " "))
+-- table.concat
+p(pcall(table.concat, {1, 2, 3}))
+p(pcall(table.concat, {1, 2, 3}, ", "))
+p(pcall(table.concat, {1, 2, 3}, ", ", 2))
+p(pcall(table.concat, {1, 2, 3}, ", ", 2, 3))
+p(pcall(table.concat, {1, 2, 3}, ", ", 3, 2))
+p(pcall(table.concat, {1, 2, 3}, ", ", 3, 3))
+p(pcall(table.concat, {1, 2.5, "x", 2^63}))
+p(pcall(table.concat, {}))
+p(pcall(table.concat, {}, "-"))
+p(pcall(table.concat, {1, {}, 3}))
+p(pcall(table.concat, {1, nil, 3}, "", 1, 3))
+p(pcall(table.concat, {1, 2}, {}))
+p(pcall(table.concat, {1, 2}, 7))
+p(pcall(table.concat, {1, 2}, "", "x"))
+p(pcall(table.concat, {1, 2}, "", 1.5))
+p(pcall(table.concat, {1, 2}, "", 1, "2"))
+p(pcall(table.concat, {1, 2}, nil, nil, 1))
+p(pcall(table.concat))
+p(pcall(table.concat, "abc"))
+p(pcall(table.concat, setmetatable({}, {__index = {}})))
+if math.maxinteger then -- Lua 5.4: the loop's bounds at the integer limits
+	p(pcall(table.concat, {}, "", math.maxinteger - 1, math.maxinteger))
+	p(pcall(table.concat, {[math.maxinteger] = "a", [math.maxinteger - 1] = "b"}, "-", math.maxinteger - 1, math.maxinteger))
+	p(pcall(table.concat, {[math.mininteger] = "m"}, "", math.mininteger, math.mininteger))
+end
+p(pcall(function() return ("x"):rep(3, table.concat({1, 2}, "")) end))
+log = {}
+local ct = setmetatable({}, {
+	__len = function() log[#log + 1] = "len" return 3 end,
+	__index = function(_, k) log[#log + 1] = "get" .. k return "v" .. k end,
+})
+p(pcall(table.concat, ct, "+"))
+p(table.concat(log, " "))
+log = {}
+p(pcall(table.concat, ct, {}))
+p(table.concat(log, " "))
+log = {}
+p(pcall(table.concat, ct, "", 2, 5))
+p(table.concat(log, " "))
+p(pcall(table.concat, setmetatable({}, {__len = function() return 2.5 end})))
+p(pcall(table.concat, setmetatable({}, {__len = function() return "2" end, __index = function(_, k) return k end})))
+
+-- table.sort (a C comparator is wrapped on both backends)
+local function sorted(t, ...) local ok, err = pcall(table.sort, t, ...) return ok, ok and table.concat(t, ",") or err end
+p(sorted({3, 1, 2}))
+p(sorted({3, 1, 2}, function(a, b) return a > b end))
+p(sorted({"b", "a", "c"}))
+p(sorted({3, 1, 2}, math.max))
+p(sorted({3, 1, 2}, rawequal))
+p(sorted({{}, {}}, math.max))
+p(sorted({3, 1, 2}, 5))
+p(sorted({3, 1, 2}, nil))
+p(sorted(5))
+p(sorted({1, "x"}))
+p(sorted({1, "x"}, math.max))
+p(pcall(table.sort))
+if math.ult then -- Lua 5.4: a C function that is an order
+	p(sorted({5, 3, 9, 1, 7}, math.ult))
+	p(sorted({1.5, 2}, math.ult))
+	p(sorted({1, "x"}, math.ult))
+	local perm = {}
+	for i = 1, 300 do perm[i] = (i * 7919) % 300 end
+	local okp = pcall(table.sort, perm, math.ult)
+	local inorder = true
+	for i = 2, #perm do inorder = inorder and perm[i - 1] <= perm[i] end
+	p(okp, inorder, #perm, perm[1], perm[300])
+end
+local args = {}
+p(pcall(table.sort, {2, 1}, function(...) args[#args + 1] = select("#", ...) return (...) < select(2, ...) end))
+p(#args > 0, args[1])
 result = table.concat(out, "\n")

@@ -1,0 +1,120 @@
+/* poke.c: makes the hook of a limited call fire at the next instruction
+ * when its context ends, however long the instruction running then lasts
+ * and whether or not it allocates. The count hook alone checks every 1 to
+ * 1000 instructions: a loop of slow C calls that allocate nothing
+ * (table.sort of a large table, utf8.len of a long string) ran for 1000
+ * of them past the deadline, seconds to minutes. The goroutine watching
+ * the context sends a signal to the OS thread that runs the call; the
+ * handler, on that thread, calls lua_sethook on the running Lua thread
+ * with a count of 1, as lua.c's and luajit.c's SIGINT handlers do (both
+ * Lua 5.4 and LuaJIT allow it at any point of the thread's execution).
+ *
+ * Which env a thread runs a limited call of is thread-local: set by
+ * zlua_limit_begin, given back by zlua_limit_end, on the same thread
+ * (Go locks the goroutine to its thread in between), so the handler never
+ * sees an env that is not in a limited call on its own thread. A signal
+ * that comes late, or to a thread the kernel gave the id of one that
+ * ended, finds no env or one whose context is not done, and does nothing.
+ *
+ * The signal is ZLUA_POKE_SIGNO() (SIGRTMIN + 8), a real-time signal Go
+ * does not use; the handler is installed at the first limited call,
+ * unless the environment variable ZLUA_POKE_SIGNAL is "off" when it
+ * runs. If other code installs another handler for that signal later
+ * (signal.Ignore then signal.Notify, or C code), zlua_poke sees the
+ * handler is not zlua's and sends nothing. Without the signal, limited
+ * calls are checked by the count hook and the allocator alone. */
+#include "zlua.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+/* The env whose limited call runs on this thread (innermost), or NULL. */
+static __thread zlua_env *limited_env __attribute__((tls_model("initial-exec")));
+/* This thread's kernel id, once asked. */
+static __thread pid_t own_tid __attribute__((tls_model("initial-exec")));
+
+static pthread_once_t install_once = PTHREAD_ONCE_INIT;
+static int installed; /* atomic: the handler was installed */
+
+/* The handler: async-signal-safe (a thread-local read, loads of the env's
+ * flags, lua_sethook). errno is kept for the code it interrupts. */
+static void on_poke(int sig, siginfo_t *info, void *uctx)
+{
+	int saved = errno;
+	zlua_env *env = limited_env;
+	(void)sig;
+	(void)info;
+	(void)uctx;
+	if (env != NULL && zlua_interrupted(env))
+		zlua_hook_hurry_running(env);
+	errno = saved;
+}
+
+static void install(void)
+{
+	struct sigaction sa;
+	const char *opt = getenv("ZLUA_POKE_SIGNAL");
+	if (opt != NULL && strcmp(opt, "off") == 0)
+		return; /* the program keeps the signal: no handler, no signals */
+	memset(&sa, 0, sizeof sa);
+	sa.sa_sigaction = on_poke;
+	/* SA_ONSTACK: Go requires it of every handler (goroutine stacks are
+	 * small); SA_RESTART: a system call it interrupts goes on. Every
+	 * signal is blocked while it runs: Go's own (preemption, profiling)
+	 * never nest in it. */
+	sa.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_RESTART;
+	sigfillset(&sa.sa_mask);
+	if (sigaction(ZLUA_POKE_SIGNO(), &sa, NULL) == 0)
+		__atomic_store_n(&installed, 1, __ATOMIC_RELEASE);
+}
+
+/* Whether the signal's handler is still zlua's. */
+static int handler_is_ours(void)
+{
+	struct sigaction cur;
+	if (!__atomic_load_n(&installed, __ATOMIC_ACQUIRE) || sigaction(ZLUA_POKE_SIGNO(), NULL, &cur) != 0)
+		return 0;
+	return (cur.sa_flags & SA_SIGINFO) && cur.sa_sigaction == on_poke;
+}
+
+uintptr_t zlua_poke_begin(zlua_env *env)
+{
+	zlua_env *prev = limited_env;
+	pthread_once(&install_once, install);
+	if (own_tid == 0)
+		own_tid = (pid_t)syscall(SYS_gettid);
+	__atomic_store_n(&env->limit_tid, own_tid, __ATOMIC_RELAXED);
+	limited_env = env;
+	return (uintptr_t)prev;
+}
+
+void zlua_poke_end(uintptr_t prev)
+{
+	limited_env = (zlua_env *)prev;
+}
+
+void zlua_poke_forget(void)
+{
+	limited_env = NULL;
+}
+
+int zlua_poke(zlua_env *env)
+{
+	pid_t tid = __atomic_load_n(&env->limit_tid, __ATOMIC_RELAXED);
+	if (tid == 0 || !handler_is_ours())
+		return 0;
+	return syscall(SYS_tgkill, (pid_t)getpid(), tid, ZLUA_POKE_SIGNO()) == 0;
+}
+
+int zlua_poke_signo(void)
+{
+	return ZLUA_POKE_SIGNO();
+}
+
+int zlua_poke_ready(void)
+{
+	return handler_is_ours();
+}

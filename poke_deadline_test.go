@@ -1,0 +1,81 @@
+package zlua_test
+
+import (
+	"context"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/zlua-go/zlua"
+	"github.com/zlua-go/zlua/callbackgate"
+)
+
+// TestDeadlineStopsSlowCallsThatDoNotAllocate: loops whose instructions
+// are slow C calls that allocate nothing (a sort of a sorted 200,000-element
+// table, about 40 ms; utf8.len of 16 MiB) gave the hook no allocation to
+// hurry it, so the first check came after up to 1000 of them: seconds to
+// minutes past the deadline (0.7 s from the start, 7 s after a cheap
+// phase had grown the count). The watcher's signal makes the hook fire
+// at the next instruction: the overrun is the call in progress.
+func TestDeadlineStopsSlowCallsThatDoNotAllocate(t *testing.T) {
+	e, err := zlua.New(zlua.Options{Libs: zlua.LibsSafe})
+	must(t, err)
+	t.Cleanup(func() { e.Close() })
+	run(t, e, `BIG = {} for i = 1, 2e5 do BIG[i] = i end S = ("x"):rep(16 * 2^20)`)
+	chunks := []string{
+		`while true do table.sort(BIG) end`,
+		`local x = 0 for i = 1, 3e5 do x = x + i end while true do table.sort(BIG) end`,
+		`local co = coroutine.wrap(function() while true do table.sort(BIG) coroutine.yield() end end)
+		while true do co() end`,
+	}
+	if strings.HasPrefix(zlua.Backend, "Lua 5.4") { // LuaJIT has no utf8
+		chunks = append(chunks, `while true do utf8.len(S) end`,
+			`local x = 0 for i = 1, 3e5 do x = x + i end while true do utf8.len(S) end`)
+	}
+	for _, chunk := range chunks {
+		over := interrupted(t, e, chunk)
+		t.Logf("overrun %6.2f ms: %s", float64(over.Microseconds())/1000, chunk)
+		if over > 150*time.Millisecond {
+			t.Errorf("overran the deadline by %v: %s", over, chunk)
+		}
+	}
+}
+
+// TestGoexitInLimitedCallStopsItsWatcher: a Go function that calls
+// runtime.Goexit inside a limited call abandons the Env, and the call's
+// end never runs. Its context watcher stayed registered: when the context
+// ended after Close, it wrote the interruption into the freed C env
+// (valgrind: invalid write in zlua_interrupt). Abandoning the gate now
+// stops the watchers of the calls it cut short.
+func TestGoexitInLimitedCallStopsItsWatcher(t *testing.T) {
+	for _, nested := range []bool{false, true} {
+		e, err := zlua.New(zlua.Options{})
+		must(t, err)
+		must(t, e.SetGlobal("quit", func() { runtime.Goexit() }))
+		inner := func(ctx context.Context) error { return e.DoStringContext(ctx, `quit()`) }
+		must(t, e.SetGlobal("innerLimited", func() error {
+			ctx, cancel := context.WithTimeout(context.Background(), time.Hour)
+			defer cancel()
+			return inner(ctx)
+		}))
+		chunk := `quit()`
+		if nested {
+			chunk = `innerLimited()`
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+		ended := make(chan struct{})
+		go func() {
+			defer close(ended)
+			e.DoStringContext(ctx, chunk)
+			t.Error("DoStringContext returned after runtime.Goexit")
+		}()
+		<-ended
+		if n := callbackgate.LiveWatchers(); n != 0 {
+			t.Errorf("nested %v: %d watcher(s) still registered after the Goexit", nested, n)
+		}
+		must(t, e.Close())
+		<-ctx.Done() // a watcher left would fire now, into the freed env
+		cancel()
+	}
+}
