@@ -28,13 +28,12 @@ import (
 // calling goroutine is locked to its OS thread, the one the signal goes
 // to.
 type limit struct {
-	g     *Gate
-	s     *cgo.State
-	t     cgo.Thread
-	outer cgo.Thread    // the thread an outer limited call runs on
-	mark  cgo.LimitMark // what the OS thread named before
-	stop  func() bool
-	over  bool // ended, or abandoned with its goroutine
+	g    *Gate
+	s    *cgo.State
+	t    cgo.Thread
+	prev cgo.LimitPrev // for LimitEnd: the outer call's thread, the OS thread
+	stop func() bool
+	over bool // ended, or abandoned with its goroutine
 	// The watcher, once the context is done: watching is Done when it has
 	// finished; it sleeps between signals on wake (made then), which quit
 	// closes after setting quitting.
@@ -66,7 +65,7 @@ const (
 func (g *Gate) beginLimit(ctx context.Context, t cgo.Thread) *limit {
 	runtime.LockOSThread() // until end: the signal's thread is this one
 	l := &limit{g: g, s: g.S, t: t}
-	l.outer, l.mark = l.s.LimitBegin(t)
+	l.prev = l.s.LimitBegin(t)
 	marks := l.s.Interrupts()
 	l.watching.Add(1) // Done by the watcher, or by quit if it never runs
 	l.stop = context.AfterFunc(ctx, func() {
@@ -143,7 +142,7 @@ func (l *limit) end() (fired bool) {
 	if fired = l.quit(); fired {
 		l.s.Interrupts().Clear()
 	}
-	l.s.LimitEnd(l.t, l.outer, l.mark)
+	l.s.LimitEnd(l.t, l.prev)
 	l.g.dropLimit(l)
 	runtime.UnlockOSThread()
 	return fired
@@ -181,13 +180,14 @@ func (g *Gate) abandonLimits(from int) {
 		return
 	}
 	for i := len(g.limits) - 1; i >= from; i-- {
-		g.limits[i].over = true
-		g.limits[i].quit()
+		l := g.limits[i]
+		l.over = true
+		l.quit()
+		g.S.LimitAbandoned(l.prev)
 		g.limits[i] = nil
 		runtime.UnlockOSThread()
 	}
 	g.limits = g.limits[:from]
-	cgo.ForgetLimits()
 }
 
 // Limited runs f (a protected operation on t) as a limited call under ctx

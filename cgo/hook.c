@@ -190,6 +190,7 @@ zlua_limitprev zlua_limit_begin(zlua_env *env, lua_State *L)
 	zlua_limitprev prev;
 	prev.running = env->running;
 	prev.poke = zlua_poke_begin(env);
+	prev.tid = zlua_own_tid();
 #ifdef ZLUA_LUAJIT
 	/* Compiled traces never call hooks: run interpreted while limited.
 	 * Inside a __gc LuaJIT refuses the switch; hooks are off there anyway
@@ -216,9 +217,9 @@ zlua_limitprev zlua_limit_begin(zlua_env *env, lua_State *L)
 	return prev;
 }
 
-void zlua_limit_end(zlua_env *env, lua_State *L, lua_State *prev, uintptr_t prev_poke)
+void zlua_limit_end(zlua_env *env, lua_State *L, lua_State *prev, uintptr_t prev_poke, int tid)
 {
-	zlua_poke_end(prev_poke);
+	zlua_poke_end(env, prev_poke, tid);
 	env->running = prev; /* an outer call's thread: never a thread gone since */
 	if (--env->limit_depth > 0)
 		return;

@@ -61,26 +61,40 @@ func (s *State) FailAllocAt(k uint64) {
 // LimitBegin starts a limited call on t: the count hook checks the
 // interrupt flag from now on, and the calling OS thread is named the
 // call's, for Poke. The caller keeps its goroutine locked to the thread
-// until LimitEnd (runtime.LockOSThread). It returns the thread an outer
-// limited call runs on and what the thread named before, for LimitEnd.
-func (s *State) LimitBegin(t Thread) (outer Thread, prev LimitMark) {
+// until LimitEnd (runtime.LockOSThread). It returns what LimitEnd needs:
+// the thread an outer limited call runs on, what the OS thread named
+// before, and the OS thread.
+func (s *State) LimitBegin(t Thread) LimitPrev {
 	p := C.zlua_limit_begin(s.env, t.p)
-	return Thread{p.running}, LimitMark(p.poke)
+	return LimitPrev{Thread{p.running}, uintptr(p.poke), int32(p.tid)}
 }
 
-// LimitMark is what a thread named before a limited call began on it
-// (an address in C memory, never dereferenced by Go).
-type LimitMark uintptr
-
-// LimitEnd ends a limited call begun on t, on the same OS thread; outer
-// and prev are what its LimitBegin returned.
-func (s *State) LimitEnd(t, outer Thread, prev LimitMark) {
-	C.zlua_limit_end(s.env, t.p, outer.p, C.uintptr_t(prev))
+// LimitPrev is what LimitBegin returns for LimitEnd.
+type LimitPrev struct {
+	Outer Thread  // the thread an outer limited call runs on
+	mark  uintptr // what the OS thread named before (C memory, not read by Go)
+	tid   int32   // the OS thread's kernel id
 }
 
-// ForgetLimits names no limited call on the calling OS thread: for a
-// goroutine whose Goexit abandoned its calls, whose LimitEnd never runs.
-func ForgetLimits() { C.zlua_poke_forget() }
+// Tid is the kernel id of the OS thread LimitBegin ran on.
+func (p LimitPrev) Tid() int { return int(p.tid) }
+
+// KeptEnvs returns how many closed states kept their C env because an OS
+// thread still named it for the signal's handler: a limited call ended on
+// another thread than it began on (its goroutine was unlocked by code
+// that had not locked it). For tests and diagnostics.
+func KeptEnvs() int { return int(C.zlua_kept_envs()) }
+
+// LimitEnd ends a limited call begun on t, on the same OS thread; prev
+// is what its LimitBegin returned.
+func (s *State) LimitEnd(t Thread, prev LimitPrev) {
+	C.zlua_limit_end(s.env, t.p, prev.Outer.p, C.uintptr_t(prev.mark), C.int(prev.tid))
+}
+
+// LimitAbandoned is LimitEnd's share for a limited call that a Goexit
+// abandoned (its LimitEnd never runs): the calling OS thread names no
+// limited call any more.
+func (s *State) LimitAbandoned(prev LimitPrev) { C.zlua_poke_forget(s.env, C.int(prev.tid)) }
 
 // Interrupts marks contexts of the state's limited calls done. It is a
 // plain value: any goroutine may call its methods (an atomic store into C

@@ -80,25 +80,37 @@ static int handler_is_ours(void)
 	return (cur.sa_flags & SA_SIGINFO) && cur.sa_sigaction == on_poke;
 }
 
+int zlua_own_tid(void)
+{
+	if (own_tid == 0)
+		own_tid = (pid_t)syscall(SYS_gettid);
+	return own_tid;
+}
+
 uintptr_t zlua_poke_begin(zlua_env *env)
 {
 	zlua_env *prev = limited_env;
 	pthread_once(&install_once, install);
-	if (own_tid == 0)
-		own_tid = (pid_t)syscall(SYS_gettid);
-	__atomic_store_n(&env->limit_tid, own_tid, __ATOMIC_RELAXED);
+	__atomic_store_n(&env->limit_tid, zlua_own_tid(), __ATOMIC_RELAXED);
+	env->limits_open++;
 	limited_env = env;
 	return (uintptr_t)prev;
 }
 
-void zlua_poke_end(uintptr_t prev)
+void zlua_poke_end(zlua_env *env, uintptr_t prev, int tid)
 {
+	if (zlua_own_tid() != tid)
+		return; /* moved: the begin thread still names env, kept (zlua_env_close) */
 	limited_env = (zlua_env *)prev;
+	env->limits_open--;
 }
 
-void zlua_poke_forget(void)
+void zlua_poke_forget(zlua_env *env, int tid)
 {
+	if (zlua_own_tid() != tid)
+		return;
 	limited_env = NULL;
+	env->limits_open--;
 }
 
 int zlua_poke(zlua_env *env)

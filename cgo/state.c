@@ -164,6 +164,9 @@ void zlua_env_abandoned(zlua_env *env)
 	zlua_jit_leafreset(env);
 }
 
+/* envs zlua_env_close kept for the signal's handler (poke.c) */
+static int kept_envs;
+
 void zlua_env_close(zlua_env *env)
 {
 	if (env == NULL)
@@ -181,7 +184,18 @@ void zlua_env_close(zlua_env *env)
 	free(env->svfreed);
 	zlua_dirs_free(env);
 	free(env->warnbuf);
-	free(env);
+	/* A thread still names env for the signal's handler (a limited call
+	 * whose goroutine moved to another thread): the struct stays, with no
+	 * limit running, so the handler there reads it and does nothing. */
+	if (env->limits_open == 0)
+		free(env);
+	else
+		__atomic_add_fetch(&kept_envs, 1, __ATOMIC_RELAXED);
+}
+
+int zlua_kept_envs(void)
+{
+	return __atomic_load_n(&kept_envs, __ATOMIC_RELAXED);
 }
 
 int zlua_prog_reserve(zlua_env *env, size_t need)

@@ -504,6 +504,7 @@ typedef struct zlua_env {
 	int interrupt;         /* contexts done among them; atomic (any goroutine) */
 	int interrupt_reason;  /* atomic: ZLUA_INT_* of the last context done */
 	int limit_tid;         /* atomic: kernel id of the thread of the last limited call begun */
+	int limits_open;       /* limited calls begun and not ended on their own thread (poke.c) */
 	uintptr_t cstack_base; /* C stack address of the outermost zlua_op running */
 	int hook_raised;       /* the error being raised left a hook (see zlua_handler_guard) */
 	int hook_count;        /* instructions between checks now (adaptive, hook.c) */
@@ -676,12 +677,13 @@ lua_State *zlua_newstate(zlua_env *env);
 typedef struct zlua_limitprev {
 	lua_State *running; /* env->running before */
 	uintptr_t poke;     /* what zlua_poke_begin returned */
+	int tid;            /* the calling thread's kernel id */
 } zlua_limitprev;
 zlua_limitprev zlua_limit_begin(zlua_env *env, lua_State *L);
 /* [go-safe] Ends a limited call begun on L; prev is what its begin
- * returned, and prev_poke what it stored. The outermost one removes the
- * hook (LuaJIT: switches the compiler back on). [-0, +0] */
-void zlua_limit_end(zlua_env *env, lua_State *L, lua_State *prev, uintptr_t prev_poke);
+ * returned, prev_poke and tid what it stored. The outermost one removes
+ * the hook (LuaJIT: switches the compiler back on). [-0, +0] */
+void zlua_limit_end(zlua_env *env, lua_State *L, lua_State *prev, uintptr_t prev_poke, int tid);
 /* The real-time signal that makes a limited call's hook fire (poke.c). */
 #define ZLUA_POKE_SIGNO() (SIGRTMIN + 8)
 /* [go-safe] From zlua_limit_begin, on the thread that will run the
@@ -690,16 +692,25 @@ void zlua_limit_end(zlua_env *env, lua_State *L, lua_State *prev, uintptr_t prev
  * the handler at the first call. Returns the env named before, for
  * zlua_poke_end. [-0, +0] */
 uintptr_t zlua_poke_begin(zlua_env *env);
-/* [go-safe] From zlua_limit_end, on the same thread: names prev again. */
-void zlua_poke_end(uintptr_t prev);
-/* [go-safe] Names no env on this thread: a call abandoned by Goexit
- * never reaches zlua_limit_end. */
-void zlua_poke_forget(void);
+/* [go-safe] The calling thread's kernel id (cached per thread). */
+int zlua_own_tid(void);
+/* [go-safe] From zlua_limit_end: names prev again on this thread, if it
+ * is the thread of the begin (tid: zlua_own_tid there). A goroutine that
+ * moved meanwhile (its code unlocked the thread it did not lock) leaves
+ * the begin thread naming env: env is then never freed (zlua_env_close
+ * keeps the struct, with no limit running), so the handler there never
+ * reads freed memory. [-0, +0] */
+void zlua_poke_end(zlua_env *env, uintptr_t prev, int tid);
+/* [go-safe] zlua_poke_end for a call abandoned by Goexit, which never
+ * reaches zlua_limit_end: names no env on this thread. */
+void zlua_poke_forget(zlua_env *env, int tid);
 /* [go-safe] From any thread while env's limited call runs, once its
  * context is done: signals the thread last named env's, whose handler
  * makes the running Lua thread's hook fire at its next instruction.
  * Returns whether a signal was sent. */
 int zlua_poke(zlua_env *env);
+/* [go-safe] How many envs zlua_env_close kept (see zlua_poke_end). */
+int zlua_kept_envs(void);
 /* [go-safe] ZLUA_POKE_SIGNO(), for Go. */
 int zlua_poke_signo(void);
 /* [go-safe] Whether zlua's handler is installed and still the signal's. */
