@@ -2,6 +2,7 @@ package zlua_test
 
 import (
 	"context"
+	"errors"
 	"runtime"
 	"strings"
 	"testing"
@@ -78,4 +79,31 @@ func TestGoexitInLimitedCallStopsItsWatcher(t *testing.T) {
 		<-ctx.Done() // a watcher left would fire now, into the freed env
 		cancel()
 	}
+}
+
+// TestGoexitInLimitedCallDuringCloseStopsItsWatcher: a __gc Go function
+// that Close runs makes a limited call, whose Go function calls
+// runtime.Goexit: the watcher of the call cut short is stopped there too
+// (abandonClosing), and Close finishes.
+func TestGoexitInLimitedCallDuringCloseStopsItsWatcher(t *testing.T) {
+	e, err := zlua.New(zlua.Options{})
+	must(t, err)
+	must(t, e.SetGlobal("quit", func() { runtime.Goexit() }))
+	must(t, e.SetGlobal("f", func(i int) error {
+		ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+		defer cancel()
+		return e.DoStringContext(ctx, `quit()`)
+	}))
+	must(t, e.DoString(gcObjects(2)))
+	var closeErr error
+	if !inDyingGoroutine(func() { closeErr = e.Close() }) {
+		t.Fatal("Close did not return")
+	}
+	if !errors.Is(closeErr, zlua.ErrAbandoned) {
+		t.Errorf("Close = %v, want ErrAbandoned", closeErr)
+	}
+	if n := callbackgate.LiveWatchers(); n != 0 {
+		t.Errorf("%d watcher(s) still registered after Close", n)
+	}
+	time.Sleep(150 * time.Millisecond) // a watcher left would fire now, into the freed env
 }

@@ -152,9 +152,19 @@ func (l *limit) end() (fired bool) {
 // callers of beginLimit, so that a Go panic between begin and end does
 // not leave the watcher registered and the thread naming the call.
 func (l *limit) release() {
-	if !l.over {
-		l.end()
+	if l.over {
+		return
 	}
+	if l.g.unwinding() {
+		// A Goexit abandoned the gate under this call and abandonLimits
+		// did not see it: stop the watcher, touch nothing of the state.
+		l.over = true
+		l.quit()
+		l.g.dropLimit(l)
+		runtime.UnlockOSThread()
+		return
+	}
+	l.end()
 }
 
 // dropLimit removes l, which has ended, from the limits in progress (the
