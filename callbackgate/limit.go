@@ -157,14 +157,21 @@ func (l *limit) release() {
 	}
 	if l.g.unwinding() {
 		// A Goexit abandoned the gate under this call and abandonLimits
-		// did not see it: stop the watcher, touch nothing of the state.
-		l.over = true
-		l.quit()
+		// did not see it: touch nothing of the state.
+		l.cut()
 		l.g.dropLimit(l)
-		runtime.UnlockOSThread()
 		return
 	}
 	l.end()
+}
+
+// cut ends what l holds in Go when its call will never reach end (a
+// Goexit abandoned it): the watcher stops and the goroutine's lock on
+// its thread is given back. It touches nothing of the state.
+func (l *limit) cut() {
+	l.over = true
+	l.quit()
+	runtime.UnlockOSThread()
 }
 
 // dropLimit removes l, which has ended, from the limits in progress (the
@@ -191,11 +198,9 @@ func (g *Gate) abandonLimits(from int) {
 	}
 	for i := len(g.limits) - 1; i >= from; i-- {
 		l := g.limits[i]
-		l.over = true
-		l.quit()
+		l.cut()
 		g.S.LimitAbandoned(l.prev)
 		g.limits[i] = nil
-		runtime.UnlockOSThread()
 	}
 	g.limits = g.limits[:from]
 }

@@ -20,7 +20,7 @@
  * guard's own frame, as if the script had called it: the same arguments,
  * the same call depth, and an error it raises names the function the
  * script called (luaL_argerror finds the guard under the stock name).
- * [-?, +?] */
+ * Returns what f returns; the stack effect is f's. */
 static int stock(lua_State *L, lua_CFunction f)
 {
 	if (f == NULL) /* never: a guard exists only beside its stock function */
@@ -237,7 +237,8 @@ static int checked_cmp(lua_State *L)
 /* [lua] table.sort(t [, comp]) (both backends): the stock function, which
  * makes n log n comparisons in one C call; a comparator that is a C
  * function is wrapped so that a limited call can stop the sort. A Lua
- * comparator, or none, leaves everything to the stock function. [-?, +0] */
+ * comparator, or none, leaves everything to the stock function. The
+ * wrapper replaces argument 2 in place. [-0, +0] */
 static int guard_sort(lua_State *L)
 {
 	if (lua_iscfunction(L, 2)) {
