@@ -2,6 +2,7 @@ package zlua_test
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -117,7 +118,12 @@ func TestGuardedLoopsStopAtTheDeadline(t *testing.T) {
 			// loop ran until the memory limit (seconds), then failed
 			// for memory instead of the deadline
 			`table.concat(setmetatable({}, {__index = rawlen, __len = function() return 1e15 end}))`,
-			`while true do pcall(table.concat, setmetatable({}, {__index = rawlen, __len = function() return 1e15 end})) end`)
+			`while true do pcall(table.concat, setmetatable({}, {__index = rawlen, __len = function() return 1e15 end})) end`,
+			// the stock sort of a proxy: each read and write a C
+			// metamethod, no instruction in 2^31 elements (the hurried
+			// hook's call events stop it)
+			proxySort,
+			`while true do pcall(table.sort, `+proxy+`) end`)
 	}
 	// A C comparator runs no instruction: a sort of a million elements
 	// makes about 2·10⁷ calls in one C call (a second or more).
@@ -130,5 +136,68 @@ func TestGuardedLoopsStopAtTheDeadline(t *testing.T) {
 			t.Errorf("overran the deadline by %v: %s", over, chunk)
 		}
 		run(t, e, `collectgarbage()`)
+	}
+}
+
+// proxy is a table whose elements are all read through C metamethods (0
+// each) and written to nowhere, with a length of 2^31 - 2: table.sort of it
+// compares and swaps for hours without a Lua instruction.
+const proxy = `setmetatable({}, {__index = rawlen, __newindex = rawequal, __len = function() return 2^31 - 2 end})`
+
+const proxySort = `table.sort(` + proxy + `)`
+
+func TestDeadlineInCMetamethodLoopNamesTheScriptLine(t *testing.T) {
+	if !strings.HasPrefix(zlua.Backend, "Lua 5.4") {
+		t.Skip("LuaJIT's table.sort reads the table raw: no metamethod, no length")
+	}
+	e := newEnv(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	err := e.DoStringContext(ctx, "local x = 1\n"+proxySort)
+	// the call event fires in a C metamethod called by C: the position is
+	// the script's line that called table.sort
+	if !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), ":2: interrupted: context deadline exceeded") {
+		t.Fatalf("DoStringContext = %v, want the deadline at line 2", err)
+	}
+}
+
+// A Go function still running when the deadline passes finishes its work
+// through the Env: the hurried hook's call events skip zlua's own
+// dispatcher and message handler, and the script stops at its next
+// instruction after the function returns.
+func TestGoFunctionWorksPastTheDeadline(t *testing.T) {
+	e := newEnv(t)
+	tbl, err := e.NewTable()
+	must(t, err)
+	var setErr, getErr error
+	var got int
+	must(t, e.SetGlobal("slow", func() int {
+		time.Sleep(120 * time.Millisecond)
+		setErr = tbl.Set("x", 5)
+		getErr = tbl.Get("x", &got)
+		return 1
+	}))
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	// The script's own hook asks for lines only: the call events zlua
+	// asked for are not passed on to it.
+	err = e.DoStringContext(ctx, `events = {}
+		debug.sethook(function(ev) events[#events + 1] = ev end, "l")
+		slow() reached = true`)
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("DoStringContext = %v, want the deadline", err)
+	}
+	if setErr != nil || getErr != nil || got != 5 {
+		t.Errorf("the Go function's Set = %v, Get = %v (%d), want both done after the deadline", setErr, getErr, got)
+	}
+	var calls int
+	must(t, e.Eval(`debug.sethook() local n = 0 for _, ev in ipairs(events) do if ev ~= "line" then n = n + 1 end end return n`, &calls))
+	if calls != 0 {
+		t.Errorf("the script's line hook got %d other events", calls)
+	}
+	var reached bool
+	must(t, e.Eval(`return reached ~= nil`, &reached))
+	if reached {
+		t.Error("the script ran on after the Go function returned past the deadline")
 	}
 }

@@ -10,8 +10,10 @@
 
 #ifdef ZLUA_LUAJIT
 #define TAIL_EVENT "tail return"
+#define CALL_EVENT(ev) ((ev) == LUA_HOOKCALL)
 #else
 #define TAIL_EVENT "tail call"
+#define CALL_EVENT(ev) ((ev) == LUA_HOOKCALL || (ev) == LUA_HOOKTAILCALL)
 #endif
 
 /* Records live in the table registry[env->hooks_ref]: on Lua 5.4 keyed by
@@ -92,8 +94,9 @@ void zlua_script_hook(lua_State *L, zlua_env *env, lua_Debug *ar)
 #endif
 	rec = zlua_hookrec_of(L, env, 0, 1);
 	if (lua_type(L, -1) != LUA_TFUNCTION || /* none, or a coroutine's inherited one */
-	    (ar->event == LUA_HOOKLINE && (rec == NULL || !(rec->mask & LUA_MASKLINE)))) {
-		lua_pop(L, 1); /* (line events zlua asked for, see hook.c) */
+	    (ar->event == LUA_HOOKLINE && (rec == NULL || !(rec->mask & LUA_MASKLINE))) ||
+	    (CALL_EVENT(ar->event) && (rec == NULL || !(rec->mask & LUA_MASKCALL)))) {
+		lua_pop(L, 1); /* (line and call events zlua asked for, see hook.c) */
 		return;
 	}
 	lua_pushstring(L, ar->event >= 0 && ar->event <= 4 ? names[ar->event] : "?");

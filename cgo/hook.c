@@ -52,9 +52,22 @@ int zlua_handler_guard(zlua_env *env)
 	return 1;
 }
 
+/* The events a hurried hook fires on: the next instruction, and on Lua
+ * 5.4 also the next call, C functions included. A C library function that
+ * calls C metamethods in a loop (table.sort of a proxy table whose __index
+ * is a C function and whose __len is huge) runs no instruction between
+ * them, but each call passes the call hook (lua.c's SIGINT hook asks for
+ * calls for the same reason). LuaJIT's table library reads tables raw, so
+ * no metamethod runs inside its loops; its call hook is not asked for. */
+#ifndef ZLUA_LUAJIT
+#define HURRY_MASK (LUA_MASKCOUNT | LUA_MASKCALL)
+#else
+#define HURRY_MASK LUA_MASKCOUNT
+#endif
+
 void zlua_hook_hurry(lua_State *L)
 {
-	lua_sethook(L, zlua_hook, lua_gethookmask(L) | LUA_MASKCOUNT, 1);
+	lua_sethook(L, zlua_hook, lua_gethookmask(L) | HURRY_MASK, 1);
 }
 
 void zlua_hook_hurry_running(zlua_env *env)
@@ -74,10 +87,19 @@ void zlua_hook_hurry_running(zlua_env *env)
  * its next instruction. The error is marked as raised from a hook: message
  * handlers run without hooks then, so zlua's do not call the script's
  * (xpcall.c). */
-static void raise_from_hook(lua_State *L, zlua_env *env, const char *msg)
+static void raise_from_hook(lua_State *L, zlua_env *env, const lua_Debug *ar, const char *msg)
 {
+	int level = 0;
 	zlua_hook_hurry(L);
-	zlua_where_script(L, 0); /* the script's line, not a zlua closure's */
+	if (ar->event != LUA_HOOKCOUNT && ar->event != LUA_HOOKLINE) {
+		/* a call: the position is the nearest Lua caller's, past the
+		 * C functions between (the callee and, say, table.sort) */
+		lua_Debug up;
+		level = 1;
+		while (lua_getstack(L, level, &up) && lua_getinfo(L, "l", &up) && up.currentline < 0)
+			level++;
+	}
+	zlua_where_script(L, level); /* the script's line, not a zlua closure's */
 	lua_pushstring(L, msg);
 	lua_concat(L, 2);
 	env->hook_raised = 1;
@@ -135,6 +157,28 @@ void zlua_hook_thread(lua_State *L, zlua_env *env, int idx)
 		zlua_hook_apply(L, env, idx, 0);
 }
 
+/* [lua] Whether a call event is zlua's own machinery being entered: the
+ * dispatcher of an operation Go asked for (a Go function that keeps
+ * working after the deadline passed gets its Table.Get done; the Lua code
+ * it runs is stopped), or the message handler, which turns the error
+ * being raised into the caller's. Only Lua 5.4 asks for call events while
+ * hurried. [-0, +0] */
+static int internal_call(lua_State *L, lua_Debug *ar)
+{
+#ifndef ZLUA_LUAJIT
+	lua_CFunction f;
+	if (ar->event != LUA_HOOKCALL || !lua_getinfo(L, "f", ar))
+		return 0;
+	f = lua_tocfunction(L, -1);
+	lua_pop(L, 1);
+	return f == zlua_dispatch || f == zlua_msgh;
+#else
+	(void)L;
+	(void)ar;
+	return 0;
+#endif
+}
+
 void zlua_hook(lua_State *L, lua_Debug *ar)
 {
 	zlua_env *env = zlua_envof(L);
@@ -147,10 +191,9 @@ void zlua_hook(lua_State *L, lua_Debug *ar)
 	 * while it runs is lost (hooks are off there), so with a line hook on
 	 * a one-instruction loop the count events would never come. */
 	if (env->limit_depth > 0) {
-		if (env->cstack_base != 0 && env->cstack_base - (uintptr_t)&rec > ZLUA_CSTACK_LIMIT)
-			raise_from_hook(L, env, "C stack overflow");
-		if (zlua_interrupted(env))
-			raise_from_hook(L, env, zlua_interrupt_text(env));
+		int deep = env->cstack_base != 0 && env->cstack_base - (uintptr_t)&rec > ZLUA_CSTACK_LIMIT;
+		if ((deep || zlua_interrupted(env)) && !internal_call(L, ar))
+			raise_from_hook(L, env, ar, deep ? "C stack overflow" : zlua_interrupt_text(env));
 	}
 	if (ar->event != LUA_HOOKCOUNT) { /* call, return, line: the script's */
 		zlua_script_hook(L, env, ar);

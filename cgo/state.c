@@ -13,7 +13,7 @@ int zlua_isinteger(lua_State *L, int idx)
 }
 #endif
 
-int zlua_dispatch(lua_State *L); /* protect.c */
+
 #ifdef ZLUA_LUAJIT
 int zlua_collect(lua_State *L);  /* protect.c */
 #endif

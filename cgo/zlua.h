@@ -614,6 +614,8 @@ int zlua_reserve(zlua_env *env, lua_State *L, int n);
 /* [lua] The message handler of every protected call zlua makes: records
  * the error's traceback (zlua_errinfo_record). protect.c. */
 int zlua_msgh(lua_State *L);
+/* [lua] The dispatcher every operation Go asks for runs under (protect.c). */
+int zlua_dispatch(lua_State *L);
 
 /* [-0, +1] Pushes zlua_msgh. On Lua 5.4 it is a light C function, pushed
  * without a registry lookup and without allocating; LuaJIT's
@@ -735,7 +737,8 @@ void zlua_hook_apply(lua_State *L, zlua_env *env, int idx, int force);
 /* [go-safe] zlua_hook_apply on the thread at idx unless its hook already
  * checks the limit (coroutines about to run in a limited call). [-0, +0] */
 void zlua_hook_thread(lua_State *L, zlua_env *env, int idx);
-/* [go-safe] Makes L's hook fire at its next instruction. [-0, +0] */
+/* [go-safe] Makes L's hook fire at its next instruction (and, on Lua
+ * 5.4, at its next call: hook.c). [-0, +0] */
 void zlua_hook_hurry(lua_State *L);
 /* [go-safe] From zlua_alloc, once a context is done during a limited
  * call: makes the running thread's hook fire at its next instruction (a
