@@ -180,13 +180,24 @@ func (e *Env) Close() error {
 	}
 	// Close has begun: Post refuses from here on. The functions accepted
 	// before run inside the hold, so no other goroutine can close or use
-	// the Env under them.
-	var errs []error
-	for _, fn := range e.posted.CloseTake() {
-		if err := runPosted(fn); err != nil {
-			errs = append(errs, err)
+	// the Env under them. If one calls runtime.Goexit (after the rest
+	// ran, runAllPosted) or a panic leaves runPosted, Close still closes
+	// the state and lets the Env go on the way out: before, the hold was
+	// never released and the Env could never be closed or used again.
+	done := false
+	defer func() {
+		if !done {
+			e.closeHeld(nil)
 		}
-	}
+	}()
+	errs := runAllPosted(e.posted.CloseTake())
+	done = true
+	return e.closeHeld(errs)
+}
+
+// closeHeld is the end of Close, the Env held: the state closes, the hold
+// is released.
+func (e *Env) closeHeld(errs []error) error {
 	if err := e.g.CloseClaimed(); err != nil {
 		errs = append(errs, err)
 	}
@@ -198,12 +209,7 @@ func (e *Env) Close() error {
 // closeAbandoned is Close for an Env a Go function abandoned with
 // runtime.Goexit inside a Lua call.
 func (e *Env) closeAbandoned() error {
-	var errs []error
-	for _, fn := range e.posted.CloseTake() {
-		if err := runPosted(fn); err != nil {
-			errs = append(errs, err)
-		}
-	}
+	errs := runAllPosted(e.posted.CloseTake())
 	if e.g.ClaimAbandoned() { // else another Close frees it
 		if err := e.g.CloseAbandoned(); err != nil {
 			errs = append(errs, err)

@@ -20,12 +20,7 @@ func (e *Env) Pump() error {
 	e.g.DrainRefs(e.opts.PumpBudget)
 	e.g.Unclaim()
 
-	var errs []error
-	for _, fn := range e.posted.Take() {
-		if err := runPosted(fn); err != nil {
-			errs = append(errs, err)
-		}
-	}
+	errs := runAllPosted(e.posted.Take())
 	if r := e.reset.Swap(nil); r != nil {
 		applied, err := e.applyReset(r.loader)
 		if !applied {
@@ -39,6 +34,30 @@ func (e *Env) Pump() error {
 	return errors.Join(errs...)
 }
 
+// runAllPosted runs fns in order, each through runPosted, and returns
+// their errors. A function that calls runtime.Goexit ends the calling
+// goroutine only after the rest have run (the deferred call that sees it
+// runs them), so every function Post accepted runs even then; a Pump or
+// Close on that goroutine then ends as its own deferred calls say.
+func runAllPosted(fns []func()) (errs []error) {
+	for i, fn := range fns {
+		returned := false
+		func() {
+			defer func() {
+				if !returned { // runtime.Goexit: runPosted recovers panics
+					errs = append(errs, runAllPosted(fns[i+1:])...)
+				}
+			}()
+			if err := runPosted(fn); err != nil {
+				errs = append(errs, err)
+			}
+			returned = true
+		}()
+	}
+	return errs
+}
+
+// runPosted runs one posted function, its panic recovered as an error.
 func runPosted(fn func()) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
@@ -52,7 +71,10 @@ func runPosted(fn func()) (err error) {
 // Post queues fn to run on the owner goroutine during the next Pump. It is
 // the supported way for other goroutines to use the Env; it is safe for
 // concurrent use. Once Close has begun it returns ErrClosed and fn never
-// runs; every function it accepted runs, in the next Pump or in Close.
+// runs; every function it accepted runs, in the next Pump or in Close. A
+// function that calls runtime.Goexit ends the goroutine running the Pump
+// or Close only after the functions posted after it ran (and a Close
+// still closes the Env).
 func (e *Env) Post(fn func(*Env)) error {
 	if !e.posted.Post(func() { fn(e) }) {
 		return ErrClosed

@@ -56,7 +56,7 @@ func (f *Function) start() (*Gate, error) {
 	if f.g == nil {
 		return nil, errZeroHandle
 	}
-	if f.released {
+	if f.released.load() {
 		return nil, ErrReleased
 	}
 	g := f.g

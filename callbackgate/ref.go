@@ -28,9 +28,20 @@ type luaRef struct {
 	gen      uint64 // gate generation the ref belongs to
 	ref      int32
 	q        *pump.Queue
-	released bool
+	released flag // Release may race with another Release (any goroutine)
 	cleanup  runtime.Cleanup
 }
+
+// flag is a one-way atomic flag. Unlike atomic.Bool it may be copied
+// (vet's copylocks): users can copy a handle struct, which zlua refuses
+// to push.
+type flag struct{ v uint32 }
+
+// load reports whether the flag was set.
+func (f *flag) load() bool { return atomic.LoadUint32(&f.v) != 0 }
+
+// set sets the flag; it reports whether this call did.
+func (f *flag) set() bool { return atomic.CompareAndSwapUint32(&f.v, 0, 1) }
 
 // heldRefs counts, over every Env, the refs whose Go owner was neither
 // released nor collected yet (tests check it returns to zero).
@@ -69,12 +80,13 @@ func track[T any](g *Gate, owner *T, ref int32) runtime.Cleanup {
 }
 
 // release queues the ref now (it is unreffed at the next Pump).
-// Idempotent.
+// Idempotent, from any goroutine: of two Releases racing, one queues the
+// ref (two would free the registry slot twice, and two later handles
+// would share it).
 func (r *luaRef) release() {
-	if r.released || r.g == nil {
+	if r.g == nil || !r.released.set() {
 		return
 	}
-	r.released = true
 	r.cleanup.Stop()
 	dropRef(refDrop{r.q, r.ref})
 }
@@ -84,7 +96,7 @@ func (r *luaRef) check() error {
 	switch {
 	case r.g == nil:
 		return errZeroHandle
-	case r.released:
+	case r.released.load():
 		return ErrReleased
 	case r.g.Closed() || r.gen != r.g.gen:
 		return ErrStale

@@ -266,7 +266,7 @@ func (th *Thread) enter() (*Gate, error) {
 	if th.g == nil {
 		return nil, errZeroHandle
 	}
-	if th.released {
+	if th.released.load() {
 		return nil, ErrReleased
 	}
 	if err := th.g.Enter(); err != nil {

@@ -56,7 +56,7 @@ func (tb *Table) call(f func(g *Gate, t cgo.Thread) error) error {
 	if tb.g == nil {
 		return errZeroHandle
 	}
-	if tb.released {
+	if tb.released.load() {
 		return ErrReleased
 	}
 	// The handle is checked once the claim is won: Close or Reset may run

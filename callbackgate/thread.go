@@ -68,7 +68,7 @@ func (th *Thread) Release() { th.release() }
 // Called while another goroutine uses the Env, it reports what the last
 // resume from Go saw.
 func (th *Thread) Done() bool {
-	if th.g == nil || th.released {
+	if th.g == nil || th.released.load() {
 		return true
 	}
 	g := th.g
@@ -93,7 +93,7 @@ func (th *Thread) Resume(ctx context.Context, args []any) ([]any, error) {
 	if th.g == nil {
 		return nil, errZeroHandle
 	}
-	if th.released {
+	if th.released.load() {
 		return nil, ErrReleased
 	}
 	limited := !Unlimited(ctx)

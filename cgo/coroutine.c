@@ -26,6 +26,7 @@ static int resume(lua_State *L, zlua_env *env, int coidx, lua_State *co, int nar
 	env->running = co;
 	st = lua_resume(co, L, narg, &nres);
 	env->running = L;
+	zlua_rearm_hooks(co); /* after an error a hook raised: rearm.c */
 	env->hook_raised = 0; /* an error the coroutine's hook raised has been handled */
 	if (zlua_interrupted(env))
 		zlua_hook_hurry(L); /* the hurry an allocation gave co is L's now */

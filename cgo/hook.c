@@ -90,15 +90,15 @@ void zlua_hook_hurry_running(zlua_env *env)
 static void raise_from_hook(lua_State *L, zlua_env *env, const lua_Debug *ar, const char *msg)
 {
 	int level = 0;
+	lua_Debug up;
 	zlua_hook_hurry(L);
-	if (ar->event != LUA_HOOKCOUNT && ar->event != LUA_HOOKLINE) {
-		/* a call: the position is the nearest Lua caller's, past the
-		 * C functions between (the callee and, say, table.sort) */
-		lua_Debug up;
-		level = 1;
-		while (lua_getstack(L, level, &up) && lua_getinfo(L, "l", &up) && up.currentline < 0)
+	/* At a call event entering a C function (the callee, and perhaps
+	 * table.sort below it, are C), the position is the nearest Lua
+	 * caller's. Else level 0 is the running Lua function (a Lua callee
+	 * at its call event is at its first line). */
+	if (ar->event == LUA_HOOKCALL)
+		while (lua_getstack(L, level, &up) && lua_getinfo(L, "S", &up) && up.what[0] == 'C')
 			level++;
-	}
 	zlua_where_script(L, level); /* the script's line, not a zlua closure's */
 	lua_pushstring(L, msg);
 	lua_concat(L, 2);
@@ -157,25 +157,26 @@ void zlua_hook_thread(lua_State *L, zlua_env *env, int idx)
 		zlua_hook_apply(L, env, idx, 0);
 }
 
-/* [lua] Whether a call event is zlua's own machinery being entered: the
- * dispatcher of an operation Go asked for (a Go function that keeps
- * working after the deadline passed gets its Table.Get done; the Lua code
- * it runs is stopped), or the message handler, which turns the error
- * being raised into the caller's. Only Lua 5.4 asks for call events while
- * hurried. [-0, +0] */
-static int internal_call(lua_State *L, lua_Debug *ar)
+/* [lua] Whether the limit may raise at this event: always, but for a
+ * call event entering zlua's own machinery, the dispatcher of an
+ * operation Go asked for (a Go function that keeps working after the
+ * deadline passed gets its Table.Get done; the Lua code it runs is
+ * stopped) or the message handler, which turns the error being raised
+ * into the caller's. Only Lua 5.4 asks for call events while hurried.
+ * [-0, +0] */
+static int may_raise(lua_State *L, lua_Debug *ar)
 {
 #ifndef ZLUA_LUAJIT
 	lua_CFunction f;
 	if (ar->event != LUA_HOOKCALL || !lua_getinfo(L, "f", ar))
-		return 0;
+		return 1;
 	f = lua_tocfunction(L, -1);
 	lua_pop(L, 1);
-	return f == zlua_dispatch || f == zlua_msgh;
+	return f == NULL || (f != zlua_dispatch && f != zlua_msgh);
 #else
 	(void)L;
 	(void)ar;
-	return 0;
+	return 1;
 #endif
 }
 
@@ -192,7 +193,7 @@ void zlua_hook(lua_State *L, lua_Debug *ar)
 	 * a one-instruction loop the count events would never come. */
 	if (env->limit_depth > 0) {
 		int deep = env->cstack_base != 0 && env->cstack_base - (uintptr_t)&rec > ZLUA_CSTACK_LIMIT;
-		if ((deep || zlua_interrupted(env)) && !internal_call(L, ar))
+		if ((deep || zlua_interrupted(env)) && may_raise(L, ar))
 			raise_from_hook(L, env, ar, deep ? "C stack overflow" : zlua_interrupt_text(env));
 	}
 	if (ar->event != LUA_HOOKCOUNT) { /* call, return, line: the script's */

@@ -137,3 +137,10 @@ const StockPatternsKey = C.ZLUA_STOCK_PATTERNS
 func (s *State) OpWithFarArgs(t Thread) int {
 	return int(C.zlua_op_far_opargs(s.env, t.p))
 }
+
+// HooksRearmable reports whether zlua can turn hooks back on for a Lua 5.4
+// coroutine that an error raised by a hook killed (cgo/rearm.c checks the
+// linked library's lua_State layout once per process). Without it the
+// to-be-closed variables of such a coroutine would run with no deadline
+// check. Always true on LuaJIT, which has none.
+func HooksRearmable() bool { return C.zlua_rearm_supported() != 0 }

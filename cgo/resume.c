@@ -44,6 +44,7 @@ static int resume_co(lua_State *co, lua_State *L, int n, int *nres)
 	env->running = co;
 	st = lua_resume(co, L, n, nres);
 	env->running = prev;
+	zlua_rearm_hooks(co); /* after an error a hook raised: rearm.c */
 #endif
 	return st;
 }

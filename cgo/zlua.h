@@ -737,6 +737,16 @@ void zlua_hook_apply(lua_State *L, zlua_env *env, int idx, int force);
 /* [go-safe] zlua_hook_apply on the thread at idx unless its hook already
  * checks the limit (coroutines about to run in a limited call). [-0, +0] */
 void zlua_hook_thread(lua_State *L, zlua_env *env, int idx);
+/* [go-safe] Whether zlua_rearm_hooks can act: the layout of lua_State's
+ * first bytes was checked against the linked library (rearm.c; always 1
+ * on LuaJIT). */
+int zlua_rearm_supported(void);
+#ifndef ZLUA_LUAJIT
+/* [go-safe] Turns hooks back on for co after lua_resume returned an error
+ * (a hook's error leaves them off: rearm.c). No-op for a live thread.
+ * [-0, +0] */
+void zlua_rearm_hooks(lua_State *co);
+#endif
 /* [go-safe] Makes L's hook fire at its next instruction (and, on Lua
  * 5.4, at its next call: hook.c). [-0, +0] */
 void zlua_hook_hurry(lua_State *L);
