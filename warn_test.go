@@ -1,6 +1,8 @@
 package zlua_test
 
 import (
+	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -79,5 +81,34 @@ func TestWarningsAreBounded(t *testing.T) {
 	must(t, e.DoString(`local s = ("x"):rep(1 << 16) warn(s, s, s)`))
 	if len(got) != 1 || len(got[0]) != 64<<10 {
 		t.Fatalf("got %d warnings, first %d bytes; want one of 64 KiB", len(got), len(got[0]))
+	}
+}
+
+// The Warn function runs inside the Lua call that warned: an Env call it
+// makes is refused as ErrBusy, naming the Warn function. (It said
+// ErrConcurrentUse, "two goroutines at once", though one goroutine made
+// both calls; found by an outside probe.)
+func TestEnvCallFromTheWarnFunctionIsRefusedAsBusy(t *testing.T) {
+	if !strings.HasPrefix(zlua.Backend, "Lua 5.4") {
+		t.Skip("LuaJIT has no warnings")
+	}
+	var e *zlua.Env
+	var inner error
+	e = newEnvWith(t, zlua.Options{Warn: func(string) { inner = e.DoString(`x = 1`) }})
+	must(t, e.DoString(`warn("hello")`))
+	if !errors.Is(inner, zlua.ErrBusy) || errors.Is(inner, zlua.ErrConcurrentUse) || !strings.Contains(fmt.Sprint(inner), "Warn function") {
+		t.Errorf("DoString from the Warn function = %v, want ErrBusy naming the Warn function", inner)
+	}
+	// other goroutines still get ErrConcurrentUse while a Warn function runs
+	var other error
+	e2 := newEnvWith(t, zlua.Options{Warn: func(string) {
+		done := make(chan error)
+		go func() { done <- e.DoString(`x = 2`) }()
+		other = <-done
+	}})
+	e = e2
+	must(t, e2.DoString(`warn("hello")`))
+	if !errors.Is(other, zlua.ErrConcurrentUse) {
+		t.Errorf("DoString from another goroutine during the Warn function = %v, want ErrConcurrentUse", other)
 	}
 }

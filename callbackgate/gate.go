@@ -67,6 +67,9 @@ type Gate struct {
 	// on that thread meanwhile, so a goroutine that finds its own thread
 	// in cbTID (cgo.OnThread) is the owner, calling from inside Lua.
 	cbTID threadWord
+	// warnTID is the OS thread running the Env's Warn function, while it
+	// runs (0 else): a call it makes is refused as such (claimFailed).
+	warnTID atomic.Uintptr
 	// locked: Hold or ClaimAbandoned locked the owner's goroutine to its
 	// thread (LockOSThread); dropThread unlocks it.
 	locked bool
@@ -316,6 +319,9 @@ func (g *Gate) claimFailed(nested error) error {
 	}
 	if a := g.abandoned.Load(); a != nil {
 		return a.err
+	}
+	if t := g.warnTID.Load(); t != 0 && t == cgo.ThreadID() {
+		return errWarnUse
 	}
 	return ErrConcurrentUse
 }

@@ -9,6 +9,11 @@ import (
 
 func init() { cgo.SetWarnHandler(deliverWarning) }
 
+// errWarnUse is the refusal of an Env call made by the Env's own Warn
+// function: it runs inside the Lua call that warned, where the state is
+// not idle. (Before, it was reported as the use of another goroutine.)
+var errWarnUse = fmt.Errorf("%w (called from its Warn function, which runs inside the Lua call that warned)", ErrBusy)
+
 // SetWarn sets the function receiving the state's warnings (nil: stderr).
 // Call OpenWarnings on each new state.
 func (g *Gate) SetWarn(f func(string)) { g.warn = f }
@@ -24,7 +29,9 @@ func deliverWarning(goid uintptr, msg string) {
 		return
 	}
 	returned := false
+	g.warnTID.Store(cgo.ThreadID()) // the goroutine is locked to it in the callback
 	defer func() {
+		g.warnTID.Store(0)
 		if returned {
 			return
 		}
