@@ -4,6 +4,8 @@ import (
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/zlua-go/zlua"
 )
 
 // wide is non-blittable (the string), so its numeric fields are set by
@@ -136,4 +138,32 @@ func TestFloat32OverflowIsOutOfRange(t *testing.T) {
 	if r, err := id(math.Inf(1)); err != nil || !math.IsInf(float64(r), 1) {
 		t.Errorf("id(+Inf) = %v, %v", r, err)
 	}
+}
+
+// Numeric strings reach integer parameters exactly, as Lua converts them
+// for luaL_checkinteger: "9007199254740993" is that integer, not the
+// float 2^53 it was read through before (found by an outside probe).
+func TestNumericStringsReachIntegerParametersExactly(t *testing.T) {
+	if !strings.HasPrefix(zlua.Backend, "Lua 5.4") {
+		t.Skip("LuaJIT's numbers are floats: a string converts through one there, as in luajit")
+	}
+	e := newEnv(t)
+	must(t, e.SetGlobal("id64", func(a int64) int64 { return a }))
+	must(t, e.SetGlobal("idint", func(a int, s string) int { return a }))
+	must(t, e.SetGlobal("idu64", func(a uint64) uint64 { return a }))
+	run(t, e, `
+		local cases = {"9007199254740993", "-9223372036854775807", "9223372036854775807",
+			"0x7fffffffffffffff", "-9223372036854775808", " 12 ", "1e3", "0x10", "1.5",
+			"9223372036854775808", "1e100", "abc", "0x", ""}
+		for _, s in ipairs(cases) do
+			local want = math.tointeger(s) -- what luaL_checkinteger reads, or nil
+			for _, f in ipairs({id64, function(v) return idint(v, "s") end}) do
+				local ok, got = pcall(f, s)
+				assert(ok == (want ~= nil), s .. ": " .. tostring(got))
+				assert(not ok or (math.type(got) == "integer" and got == want), s .. " read as " .. tostring(got))
+			end
+		end
+		assert(idu64("9007199254740993") == 9007199254740993)
+		local ok, err = pcall(idu64, "-1")
+		assert(not ok and err:find("out of range"), err)`)
 }

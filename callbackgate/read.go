@@ -71,6 +71,10 @@ func (g *Gate) readInt(t cgo.Thread, idx int, a *cgo.Arg) (int64, error) {
 		}
 		return floatToInt(a.Num())
 	case int32(cgo.TString):
+		// exactly, as Lua reads "9007199254740993" (a float would round)
+		if i, ok := t.ToIntegerConv(idx); ok {
+			return i, nil
+		}
 		if f, ok := t.ToNumberConv(idx); ok {
 			return floatToInt(f)
 		}
@@ -94,6 +98,12 @@ func (g *Gate) readUint(t cgo.Thread, idx int, a *cgo.Arg, k reflect.Kind) (uint
 		}
 		f = a.Num()
 	case int32(cgo.TString):
+		if i, ok := t.ToIntegerConv(idx); ok {
+			if i >= 0 {
+				return uint64(i), nil
+			}
+			return 0, outOfRange(k)
+		}
 		var ok bool
 		if f, ok = t.ToNumberConv(idx); !ok {
 			return 0, typeError("number", g.typeName(t, idx, a))

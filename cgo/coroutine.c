@@ -111,27 +111,27 @@ static int co_wrap(lua_State *L)
 }
 
 /* [lua] coroutine.close: hooks co (its __close handlers run on it), then
- * runs the original. Upvalue 1: the original close. */
+ * runs the stock function in this frame (env->stock_coclose), so that its
+ * errors ("cannot close a running coroutine") carry the script's position
+ * as stock's do: called through lua_call, level 1 was this C function. */
 static int co_close(lua_State *L)
 {
 	zlua_env *env = zlua_envof(L);
 	lua_State *co = lua_tothread(L, 1);
+	int n;
 	luaL_argexpected(L, co != NULL, 1, "thread");
 	zlua_hook_thread(L, env, 1);
-	lua_pushvalue(L, lua_upvalueindex(1));
-	lua_insert(L, 1);
-	lua_call(L, lua_gettop(L) - 1, LUA_MULTRET);
-	if (lua_toboolean(L, 1) == 0 && lua_gettop(L) >= 2 && zlua_interrupted(env)) {
+	n = env->stock_coclose(L);
+	if (n >= 2 && lua_toboolean(L, -n) == 0 && zlua_interrupted(env)) {
 		zlua_hook_hurry(L);
-		lua_settop(L, 2);
+		lua_settop(L, lua_gettop(L) - n + 2);
 		return lua_error(L); /* the interruption a __close handler met */
 	}
-	return lua_gettop(L);
+	return n;
 }
 
 void zlua_open_coroutines(lua_State *L, zlua_env *env)
 {
-	(void)env;
 	lua_getglobal(L, "coroutine");
 	if (lua_type(L, -1) != LUA_TTABLE) {
 		lua_pop(L, 1);
@@ -144,8 +144,17 @@ void zlua_open_coroutines(lua_State *L, zlua_env *env)
 	lua_pushcfunction(L, co_wrap);
 	lua_setfield(L, -2, "wrap");
 	lua_getfield(L, -1, "close");
-	lua_pushcclosure(L, co_close, 1);
-	lua_setfield(L, -2, "close");
+	/* a C function without upvalues (none to misread in our frame) */
+	env->stock_coclose = NULL;
+	if (lua_getupvalue(L, -1, 1) != NULL)
+		lua_pop(L, 1);
+	else
+		env->stock_coclose = lua_tocfunction(L, -1);
+	lua_pop(L, 1);
+	if (env->stock_coclose != NULL) {
+		lua_pushcfunction(L, co_close);
+		lua_setfield(L, -2, "close");
+	}
 	lua_pop(L, 1);
 }
 #else

@@ -9,13 +9,14 @@
  * function; move, insert, remove and concat check the limit's flag every
  * ZLUA_MOVE_TICK elements. LuaJIT returns at once from the first, writes
  * the second in Lua (which the hook interrupts) and reads the raw length
- * in the others: none is replaced there. On both backends table.sort
- * checks the flag before each call of a comparator that is a C function
- * (n log n calls in one C call). */
+ * in the others: none is replaced there. table.sort is the stock one on
+ * both: a comparator that is a C function runs no instruction, but the
+ * hurried hook fires on its calls (hook.c). */
 #include "zlua.h"
 
 #define ZLUA_MOVE_TICK 4096
 
+#ifndef ZLUA_LUAJIT
 /* [lua] Runs the stock library function f (env->stock_*) in the running
  * guard's own frame, as if the script had called it: the same arguments,
  * the same call depth, and an error it raises names the function the
@@ -27,8 +28,6 @@ static int stock(lua_State *L, lua_CFunction f)
 		return luaL_error(L, "zlua: library function missing");
 	return f(L);
 }
-
-#ifndef ZLUA_LUAJIT
 
 /* [lua] string.rep(s, n [, sep]). [-0, +1] */
 static int guard_rep(lua_State *L)
@@ -218,36 +217,6 @@ static int guard_concat(lua_State *L)
 	return 1;
 }
 
-#endif /* Lua 5.4 */
-
-/* [lua] A C function comparing for table.sort (upvalue 1), checked: the
- * limit's flag before each call, since a C comparator runs no
- * instruction. [-2, +1] */
-static int checked_cmp(lua_State *L)
-{
-	zlua_env *env = zlua_envof(L);
-	if (zlua_interrupted(env))
-		zlua_raise_interrupt(L, env, 2); /* the script's call of sort */
-	lua_pushvalue(L, lua_upvalueindex(1));
-	lua_insert(L, 1);
-	lua_call(L, lua_gettop(L) - 1, 1);
-	return 1;
-}
-
-/* [lua] table.sort(t [, comp]) (both backends): the stock function, which
- * makes n log n comparisons in one C call; a comparator that is a C
- * function is wrapped so that a limited call can stop the sort. A Lua
- * comparator, or none, leaves everything to the stock function. The
- * wrapper replaces argument 2 in place. [-0, +0] */
-static int guard_sort(lua_State *L)
-{
-	if (lua_iscfunction(L, 2)) {
-		lua_pushvalue(L, 2);
-		lua_pushcclosure(L, checked_cmp, 1);
-		lua_replace(L, 2);
-	}
-	return stock(L, zlua_envof(L)->stock_sort);
-}
 
 /* [lua] Replaces lib.name by fn, a C function without upvalues, when the
  * library and a stock C function without upvalues of its own are there
@@ -284,12 +253,15 @@ static void replace(lua_State *L, const char *lib, const char *name, lua_CFuncti
 void zlua_open_guards(lua_State *L)
 {
 	zlua_env *env = zlua_envof(L);
-#ifndef ZLUA_LUAJIT
 	replace(L, "string", "rep", guard_rep, &env->stock_rep);
 	replace(L, "table", "move", guard_move, NULL);
 	replace(L, "table", "insert", guard_insert, NULL);
 	replace(L, "table", "remove", guard_remove, NULL);
 	replace(L, "table", "concat", guard_concat, NULL);
-#endif
-	replace(L, "table", "sort", guard_sort, &env->stock_sort);
 }
+#else
+void zlua_open_guards(lua_State *L)
+{
+	(void)L; /* nothing to guard: see the top of this file */
+}
+#endif

@@ -52,18 +52,14 @@ int zlua_handler_guard(zlua_env *env)
 	return 1;
 }
 
-/* The events a hurried hook fires on: the next instruction, and on Lua
- * 5.4 also the next call, C functions included. A C library function that
- * calls C metamethods in a loop (table.sort of a proxy table whose __index
- * is a C function and whose __len is huge) runs no instruction between
- * them, but each call passes the call hook (lua.c's SIGINT hook asks for
- * calls for the same reason). LuaJIT's table library reads tables raw, so
- * no metamethod runs inside its loops; its call hook is not asked for. */
-#ifndef ZLUA_LUAJIT
+/* The events a hurried hook fires on: the next instruction, and the next
+ * call, C functions included. A C library function that calls C functions
+ * in a loop (table.sort with rawequal as its comparator; on Lua 5.4 a sort
+ * of a proxy table whose __index is a C function and whose __len is huge)
+ * runs no instruction between them, but each call passes the call hook
+ * (lua.c's and luajit.c's SIGINT hooks ask for calls for the same
+ * reason). */
 #define HURRY_MASK (LUA_MASKCOUNT | LUA_MASKCALL)
-#else
-#define HURRY_MASK LUA_MASKCOUNT
-#endif
 
 void zlua_hook_hurry(lua_State *L)
 {
@@ -162,22 +158,15 @@ void zlua_hook_thread(lua_State *L, zlua_env *env, int idx)
  * operation Go asked for (a Go function that keeps working after the
  * deadline passed gets its Table.Get done; the Lua code it runs is
  * stopped) or the message handler, which turns the error being raised
- * into the caller's. Only Lua 5.4 asks for call events while hurried.
- * [-0, +0] */
+ * into the caller's. [-0, +0] */
 static int may_raise(lua_State *L, lua_Debug *ar)
 {
-#ifndef ZLUA_LUAJIT
 	lua_CFunction f;
 	if (ar->event != LUA_HOOKCALL || !lua_getinfo(L, "f", ar))
 		return 1;
 	f = lua_tocfunction(L, -1);
 	lua_pop(L, 1);
 	return f == NULL || (f != zlua_dispatch && f != zlua_msgh);
-#else
-	(void)L;
-	(void)ar;
-	return 1;
-#endif
 }
 
 void zlua_hook(lua_State *L, lua_Debug *ar)

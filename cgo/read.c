@@ -23,6 +23,18 @@ lua_Number zlua_tonum(lua_State *L, int idx, int *ok)
 	return n;
 }
 
+lua_Integer zlua_toint_conv(lua_State *L, int idx, int *ok)
+{
+#ifndef ZLUA_LUAJIT
+	return lua_tointegerx(L, idx, ok);
+#else
+	(void)L;
+	(void)idx;
+	*ok = 0; /* numbers are doubles: the float conversion is exact */
+	return 0;
+#endif
+}
+
 const char *zlua_typename(zlua_env *env, lua_State *L, int idx)
 {
 	const char *name = NULL;

@@ -6,6 +6,8 @@ package cgo
 #cgo nocallback zlua_tostr
 #cgo noescape zlua_tonum
 #cgo nocallback zlua_tonum
+#cgo noescape zlua_toint_conv
+#cgo nocallback zlua_toint_conv
 #cgo nocallback zlua_typename
 #cgo nocallback zlua_toown
 #cgo nocallback lua_type
@@ -81,6 +83,16 @@ func (t Thread) ToNumberConv(idx int) (float64, bool) {
 	var ok C.int
 	n := C.zlua_tonum(t.p, C.int(idx), &ok)
 	return float64(n), ok != 0
+}
+
+// ToIntegerConv converts a number or numeric string at idx to an integer
+// the way luaL_checkinteger does on Lua 5.4 (an integer string exactly,
+// even beyond 2^53); ok is false when it has no integer value, and always
+// on LuaJIT, whose numbers are floats (convert with ToNumberConv there).
+func (t Thread) ToIntegerConv(idx int) (int64, bool) {
+	var ok C.int
+	n := C.zlua_toint_conv(t.p, C.int(idx), &ok)
+	return int64(n), ok != 0
 }
 
 // ToBool returns the truth value at idx.

@@ -73,7 +73,13 @@ static int guard_traceback(lua_State *L)
 		return 1;
 	}
 	msg = lua_tostring(L, 1);
-	if (msg == NULL && !lua_isnoneornil(L, 1)) { /* not a message: untouched */
+	/* not a message: untouched. Lua 5.4 gives nil a traceback, LuaJIT
+	 * returns it as it is (only a call without argument gets one). */
+#ifndef ZLUA_LUAJIT
+	if (msg == NULL && !lua_isnoneornil(L, 1)) {
+#else
+	if (msg == NULL && !lua_isnone(L, 1)) {
+#endif
 		lua_settop(L, 1);
 		return 1;
 	}

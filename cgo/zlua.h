@@ -443,10 +443,13 @@ typedef struct zlua_env {
 	 * scheduler check; Go sets it at each check (State.SetTick) from how
 	 * dense the calls were. 0 at open: the first call checks. */
 	uint32_t tick_left;
-	/* The stock string.rep and table.sort (C functions without upvalues)
-	 * that zlua's guards call (guards.c); NULL when the library was not
-	 * opened. Kept here, out of the scripts' reach. */
-	lua_CFunction stock_rep, stock_sort;
+	/* The stock string.rep (a C function without upvalues) that zlua's
+	 * guard calls (guards.c); NULL when the library was not opened. Kept
+	 * here, out of the scripts' reach. */
+	lua_CFunction stock_rep;
+	/* The stock coroutine.close (Lua 5.4), which zlua's calls in its own
+	 * frame (coroutine.c), for the same reasons; NULL when absent. */
+	lua_CFunction stock_coclose;
 	/* Field directories (fields.c), by kind (ZLUA_DIR_*) and type id. */
 	zlua_fielddir **dirs[2];
 	size_t dirs_cap[2];
@@ -1435,6 +1438,10 @@ const char *zlua_tostr(lua_State *L, int idx, size_t *len);
 /* [go-safe] Number conversion of a numeric string or number; ok = 0 if not
  * convertible. [-0, +0] */
 lua_Number zlua_tonum(lua_State *L, int idx, int *ok);
+/* [go-safe] Lua 5.4: lua_tointegerx, as luaL_checkinteger converts (an
+ * integer string exactly, also beyond 2^53; a float or float string only
+ * with an exact integer value). LuaJIT: ok = 0 always. [-0, +0] */
+lua_Integer zlua_toint_conv(lua_State *L, int idx, int *ok);
 /* [go-safe] Type name the way luaL_typeerror spells it (honours a string
  * __name in the metatable, looked up without metamethods). [-0, +0] */
 const char *zlua_typename(zlua_env *env, lua_State *L, int idx);

@@ -21,4 +21,13 @@ p(pcall(coroutine.close, coroutine.running()))
 p(pcall(coroutine.close, 5))
 local many = coroutine.wrap(function(...) return select("#", ...), ... end) p(many(1, nil, 3, nil))
 p(select("#", coroutine.resume(coroutine.create(function() end))))
+-- close's own errors carry the position of the script's call, as stock's
+-- (zlua's close once ran the stock one through lua_call, and lost it)
+local function pos(s) return (tostring(s):gsub("^[^:]*coroutines%.lua:", "FILE:"):gsub("^%[string[^]]*%]:", "FILE:")) end
+local ok, err = pcall(load("coroutine.close(coroutine.running())", "=(c)")) p(ok, err)
+local ncl = coroutine.create(function() local me = coroutine.running() local w = coroutine.wrap(function() coroutine.close(me) end) w() end)
+local okn, errn = coroutine.resume(ncl) p(okn, pos(errn))
+local cle = coroutine.create(function() local x <close> = setmetatable({}, {__close = function() error("in close") end}) coroutine.yield() end)
+coroutine.resume(cle) local okc, errc = coroutine.close(cle) p(okc, pos(errc))
+p(coroutine.close(coroutine.create(print)))
 result = table.concat(out, "\n")

@@ -1,6 +1,7 @@
 -- string.rep and the table functions as scripts see them. On Lua 5.4 zlua
--- replaces rep, move, insert, remove and concat, on both backends it wraps a
--- C comparator of sort (cgo/guards.c) so that a limited call can stop their loops; results,
+-- replaces rep, move, insert, remove and concat (cgo/guards.c) so that a
+-- limited call can stop their loops (sort is the stock one: the hurried
+-- hook's call events stop a C comparator, cgo/hook.c); results,
 -- errors and the order of metamethod calls must stay the stock functions'.
 -- guards-lua54.golden and guards-luajit.golden are what stock lua5.4 and
 -- luajit print for `dofile("testdata/guards.lua") print(result)`. (The
@@ -198,7 +199,7 @@ p(table.concat(log, " "))
 p(pcall(table.concat, setmetatable({}, {__len = function() return 2.5 end})))
 p(pcall(table.concat, setmetatable({}, {__len = function() return "2" end, __index = function(_, k) return k end})))
 
--- table.sort (a C comparator is wrapped on both backends)
+-- table.sort (stock on both backends; a C comparator is stopped by the hook's call events)
 local function sorted(t, ...) local ok, err = pcall(table.sort, t, ...) return ok, ok and table.concat(t, ",") or err end
 p(sorted({3, 1, 2}))
 p(sorted({3, 1, 2}, function(a, b) return a > b end))
@@ -223,6 +224,12 @@ if math.ult then -- Lua 5.4: a C function that is an order
 	for i = 2, #perm do inorder = inorder and perm[i - 1] <= perm[i] end
 	p(okp, inorder, #perm, perm[1], perm[300])
 end
+-- no frame between the sort and a C comparator: error levels are the
+-- stock ones (the wrapper zlua once put around a C comparator added one)
+local function srt(t, c) table.sort(t, c) return true end
+p("level 1 positioned:", (select(2, pcall(srt, {1, "m"}, error))):find(":%d+: m$") ~= nil)
+p("level 2 positioned:", (select(2, pcall(srt, {2, "m"}, error))):find(":%d+: m$") ~= nil)
+p("level 3 positioned:", (select(2, pcall(srt, {3, "m"}, error))):find(":%d+: m$") ~= nil)
 local args = {}
 p(pcall(table.sort, {2, 1}, function(...) args[#args + 1] = select("#", ...) return (...) < select(2, ...) end))
 p(#args > 0, args[1])

@@ -52,5 +52,11 @@ p(co(1))
 p(co(10))
 p(co())
 p(type(xpcall))
+-- debug.traceback as the handler of a nil error: Lua 5.4 makes a
+-- traceback of it, LuaJIT returns the nil (zlua's limited-call guard once
+-- followed 5.4's rule on LuaJIT too)
+p(select("#", xpcall(error, debug.traceback)), type(select(2, xpcall(error, debug.traceback))))
+p(type(select(2, xpcall(function() error(nil) end, debug.traceback))))
+p(type(select(2, xpcall(function() error({}) end, debug.traceback))))
 
 result = table.concat(out, "\n")
