@@ -42,7 +42,7 @@ func (e *Env) Pump() error {
 func runPosted(fn func()) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			err = fmt.Errorf("zlua: posted function panicked: %v", r)
+			err = fmt.Errorf("zlua: posted function panicked: %s", printed(r))
 		}
 	}()
 	fn()
