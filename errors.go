@@ -41,13 +41,17 @@ type PanicError struct {
 	// Value is the value passed to panic.
 	Value any
 	pcs   []uintptr
+	text  string // the message Lua saw, printed once by the gate
 }
 
 func (e *PanicError) gate() *callbackgate.PanicError {
 	return (*callbackgate.PanicError)(unsafe.Pointer(e))
 }
 
-// Error returns "go function 'name' panicked: value".
+// Error returns "go function 'name' panicked: value", the text Lua saw.
+// It never panics: a value whose printing panics (an Error or String
+// method that panics with a value that cannot be printed either) reads
+// as "(unprintable T: its Error method panicked)".
 func (e *PanicError) Error() string { return e.gate().Error() }
 
 // Unwrap returns the panic value if it is an error.
@@ -56,6 +60,11 @@ func (e *PanicError) Unwrap() error { return e.gate().Unwrap() }
 // Stack returns the Go stack of the panic, one "function\n\tfile:line" per
 // frame, innermost first.
 func (e *PanicError) Stack() string { return e.gate().Stack() }
+
+// printed is v as %v prints it, never panicking: an unprintable value
+// reads "(unprintable T: its M method panicked)" (callbackgate.ValueText).
+// For the recoveries that print a user's panic value.
+func printed(v any) string { return callbackgate.ValueText(v) }
 
 // ErrMemory reports that Lua could not allocate memory.
 var ErrMemory = callbackgate.ErrMemory

@@ -61,7 +61,7 @@ func runAllPosted(fns []func()) (errs []error) {
 func runPosted(fn func()) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			err = fmt.Errorf("zlua: posted function panicked: %v", r)
+			err = fmt.Errorf("zlua: posted function panicked: %s", printed(r))
 		}
 	}()
 	fn()

@@ -170,10 +170,11 @@ func (t *Table) Release() {
 	}
 }
 
-// keyText spells a table key in error messages.
+// keyText spells a table key in error messages (printed: a key whose
+// String method panics must not turn the error into a panic).
 func keyText(key any) string {
 	if s, ok := key.(string); ok {
 		return fmt.Sprintf("%q", s)
 	}
-	return fmt.Sprintf("[%v]", key)
+	return "[" + printed(key) + "]"
 }

@@ -174,5 +174,8 @@ func (g *Gate) raisePanicSkip(name string, r any, skip int) int32 {
 	g.panics.Add(1)
 	pe := &PanicError{Func: name, Value: r, pcs: make([]uintptr, 32)}
 	pe.pcs = pe.pcs[:runtime.Callers(skip, pe.pcs)]
-	return g.raiseText(pe.Error(), pubPanicError(pe))
+	// Printing r runs user methods below this recovery: ValueText keeps a
+	// panic there from unwinding through Lua's frames.
+	pe.text = panicText(name, r)
+	return g.raiseText(pe.text, pubPanicError(pe))
 }

@@ -54,10 +54,17 @@ type PanicError struct {
 	// Value is the value passed to panic.
 	Value any
 	pcs   []uintptr
+	text  string // the message, printed once when recovered (ValueText)
 }
 
+// Error returns "go function 'name' panicked: value", the text Lua saw.
+// It never panics: a value whose printing panics reads as
+// "(unprintable T: its Error method panicked)" (see ValueText).
 func (e *PanicError) Error() string {
-	return fmt.Sprintf("go function '%s' panicked: %v", e.Func, e.Value)
+	if e.text == "" { // made outside the gate
+		return panicText(e.Func, e.Value)
+	}
+	return e.text
 }
 
 // Unwrap returns the panic value if it is an error.

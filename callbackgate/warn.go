@@ -36,7 +36,9 @@ func deliverWarning(goid uintptr, msg string) {
 			return
 		}
 		if r := recover(); r != nil {
-			fmt.Fprintf(os.Stderr, "zlua: warning function panicked: %v (warning: %s)\n", r, msg)
+			// ValueText: a panic printing r would unwind through the Lua
+			// call that warned.
+			fmt.Fprintf(os.Stderr, "zlua: warning function panicked: %s (warning: %s)\n", ValueText(r), msg)
 		} else if !g.dyingHere() { // runtime.Goexit: the warning's frames never return
 			g.abandon("the warning function")
 		}
