@@ -109,7 +109,10 @@ func TestAFrameLoopDoesNotYieldAfterSleeping(t *testing.T) {
 // TestADueYieldIsDroppedWhenAnotherEnvYielded: a call that made a yield
 // due at its return does not take it when another Env yielded on the same
 // thread meanwhile (here a Go function it calls records one): the
-// goroutine has just passed through the scheduler.
+// goroutine has just passed through the scheduler. On a loaded machine a
+// check can come late, past 7 ms, and yield inside the loop instead: that
+// run does not set up the case, and the test runs it again (it failed
+// there, about one run in three with other tests beside it).
 func TestADueYieldIsDroppedWhenAnotherEnvYielded(t *testing.T) {
 	runtime.LockOSThread() // the thread whose clock the calls read
 	defer runtime.UnlockOSThread()
@@ -118,13 +121,25 @@ func TestADueYieldIsDroppedWhenAnotherEnvYielded(t *testing.T) {
 	defer e.Close()
 	must(t, e.SetGlobal("bump", func(k int) int { return k + 1 }))
 	must(t, e.SetGlobal("other", zlua.NoteThreadYield))
-	// 5 ms of calls: a check between 4 and 7 ms makes the yield due.
-	must(t, e.DoString(`local k, t0 = 0, os.clock()
-		repeat k = bump(k) until os.clock() - t0 >= 5e-3
-		other()`))
-	if y := e.Stats().Yields; y != 0 {
-		t.Fatalf("%d yields, want 0: another Env yielded on the thread just before the return", y)
+	must(t, e.SetGlobal("yields", func() uint64 { return e.Stats().Yields }))
+	for try := 0; try < 20; try++ {
+		base := e.Stats().Yields
+		// 5 ms of calls: a check between 4 and 7 ms makes the yield due.
+		var inLoop uint64
+		must(t, e.Eval(`local k, t0 = 0, os.clock()
+			repeat k = bump(k) until os.clock() - t0 >= 5e-3
+			local n = yields()
+			other()
+			return n`, &inLoop))
+		if inLoop != base {
+			continue // a late check yielded inside the loop: not the case
+		}
+		if y := e.Stats().Yields - base; y != 0 {
+			t.Fatalf("%d yields, want 0: another Env yielded on the thread just before the return", y)
+		}
+		return
 	}
+	t.Skip("every run yielded inside its loop (a machine too loaded to time 5 ms of calls)")
 }
 
 // TestAYieldGivesOthersTheirTurnOnce runs a long Lua call beside a
