@@ -65,12 +65,12 @@ func TestUint64AboveMaxInt64RoundTrips(t *testing.T) {
 		t.Errorf("fields after writing 2^63 from Lua: Go setter %d, C %d", w.U64, s.U64)
 	}
 	for _, c := range []struct{ chunk, want string }{
-		{`take(2^64)`, "bad argument #1 to 'take' (number out of range for uint64)"},
+		{`take(2^65)`, "bad argument #1 to 'take' (number out of range for uint64)"},
 		{`take(-1)`, "bad argument #1 to 'take' (number out of range for uint64)"},
 		{`take(1/0)`, "bad argument #1 to 'take' (number has no integer representation)"},
 		{`take(2^63 + 0.5)`, ""}, // 2^63 + 0.5 is 2^63 as a float: accepted
-		{`w.U64 = 2^64`, "bad value for field 'U64' of wide (number out of range for uint64)"},
-		{`s.U64 = 2^64`, "bad value for field 'U64' of Sample (number out of range for uint64)"},
+		{`w.U64 = 2^65`, "bad value for field 'U64' of wide (number out of range for uint64)"},
+		{`s.U64 = 2^65`, "bad value for field 'U64' of Sample (number out of range for uint64)"},
 		{`w.U64 = 1/0`, "bad value for field 'U64' of wide (number has no integer representation)"},
 		{`s.U64 = 1/0`, "bad value for field 'U64' of Sample (number has no integer representation)"},
 	} {
@@ -86,11 +86,38 @@ func TestUint64AboveMaxInt64RoundTrips(t *testing.T) {
 		}
 	}
 	var u uint64
-	if err := e.DoString(`big = 2^64`); err != nil {
+	if err := e.DoString(`big = 2^65`); err != nil {
 		t.Fatal(err)
 	}
 	if err := e.Global("big", &u); err == nil || !strings.Contains(err.Error(), "number out of range for uint64") {
-		t.Errorf("Global of 2^64 into uint64 = %v", err)
+		t.Errorf("Global of 2^65 into uint64 = %v", err)
+	}
+}
+
+// MaxUint64 (a common sentinel) is pushed as 2^64, the nearest float, as
+// is every uint64 from 2^64 - 1024 up: 2^64 reads back as MaxUint64 on
+// every path. Before, it was out of range: a MaxUint64 went into Lua and
+// never came back (found by an outside probe).
+func TestMaxUint64ComesBack(t *testing.T) {
+	e := newEnv(t)
+	must(t, e.SetGlobal("u", uint64(math.MaxUint64)))
+	var back uint64
+	must(t, e.Global("u", &back))
+	if back != math.MaxUint64 {
+		t.Errorf("Global of MaxUint64 = %d", back)
+	}
+	must(t, e.SetGlobal("get", func() uint64 { return math.MaxUint64 }))
+	must(t, e.SetGlobal("put", func(u uint64) bool { return u == math.MaxUint64 }))
+	must(t, e.SetGlobal("put32", func(u uint32) uint32 { return u }))
+	w, s := &wide{}, &Sample{}
+	must(t, e.SetGlobal("w", w))
+	must(t, e.SetGlobal("s", s))
+	run(t, e, `assert(put(get()) and put(2^64))
+		w.U64 = get() s.U64 = 2^64
+		local ok, err = pcall(put32, 2^64)
+		assert(not ok and err:find("out of range for uint32"), err)`)
+	if w.U64 != math.MaxUint64 || s.U64 != math.MaxUint64 {
+		t.Errorf("fields set to 2^64: Go setter %d, C %d, want MaxUint64", w.U64, s.U64)
 	}
 }
 

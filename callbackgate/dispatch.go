@@ -172,6 +172,17 @@ func (g *Gate) raisePanic(name string, r any) int32 { return g.raisePanicSkip(na
 // stack kept starts where the panic was raised.
 func (g *Gate) raisePanicSkip(name string, r any, skip int) int32 {
 	g.panics.Add(1)
+	// A Lua error that a typed func without an error result raised as a
+	// panic, and the Go function let through: it goes on as that Lua
+	// error, as if returned (its value, message and cause kept; raiseError
+	// re-raises the value itself when it is this state's). Wrapped as a
+	// panic of each Go function it crossed, its message grew by
+	// "go function 'f' panicked: " per level (3.4 KB at 78 levels).
+	if err, ok := r.(error); ok {
+		if _, direct := asLuaError(err); direct {
+			return g.raiseError(err)
+		}
+	}
 	pe := &PanicError{Func: name, Value: r, pcs: make([]uintptr, 32)}
 	pe.pcs = pe.pcs[:runtime.Callers(skip, pe.pcs)]
 	// Printing r runs user methods below this recovery: ValueText keeps a

@@ -114,12 +114,18 @@ func (g *Gate) readUint(t cgo.Thread, idx int, a *cgo.Arg, k reflect.Kind) (uint
 	return floatToUint(f, k)
 }
 
-// floatToUint converts an integral float to an unsigned kind k.
+// floatToUint converts an integral float to an unsigned kind k. 2^64
+// itself reads as MaxUint64: it is the float every uint64 from
+// 2^64 − 1024 up is pushed as (MaxUint64, a common sentinel, included),
+// which must come back; the caller's range check refuses it for the
+// narrower kinds.
 func floatToUint(f float64, k reflect.Kind) (uint64, error) {
 	switch {
 	case f != math.Trunc(f) || math.IsInf(f, 0):
 		return 0, &argError{detail: "number has no integer representation"}
-	case f < 0 || f >= 1<<64:
+	case f == 1<<64:
+		return math.MaxUint64, nil
+	case f < 0 || f > 1<<64:
 		return 0, outOfRange(k)
 	}
 	return uint64(f), nil

@@ -239,7 +239,8 @@ static int kind_unsigned(int kind)
 /* [lua] For an unsigned kind, a float (or numeric string) from 2^63 up at
  * 3, which the integer path cannot hold: Go pushes an uint64 above
  * INT64_MAX as the nearest float, and its setter takes it back (from 2^63
- * up to 2^64; out of range beyond, and for narrower kinds). Returns 1 with
+ * up to 2^64, which is MaxUint64; out of range beyond, and for narrower
+ * kinds). Returns 1 with
  * the value in *v, 0 for the values the integer path handles. */
 static int sv_big_unsigned(lua_State *L, const zlua_fielddir *d, int kind, uint64_t *v)
 {
@@ -257,9 +258,11 @@ static int sv_big_unsigned(lua_State *L, const zlua_fielddir *d, int kind, uint6
 	/* every float from 2^53 up is integral */
 	if (n - n != 0)
 		return sv_fielderr(L, d, "number has no integer representation"); /* inf */
-	if (n >= 18446744073709551616.0)
+	if (n > 18446744073709551616.0)
 		return sv_range(L, d, kind);
-	*v = (uint64_t)n;
+	/* 2^64 is the float of every uint64 from 2^64 - 1024 up (MaxUint64
+	 * included): it reads as MaxUint64, as in Go's floatToUint */
+	*v = n == 18446744073709551616.0 ? UINT64_MAX : (uint64_t)n;
 	return 1;
 }
 
