@@ -142,7 +142,7 @@ func TestObjectFieldErrorsMatchTheGoSetter(t *testing.T) {
 		{"score", `"1"`, ""}, // numeric strings convert
 		{"U64", "2^63", ""},  // an uint64 above MaxInt64 comes back as a float
 		{"U", "2^63 + 2^62", ""},
-		{"U64", "2^64", "bad value for field 'U64' of Mob (number out of range for uint64)"},
+		{"U64", "2^65", "bad value for field 'U64' of Mob (number out of range for uint64)"},
 		{"U8", "2^63", "bad value for field 'U8' of Mob (number out of range for uint8)"},
 		{"U64", "1/0", "bad value for field 'U64' of Mob (number has no integer representation)"},
 		{"F32", "1e39", "bad value for field 'F32' of Mob (number out of range for float32)"},
