@@ -162,42 +162,114 @@ func TestDeadlineInCMetamethodLoopNamesTheScriptLine(t *testing.T) {
 }
 
 // A Go function still running when the deadline passes finishes its work
-// through the Env: the hurried hook's call events skip zlua's own
-// dispatcher and message handler, and the script stops at its next
-// instruction after the function returns.
+// through the Env: the hurried hook's call and return events skip zlua's
+// own dispatcher and message handler, and the script stops at its next
+// instruction after the function returns. With the script's own hook
+// asking for returns ("r"), the dispatcher's return event raised before
+// the skip covered returns (Globals then said "not enough memory"; found
+// by an outside probe).
 func TestGoFunctionWorksPastTheDeadline(t *testing.T) {
+	for _, mask := range []string{"l", "r", "cr"} {
+		t.Run(mask, func(t *testing.T) {
+			e := newEnv(t)
+			tbl, err := e.NewTable()
+			must(t, err)
+			var setErr, getErr, globalsErr error
+			var got int
+			must(t, e.SetGlobal("slow", func() int {
+				time.Sleep(120 * time.Millisecond)
+				setErr = tbl.Set("x", 5)
+				getErr = tbl.Get("x", &got)
+				var g *zlua.Table
+				if g, globalsErr = e.Globals(); g != nil {
+					g.Release()
+				}
+				return 1
+			}))
+			ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+			defer cancel()
+			err = e.DoStringContext(ctx, `events = {}
+				debug.sethook(function(ev) events[#events + 1] = ev end, "`+mask+`")
+				slow() reached = true`)
+			if !errors.Is(err, context.DeadlineExceeded) {
+				t.Fatalf("DoStringContext = %v, want the deadline", err)
+			}
+			if setErr != nil || getErr != nil || got != 5 || globalsErr != nil {
+				t.Errorf("the Go function's Set = %v, Get = %v (%d), Globals = %v, want all done after the deadline",
+					setErr, getErr, got, globalsErr)
+			}
+			if mask == "l" {
+				// the call events zlua asked for are not passed on
+				var others int
+				must(t, e.Eval(`debug.sethook() local n = 0 for _, ev in ipairs(events) do if ev ~= "line" then n = n + 1 end end return n`, &others))
+				if others != 0 {
+					t.Errorf("the script's line hook got %d other events", others)
+				}
+			}
+			var reached bool
+			must(t, e.Eval(`debug.sethook() return reached ~= nil`, &reached))
+			if reached {
+				t.Error("the script ran on after the Go function returned past the deadline")
+			}
+		})
+	}
+}
+
+// Interrupted at the call or return of a C function, the error names the
+// script's line, whatever events the script's own hook asks for (with a
+// return hook it had no position; found by an outside probe).
+func TestInterruptionAtACFunctionNamesTheScriptLine(t *testing.T) {
 	e := newEnv(t)
-	tbl, err := e.NewTable()
-	must(t, err)
-	var setErr, getErr error
-	var got int
-	must(t, e.SetGlobal("slow", func() int {
+	run(t, e, `SORTED = {} for i = 1, 2e5 do SORTED[i] = i end`)
+	for _, mask := range []string{"", "r", "c", "cr"} {
+		hook := ""
+		if mask != "" {
+			hook = `debug.sethook(function() end, "` + mask + `")`
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+		err := e.DoStringContext(ctx, hook+"\nwhile true do table.sort(SORTED) end")
+		cancel()
+		if !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), ":2: interrupted") {
+			t.Errorf("hook %q: %v, want the deadline at line 2", mask, err)
+		}
+		run(t, e, `debug.sethook()`)
+	}
+}
+
+// A Go function past its call's deadline that runs a nested limited call
+// with a fresh context, then more Lua code: that code is interrupted at
+// once, at its first line. The nested call's begin had reset the hurry,
+// so a short chunk ran to its end (and on LuaJIT the interruption on
+// entering a chunk named line 0). Found by an outside probe.
+func TestCodeAfterAFreshNestedLimitedCallIsStillInterrupted(t *testing.T) {
+	e := newEnv(t)
+	run(t, e, `function double(x) return x * 2 end`)
+	var double *zlua.Function
+	must(t, e.Global("double", &double))
+	defer double.Release()
+	var freshErr, afterErr error
+	must(t, e.SetGlobal("slow", func() {
 		time.Sleep(120 * time.Millisecond)
-		setErr = tbl.Set("x", 5)
-		getErr = tbl.Get("x", &got)
-		return 1
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		_, freshErr = double.CallContext(ctx, 3)
+		afterErr = e.DoString(`after = 3`)
 	}))
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()
-	// The script's own hook asks for lines only: the call events zlua
-	// asked for are not passed on to it.
-	err = e.DoStringContext(ctx, `events = {}
-		debug.sethook(function(ev) events[#events + 1] = ev end, "l")
-		slow() reached = true`)
-	if !errors.Is(err, context.DeadlineExceeded) {
+	if err := e.DoStringContext(ctx, `slow()`); !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("DoStringContext = %v, want the deadline", err)
 	}
-	if setErr != nil || getErr != nil || got != 5 {
-		t.Errorf("the Go function's Set = %v, Get = %v (%d), want both done after the deadline", setErr, getErr, got)
+	if freshErr != nil {
+		t.Errorf("the nested call under a fresh context = %v", freshErr)
 	}
-	var calls int
-	must(t, e.Eval(`debug.sethook() local n = 0 for _, ev in ipairs(events) do if ev ~= "line" then n = n + 1 end end return n`, &calls))
-	if calls != 0 {
-		t.Errorf("the script's line hook got %d other events", calls)
+	// (a plain DoString: the Lua error says why, no context of its own)
+	if afterErr == nil || !strings.Contains(afterErr.Error(), ":1: interrupted: context deadline exceeded") {
+		t.Errorf("the chunk after it = %v, want the interruption at line 1", afterErr)
 	}
-	var reached bool
-	must(t, e.Eval(`return reached ~= nil`, &reached))
-	if reached {
-		t.Error("the script ran on after the Go function returned past the deadline")
+	var after bool
+	must(t, e.Eval(`return after ~= nil`, &after))
+	if after {
+		t.Error("the chunk after the nested call ran")
 	}
 }

@@ -83,18 +83,17 @@ void zlua_hook_hurry_running(zlua_env *env)
  * its next instruction. The error is marked as raised from a hook: message
  * handlers run without hooks then, so zlua's do not call the script's
  * (xpcall.c). */
-static void raise_from_hook(lua_State *L, zlua_env *env, const lua_Debug *ar, const char *msg)
+static void raise_from_hook(lua_State *L, zlua_env *env, const char *msg)
 {
 	int level = 0;
 	lua_Debug up;
 	zlua_hook_hurry(L);
-	/* At a call event entering a C function (the callee, and perhaps
-	 * table.sort below it, are C), the position is the nearest Lua
-	 * caller's. Else level 0 is the running Lua function (a Lua callee
-	 * at its call event is at its first line). */
-	if (ar->event == LUA_HOOKCALL)
-		while (lua_getstack(L, level, &up) && lua_getinfo(L, "S", &up) && up.what[0] == 'C')
-			level++;
+	/* At the call or return of a C function (it, and perhaps table.sort
+	 * below it, are C), the position is the nearest Lua caller's. Else
+	 * level 0 is the running Lua function (at a count or line event, or
+	 * a Lua callee at its call event on Lua 5.4: its first line). */
+	while (lua_getstack(L, level, &up) && lua_getinfo(L, "S", &up) && up.what[0] == 'C')
+		level++;
 	zlua_where_script(L, level); /* the script's line, not a zlua closure's */
 	lua_pushstring(L, msg);
 	lua_concat(L, 2);
@@ -153,20 +152,28 @@ void zlua_hook_thread(lua_State *L, zlua_env *env, int idx)
 		zlua_hook_apply(L, env, idx, 0);
 }
 
-/* [lua] Whether the limit may raise at this event: always, but for a
- * call event entering zlua's own machinery, the dispatcher of an
- * operation Go asked for (a Go function that keeps working after the
- * deadline passed gets its Table.Get done; the Lua code it runs is
- * stopped) or the message handler, which turns the error being raised
- * into the caller's. [-0, +0] */
+/* [lua] Whether the limit may raise at this event: always, but for the
+ * call or return of zlua's own machinery, the dispatcher of an operation
+ * Go asked for (a Go function that keeps working after the deadline
+ * passed gets its Table.Get done; the Lua code it runs is stopped) or the
+ * message handler, which turns the error being raised into the caller's;
+ * and, on LuaJIT, for a call entering a Lua function: the count event of
+ * its first instruction comes next and names its line (LuaJIT reports
+ * line 0 at the call). [-0, +0] */
 static int may_raise(lua_State *L, lua_Debug *ar)
 {
 	lua_CFunction f;
-	if (ar->event != LUA_HOOKCALL || !lua_getinfo(L, "f", ar))
+	if (ar->event == LUA_HOOKCOUNT || ar->event == LUA_HOOKLINE || !lua_getinfo(L, "f", ar))
 		return 1;
 	f = lua_tocfunction(L, -1);
 	lua_pop(L, 1);
-	return f == NULL || (f != zlua_dispatch && f != zlua_msgh);
+	if (f != NULL)
+		return f != zlua_dispatch && f != zlua_msgh;
+#ifdef ZLUA_LUAJIT
+	return ar->event != LUA_HOOKCALL;
+#else
+	return 1;
+#endif
 }
 
 void zlua_hook(lua_State *L, lua_Debug *ar)
@@ -183,7 +190,7 @@ void zlua_hook(lua_State *L, lua_Debug *ar)
 	if (env->limit_depth > 0) {
 		int deep = env->cstack_base != 0 && env->cstack_base - (uintptr_t)&rec > ZLUA_CSTACK_LIMIT;
 		if ((deep || zlua_interrupted(env)) && may_raise(L, ar))
-			raise_from_hook(L, env, ar, deep ? "C stack overflow" : zlua_interrupt_text(env));
+			raise_from_hook(L, env, deep ? "C stack overflow" : zlua_interrupt_text(env));
 	}
 	if (ar->event != LUA_HOOKCOUNT) { /* call, return, line: the script's */
 		zlua_script_hook(L, env, ar);
@@ -254,8 +261,15 @@ void zlua_limit_end(zlua_env *env, lua_State *L, lua_State *prev, uintptr_t prev
 {
 	zlua_poke_end(env, prev_poke, tid);
 	env->running = prev; /* an outer call's thread: never a thread gone since */
-	if (--env->limit_depth > 0)
+	if (--env->limit_depth > 0) {
+		/* A nested limited call (a fresh context) began and ended inside
+		 * an outer one whose context is done: its begin reset the hook's
+		 * hurry, so the outer code would run on to the next count event
+		 * (a short chunk ran to its end); hurry again. */
+		if (zlua_interrupted(env))
+			zlua_hook_hurry_running(env);
 		return;
+	}
 	zlua_hook_apply(L, env, 0, 0); /* the script's own hook, if any, stays */
 #ifdef ZLUA_LUAJIT
 	set_limited_flag(L, env, 0);
