@@ -24,6 +24,23 @@ func limitedRun(t *testing.T, e *zlua.Env, chunk string) {
 	}
 }
 
+// stopInTime runs each chunk under a 50 ms deadline (interrupted), logs
+// its overrun and fails the test for one above 150 ms; after is run, when
+// not empty, between chunks.
+func stopInTime(t *testing.T, e *zlua.Env, chunks []string, after string) {
+	t.Helper()
+	for _, chunk := range chunks {
+		over := interrupted(t, e, chunk)
+		t.Logf("overrun %6.2f ms: %s", float64(over.Microseconds())/1000, chunk)
+		if over > 150*time.Millisecond {
+			t.Errorf("overran the deadline by %v: %s", over, chunk)
+		}
+		if after != "" {
+			run(t, e, after)
+		}
+	}
+}
+
 // interrupted runs chunk under a 50 ms deadline and checks that it was
 // stopped by it with the interruption error; it returns how long the call
 // ran past the deadline. A call still running 10 s after the deadline

@@ -129,14 +129,7 @@ func TestGuardedLoopsStopAtTheDeadline(t *testing.T) {
 	// makes about 2·10⁷ calls in one C call (a second or more).
 	run(t, e, `BIG = {} for i = 1, 1e6 do BIG[i] = (i * 7919) % 1000003 end`)
 	chunks = append(chunks, `table.sort(BIG, rawequal)`, `while true do pcall(table.sort, BIG, rawequal) end`)
-	for _, chunk := range chunks {
-		over := interrupted(t, e, chunk)
-		t.Logf("overrun %6.2f ms: %s", float64(over.Microseconds())/1000, chunk)
-		if over > 150*time.Millisecond {
-			t.Errorf("overran the deadline by %v: %s", over, chunk)
-		}
-		run(t, e, `collectgarbage()`)
-	}
+	stopInTime(t, e, chunks, `collectgarbage()`)
 }
 
 // proxy is a table whose elements are all read through C metamethods (0
