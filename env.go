@@ -49,7 +49,8 @@ type Options struct {
 	// warn("@off"). Nil: as the lua5.4 interpreter, warnings start off,
 	// warn("@on") turns them on, and they are written to stderr as
 	// "Lua warning: msg". Warn runs inside the Lua call that warned: it
-	// must not use the Env. LuaJIT has no warnings.
+	// must not use the Env (its calls are refused with ErrBusy). LuaJIT
+	// has no warnings.
 	Warn func(msg string)
 }
 

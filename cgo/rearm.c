@@ -52,14 +52,12 @@ static int probe_noop(lua_State *L)
 	return 0;
 }
 
-/* The check, on a private state of the linked library. */
-static void check_layout(void)
+/* [lua] The probes, under lua_pcall on the private state (lua_newthread
+ * may raise for memory). Pushes whether all held. [-0, +1] */
+static int probe_all(lua_State *L)
 {
-	lua_State *L = luaL_newstate(), *co, *hooked;
-	int n, ok;
-	if (L == NULL)
-		return;
-	ok = byte_at(L, OFF_STATUS) == LUA_OK && byte_at(L, OFF_ALLOWHOOK) == 1;
+	lua_State *co, *hooked;
+	int n, ok = byte_at(L, OFF_STATUS) == LUA_OK && byte_at(L, OFF_ALLOWHOOK) == 1;
 	co = lua_newthread(L);
 	lua_pushcfunction(co, probe_yield);
 	ok = ok && lua_resume(co, L, 0, &n) == LUA_YIELD && lua_status(co) == LUA_YIELD &&
@@ -69,8 +67,20 @@ static void check_layout(void)
 	lua_pushcfunction(hooked, probe_noop);
 	ok = ok && lua_resume(hooked, L, 0, &n) == LUA_OK && seen_in_hook == 0 &&
 	     byte_at(hooked, OFF_ALLOWHOOK) == 1;
+	lua_pushboolean(L, ok);
+	return 1;
+}
+
+/* The check, once per process, on a private state of the linked library
+ * (called from Go: nothing may raise outside the protected call). */
+static void check_layout(void)
+{
+	lua_State *L = luaL_newstate();
+	if (L == NULL)
+		return;
+	lua_pushcfunction(L, probe_all); /* a light C function: no allocation */
+	layout_ok = lua_pcall(L, 0, 1, 0) == LUA_OK && lua_toboolean(L, -1);
 	lua_close(L);
-	layout_ok = ok;
 }
 
 int zlua_rearm_supported(void)
