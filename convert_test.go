@@ -206,3 +206,23 @@ func TestTableKeysThatCannotBeGoMapKeys(t *testing.T) {
 		t.Errorf("Global(table keyed by a table, map[any]any) = %v", err)
 	}
 }
+
+// TestByteSliceParametersTakeWhatLuaStringsTake: a []byte parameter reads
+// what luaL_checklstring reads (a string, or a number as tostring spells
+// it), a table of bytes element by element, and refuses the rest with the
+// string wording.
+func TestByteSliceParametersTakeWhatLuaStringsTake(t *testing.T) {
+	e := newEnv(t)
+	must(t, e.SetGlobal("raw", func(b []byte) string { return string(b) }))
+	run(t, e, `
+		for _, v in ipairs({"a\0b", 12, -7, 1.5, 2^63, 1e100, 0/0 ~= 0/0 and 1/0 or 0}) do
+			local got = raw(v)
+			assert(got == tostring(v), tostring(v) .. " read as " .. got)
+		end
+		assert(raw({104, 105}) == "hi")
+		assert(raw(nil) == "")
+		for _, v in ipairs({true, print}) do
+			local ok, err = pcall(raw, v)
+			assert(not ok and err:find("bad argument #1 to 'raw' (string expected, got " .. type(v) .. ")", 1, true), err)
+		end`)
+}

@@ -151,3 +151,47 @@ func TestTableDecodeCyclesAndDepth(t *testing.T) {
 	// dFlat's Self is a dVec2: the cycle is never followed.
 	run(t, e, `assert(flat(flatloop) == "f")`)
 }
+
+// TestRefusedResultsLeaveTheOutsAsTheyWere: a value Eval, Global or
+// Table.Get cannot convert changes no out, composite or not, and Eval
+// stores none of its outs when a later one is refused.
+func TestRefusedResultsLeaveTheOutsAsTheyWere(t *testing.T) {
+	e := newEnv(t)
+	run(t, e, `seq = {1, "x", 3}; hero = {Name = "ann", Level = "high"}; pair = {1, 2, true}
+		cfg = {seq = seq, hero = hero}`)
+	type hero struct {
+		Name  string
+		Level int
+	}
+	ints := []int{9}
+	h := hero{Name: "kept", Level: 7}
+	arr := [3]int{4, 5, 6}
+	n := 11
+	check := func(what string, err error) {
+		t.Helper()
+		if err == nil {
+			t.Fatalf("%s: no error", what)
+		}
+		if len(ints) != 1 || ints[0] != 9 || h != (hero{"kept", 7}) || arr != [3]int{4, 5, 6} || n != 11 {
+			t.Errorf("%s (%v) changed an out: %v %+v %v %d", what, err, ints, h, arr, n)
+		}
+	}
+	check("Eval seq", e.Eval("seq", &ints))
+	check("Eval hero", e.Eval("hero", &h))
+	check("Eval pair", e.Eval("pair", &arr))
+	check("Eval two", e.Eval("5, seq", &n, &ints))
+	check("Global seq", e.Global("seq", &ints))
+	check("Global hero", e.Global("hero", &h))
+	check("Global cfg.hero", e.Global("cfg.hero", &h))
+	check("Global pair", e.Global("pair", &arr))
+	g, err := e.Globals()
+	must(t, err)
+	defer g.Release()
+	check("Get seq", g.Get("seq", &ints))
+	check("Get hero", g.Get("hero", &h))
+	// and a value that converts is stored whole
+	must(t, e.Eval(`5, {Name = "bo", Level = 2}`, &n, &h))
+	if n != 5 || h != (hero{"bo", 2}) {
+		t.Errorf("Eval stored %d %+v", n, h)
+	}
+}

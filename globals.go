@@ -95,7 +95,10 @@ func (e *Env) setField(tbl, key string, v any) error {
 
 // Global reads the Lua global name into *out, converting it to out's
 // element type with the same rules as Go function arguments (a *Table or
-// *Function out gets a handle). A missing global reads as nil.
+// *Function out gets a handle). A missing global reads as nil. A value
+// that cannot be converted leaves *out unchanged (a struct, slice or map
+// is stored only once the whole of it converted) and the error names the
+// path inside it that failed.
 //
 // A dotted name reads a field path: Global("Shop.items.sword", &v) reads
 // Shop.items.sword, indexing as Lua does (__index runs, under protection).

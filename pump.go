@@ -85,7 +85,8 @@ func (e *Env) Post(fn func(*Env)) error {
 // Reset schedules a rebuild of the Lua state for the next Pump: queued
 // references are released, the state is closed (every __gc runs), a fresh
 // one is initialised as by New, and loader (if not nil) runs on it. Later
-// calls before that Pump replace loader. Reset may be called from anywhere,
+// calls before that Pump replace loader; a panic in loader is recovered as
+// that Pump's error, as a posted function's is. Reset may be called from anywhere,
 // including a Go function Lua is running. Function handles and errors of
 // the old state fail with a clear error afterwards. If the new state
 // cannot be built (out of memory), that Pump returns the error and the Env
@@ -135,9 +136,25 @@ func (e *Env) applyReset(loader func(*Env) error) (applied bool, err error) {
 	}
 	e.g.Release()
 	if loader != nil {
-		if err := loader(e); err != nil {
-			return true, errors.Join(closeErr, fmt.Errorf("zlua: reset loader: %w", err))
+		if err := runLoader(loader, e); err != nil {
+			return true, errors.Join(closeErr, err)
 		}
 	}
 	return true, closeErr
+}
+
+// runLoader runs a Reset's loader on the new state, outside Lua. Like a
+// posted function it may come from any goroutine's Reset, so its panic is
+// recovered as the Pump's error rather than unwinding the frame loop that
+// called Pump; the state it was building stays open as it left it.
+func runLoader(loader func(*Env) error, e *Env) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("zlua: reset loader panicked: %s", printed(r))
+		}
+	}()
+	if err := loader(e); err != nil {
+		return fmt.Errorf("zlua: reset loader: %w", err)
+	}
+	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"runtime"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -137,6 +138,36 @@ func TestResetLoaderErrorAndPumpInsideLua(t *testing.T) {
 	if !errors.Is(got, zlua.ErrBusy) {
 		t.Errorf("Pump inside a callback = %v, want ErrBusy", got)
 	}
+}
+
+// TestResetLoaderPanicIsThePumpsError: a loader's panic does not unwind
+// out of Pump; it is Pump's error, posted functions queued with it still
+// run, and the fresh state the loader began stays usable.
+func TestResetLoaderPanicIsThePumpsError(t *testing.T) {
+	e := newEnv(t)
+	e.Reset(func(e *zlua.Env) error {
+		run(t, e, `half = 1`)
+		panic("loader broke")
+	})
+	ran := false
+	must(t, e.Post(func(*zlua.Env) { ran = true }))
+	var err error
+	func() {
+		defer func() {
+			if r := recover(); r != nil {
+				t.Fatalf("Pump panicked: %v", r)
+			}
+		}()
+		err = e.Pump()
+	}()
+	if err == nil || !strings.Contains(err.Error(), "zlua: reset loader panicked: loader broke") {
+		t.Errorf("Pump with a panicking loader = %v", err)
+	}
+	if !ran {
+		t.Error("the posted function did not run")
+	}
+	run(t, e, `assert(half == 1); y = 2`)
+	must(t, e.Pump())
 }
 
 func TestCloseWithLiveHandlesAndPendingCleanups(t *testing.T) {

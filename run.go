@@ -91,7 +91,8 @@ func (e *Env) callChunk(chunk, chunkName, name string, args []any) error {
 
 // Eval runs chunk and stores its results in the out pointers, converted as
 // Env.Global converts (extra results are dropped, missing ones read as
-// nil). Like the lua interpreter's prompt, Eval first tries chunk as an
+// nil); if one cannot be converted, Eval returns that error and changes no
+// out. Like the lua interpreter's prompt, Eval first tries chunk as an
 // expression list ("return " + chunk), so Eval("a + b", &sum) works; if
 // that does not compile, chunk runs as statements and its return
 // statement gives the results. The chunk is named "(eval)".
@@ -126,11 +127,18 @@ func (e *Env) Eval(chunk string, out ...any) error {
 		for t.Top() < top+len(out) {
 			t.PushNil()
 		}
+		// Each result is read into a fresh value and the outs are stored
+		// only once all converted: a refused result changes no out.
+		vals := make([]reflect.Value, len(out))
 		for i, o := range out {
-			if err := e.g.ReadInto(t, top+1+i, reflect.ValueOf(o).Elem()); err != nil {
+			vals[i] = reflect.New(reflect.TypeOf(o).Elem()).Elem()
+			if err := e.g.ReadInto(t, top+1+i, vals[i]); err != nil {
 				rerr = fmt.Errorf("result #%d: %w", i+1, err)
 				return cgo.OK
 			}
+		}
+		for i, o := range out {
+			reflect.ValueOf(o).Elem().Set(vals[i])
 		}
 		return cgo.OK
 	})

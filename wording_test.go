@@ -110,3 +110,55 @@ func TestGoErrorPositionOfTailCalls(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+type wMob struct{ HP int }
+
+func (m *wMob) Hit(n int) int                     { m.HP -= n; return m.HP }
+func (m *wMob) Say(a, b string) string            { return a + b }
+func (m *wMob) Mix(a any, n int, s ...string) int { return n }
+
+type wVec struct{ X, Y float64 }
+
+func (v wVec) Scale(k float64) float64 { return v.X * k }
+
+type wLeafMob struct{ HP int }
+
+func (m *wLeafMob) Add(n int) int { m.HP += n; return m.HP }
+
+// TestArgumentErrorsOfMethodSyntaxCallsCountAsLuaDoes: a Go function
+// called with method syntax (t:f(...)) does not count self in its
+// argument errors and calls an error in self "calling 'f' on bad self",
+// as luaL_argerror words them; a Go method counts after its receiver
+// whichever syntax calls it.
+func TestArgumentErrorsOfMethodSyntaxCallsCountAsLuaDoes(t *testing.T) {
+	if err := zlua.Leaf[*wLeafMob]("Add"); err != nil {
+		t.Fatal(err)
+	}
+	e := newEnv(t)
+	must(t, e.SetGlobal("f", func(a string, n int) int { return n }))
+	must(t, e.SetGlobal("g", func(a any, n int, s string) int { return n }))
+	must(t, e.SetGlobal("mob", &wMob{HP: 10}))
+	must(t, e.SetGlobal("vec", wVec{X: 1}))
+	must(t, e.SetGlobal("leaf", &wLeafMob{}))
+	for _, c := range []struct{ chunk, want string }{
+		{`t = {f = f}; t:f(5)`, `calling 'f' on bad self (string expected, got table)`},
+		{`t = {f = f}; t.f("a", "b")`, `bad argument #2 to 'f' (number expected, got string)`},
+		{`t = {g = g}; t:g("b")`, `bad argument #1 to 'g' (number expected, got string)`},
+		{`t = {g = g}; t:g(1, {})`, `bad argument #2 to 'g' (string expected, got table)`},
+		{`t = {g = g}; t.g(t, 1, {})`, `bad argument #3 to 'g' (string expected, got table)`},
+		{`g(1, 2, {})`, `bad argument #3 to 'g' (string expected, got table)`},
+		{`mob:Hit("x")`, `bad argument #1 to 'wMob:Hit' (number expected, got string)`},
+		{`mob.Hit(mob, "x")`, `bad argument #1 to 'wMob:Hit' (number expected, got string)`},
+		{`mob:Say("a", {})`, `bad argument #2 to 'wMob:Say' (string expected, got table)`},
+		{`mob:Mix(1, 2, "a", {})`, `bad argument #4 to 'wMob:Mix' (string expected, got table)`},
+		{`mob.Hit(1)`, `calling 'wMob:Hit' on bad self`},
+		{`vec:Scale("k")`, `bad argument #1 to 'wVec:Scale' (number expected, got string)`},
+		{`leaf:Add("x")`, `bad argument #1 to 'wLeafMob:Add' (number expected, got string)`},
+		{`for i = 1, 300 do leaf:Add(1) end; leaf:Add("x")`, `bad argument #1 to 'wLeafMob:Add' (number expected, got string)`},
+	} {
+		err := e.DoString(c.chunk)
+		if err == nil || !strings.Contains(err.Error(), "(dostring):1: "+c.want) {
+			t.Errorf("%s: %v, want %q", c.chunk, err, c.want)
+		}
+	}
+}

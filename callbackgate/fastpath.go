@@ -20,7 +20,8 @@ func init() { fastPlans = makeFastPlans() }
 
 // intArgAt reads argument i (0-based) as an integer the general way (a
 // numeric string, or an error); st is 0, or the status of the argument
-// error raised for argument argn (1-based, as the error names it).
+// error raised for argument argn (1-based, as the error names it; see
+// raiseArg for its sign).
 func (g *Gate) intArgAt(fr cgo.Frame, i, argn int, name string) (v int64, st int32) {
 	v, err := g.intArgSlow(fr, i)
 	if err != nil {

@@ -657,13 +657,30 @@ func wraps(err error) bool {
 	return false
 }
 
-// raiseArg raises "bad argument #argn to 'name' (detail)".
+// raiseArg raises "bad argument #n to 'name' (detail)". A positive argn
+// counts the arguments as Lua passed them: called with method syntax, the
+// error does not count self, as luaL_argerror's does (and names an error
+// in self "calling 'name' on bad self"). A negative argn is -n for a Go
+// method's nth argument after its receiver, named so with or without
+// method syntax.
 func (g *Gate) raiseArg(argn int, name string, err error) int32 {
+	return g.raiseArgN(int64(argn), name, err)
+}
+
+// raiseMethodArg is raiseArg for a Go method's argument n (1-based after
+// its receiver).
+func (g *Gate) raiseMethodArg(n int, name string, err error) int32 {
+	return g.raiseArgN(-int64(n), name, err)
+}
+
+// raiseArgN puts the argument error's program: argn with its sign (the
+// trampoline's raise_argerror reads it).
+func (g *Gate) raiseArgN(argn int64, name string, err error) int32 {
 	if err == errReleased {
 		return g.raiseText(err.Error(), nil)
 	}
 	g.S.ProgReset()
-	g.S.PutInt(int64(argn))
+	g.S.PutInt(argn)
 	g.S.PutStr(name)
 	g.S.PutStr(err.Error())
 	if g.S.Commit() != nil {

@@ -176,7 +176,7 @@ func reflectMethod(m *method, ft reflect.Type) callFunc {
 			}
 			v := reflect.New(typ).Elem()
 			if err := g.readArg(fr, i+1, v); err != nil {
-				return g.raiseArg(i+1, e.name, err)
+				return g.raiseMethodArg(i+1, e.name, err)
 			}
 			args[i+1] = v
 		}

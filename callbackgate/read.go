@@ -238,9 +238,20 @@ func (g *Gate) setScalar(t cgo.Thread, idx int, a *cgo.Arg, v reflect.Value) (ha
 }
 
 // ReadInto converts the Lua value at absolute index idx of t into v (a
-// settable value). Nested values need ReadStack free slots.
+// settable value). Nested values need ReadStack free slots. A value it
+// refuses leaves v as it was: a struct or array, which the conversion
+// fills in place, is read into a copy first (the other kinds are built
+// whole and stored once they converted).
 func (g *Gate) ReadInto(t cgo.Thread, idx int, v reflect.Value) error {
 	a := t.Arg(idx)
+	if k := v.Kind(); (k == reflect.Struct || k == reflect.Array) && a.Type == int32(cgo.TTable) {
+		tmp := reflect.New(v.Type()).Elem()
+		if err := g.read(t, idx, &a, tmp, 0); err != nil {
+			return err
+		}
+		v.Set(tmp)
+		return nil
+	}
 	return g.read(t, idx, &a, v, 0)
 }
 
@@ -279,8 +290,19 @@ func (g *Gate) read(t cgo.Thread, idx int, a *cgo.Arg, v reflect.Value, depth in
 			v.SetZero()
 			return nil
 		}
-		if typ.Elem().Kind() == reflect.Uint8 && a.Type == int32(cgo.TString) {
-			v.SetBytes(a.Bytes())
+		if typ.Elem().Kind() == reflect.Uint8 && a.Type != int32(cgo.TTable) {
+			// A byte slice takes what luaL_checklstring takes: a string,
+			// or a number spelled as tostring spells it (a table of
+			// bytes still reads element by element, below).
+			if a.Type == int32(cgo.TString) {
+				v.SetBytes(a.Bytes())
+				return nil
+			}
+			s, err := g.readString(t, idx, a)
+			if err != nil {
+				return err
+			}
+			v.SetBytes([]byte(s))
 			return nil
 		}
 		if a.Type != int32(cgo.TTable) {
@@ -290,8 +312,12 @@ func (g *Gate) read(t cgo.Thread, idx int, a *cgo.Arg, v reflect.Value, depth in
 			return err
 		}
 		n := t.RawLen(idx)
-		v.Set(reflect.MakeSlice(typ, n, n))
-		return g.readSeq(t, idx, v, n, depth)
+		s := reflect.MakeSlice(typ, n, n)
+		if err := g.readSeq(t, idx, s, n, depth); err != nil {
+			return err // v unchanged
+		}
+		v.Set(s)
+		return nil
 	case reflect.Array:
 		if a.Type != int32(cgo.TTable) {
 			return typeError("table", g.typeName(t, idx, a))

@@ -251,7 +251,7 @@ func makeMethodShapes() map[string]methodMaker {
 				}
 				a, ok := fr.IntArg(1)
 				if !ok {
-					if a, st = g.intArgAt(fr, 1, 1, e.name); st != 0 {
+					if a, st = g.intArgAt(fr, 1, -1, e.name); st != 0 {
 						return st
 					}
 				}
@@ -268,7 +268,7 @@ func makeMethodShapes() map[string]methodMaker {
 				}
 				a, ok := fr.FloatArg(1)
 				if !ok {
-					if a, st = g.floatArgAt(fr, 1, 1, e.name); st != 0 {
+					if a, st = g.floatArgAt(fr, 1, -1, e.name); st != 0 {
 						return st
 					}
 				}
@@ -285,7 +285,7 @@ func makeMethodShapes() map[string]methodMaker {
 				}
 				a, err := g.stringArg(fr, 1)
 				if err != nil {
-					return g.raiseArg(1, e.name, err)
+					return g.raiseArg(-1, e.name, err)
 				}
 				f(s.Ptr(), a)
 				return g.ret0()
@@ -300,13 +300,13 @@ func makeMethodShapes() map[string]methodMaker {
 				}
 				a, ok := fr.FloatArg(1)
 				if !ok {
-					if a, st = g.floatArgAt(fr, 1, 1, e.name); st != 0 {
+					if a, st = g.floatArgAt(fr, 1, -1, e.name); st != 0 {
 						return st
 					}
 				}
 				b, ok := fr.FloatArg(2)
 				if !ok {
-					if b, st = g.floatArgAt(fr, 2, 2, e.name); st != 0 {
+					if b, st = g.floatArgAt(fr, 2, -2, e.name); st != 0 {
 						return st
 					}
 				}
@@ -323,13 +323,13 @@ func makeMethodShapes() map[string]methodMaker {
 				}
 				a, ok := fr.IntArg(1)
 				if !ok {
-					if a, st = g.intArgAt(fr, 1, 1, e.name); st != 0 {
+					if a, st = g.intArgAt(fr, 1, -1, e.name); st != 0 {
 						return st
 					}
 				}
 				b, ok := fr.IntArg(2)
 				if !ok {
-					if b, st = g.intArgAt(fr, 2, 2, e.name); st != 0 {
+					if b, st = g.intArgAt(fr, 2, -2, e.name); st != 0 {
 						return st
 					}
 				}
@@ -346,7 +346,7 @@ func makeMethodShapes() map[string]methodMaker {
 				}
 				a, ok := fr.IntArg(1)
 				if !ok {
-					if a, st = g.intArgAt(fr, 1, 1, e.name); st != 0 {
+					if a, st = g.intArgAt(fr, 1, -1, e.name); st != 0 {
 						return st
 					}
 				}
@@ -362,7 +362,7 @@ func makeMethodShapes() map[string]methodMaker {
 				}
 				a, ok := fr.FloatArg(1)
 				if !ok {
-					if a, st = g.floatArgAt(fr, 1, 1, e.name); st != 0 {
+					if a, st = g.floatArgAt(fr, 1, -1, e.name); st != 0 {
 						return st
 					}
 				}
@@ -378,7 +378,7 @@ func makeMethodShapes() map[string]methodMaker {
 				}
 				a, ok := fr.IntArg(1)
 				if !ok {
-					if a, st = g.intArgAt(fr, 1, 1, e.name); st != 0 {
+					if a, st = g.intArgAt(fr, 1, -1, e.name); st != 0 {
 						return st
 					}
 				}

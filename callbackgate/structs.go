@@ -387,7 +387,7 @@ func valMethodCall(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
 		}
 		v := reflect.New(typ).Elem()
 		if err := g.readArg(fr, i+1, v); err != nil {
-			return g.raiseArg(i+1, e.name, err)
+			return g.raiseMethodArg(i+1, e.name, err)
 		}
 		args[i+1] = v
 	}

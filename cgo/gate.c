@@ -277,14 +277,30 @@ static void read_self(zlua_env *env, lua_State *L, zlua_arg *a)
 }
 
 /* [lua] Raises "bad argument #n to 'f' (detail)" like luaL_argerror, with
- * the caller's position, from a program INT argn, STR fname, STR detail. */
+ * the caller's position, from a program INT argn, STR fname, STR detail.
+ * A positive argn counts the arguments as Lua passed them: in a call with
+ * method syntax (obj:f(...)) self is not counted and an error in self
+ * reads "calling 'f' on bad self", as luaL_argerror words both. A
+ * negative argn is a Go method's, which counts after its receiver
+ * already. */
 static int raise_argerror(lua_State *L, zlua_env *env)
 {
-	int top = lua_gettop(L);
+	int top = lua_gettop(L), argn;
+	lua_Debug ar;
 	zlua_prog_run_env(L, env);
+	argn = (int)lua_tointeger(L, top + 1);
 	luaL_where(L, 1);
-	lua_pushfstring(L, "bad argument #%d to '%s' (%s)", (int)lua_tointeger(L, top + 1),
-			lua_tostring(L, top + 2), lua_tostring(L, top + 3));
+	if (argn < 0) {
+		argn = -argn;
+	} else if (lua_getstack(L, 0, &ar) && lua_getinfo(L, "n", &ar) && ar.namewhat != NULL &&
+		   strcmp(ar.namewhat, "method") == 0 && --argn == 0) {
+		lua_pushfstring(L, "calling '%s' on bad self (%s)", lua_tostring(L, top + 2),
+				lua_tostring(L, top + 3));
+		lua_concat(L, 2);
+		return lua_error(L);
+	}
+	lua_pushfstring(L, "bad argument #%d to '%s' (%s)", argn, lua_tostring(L, top + 2),
+			lua_tostring(L, top + 3));
 	lua_concat(L, 2);
 	return lua_error(L);
 }

@@ -117,6 +117,9 @@ var argNames = []string{"a", "b", "c", "d"}
 func writeArgs(w *bytes.Buffer, f family, params string) {
 	for i := 0; i < len(params); i++ {
 		v, idx, argn := argNames[i], i+f.idxBase, i+1+f.argBase
+		if f == methods {
+			argn = -argn // a method's argument, counted after its receiver (raiseArg)
+		}
 		switch params[i] {
 		case 'i', 'f':
 			kind := map[byte]string{'i': "Int", 'f': "Float"}[params[i]]
