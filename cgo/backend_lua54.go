@@ -12,3 +12,8 @@ const Backend = C.LUA_RELEASE
 
 // HasIntegers reports whether Lua numbers have an integer subtype.
 const HasIntegers = true
+
+// OwnAllocator reports whether a closed state gives back its allocator's
+// arena: always on Lua 5.4, whose states allocate with malloc through
+// zlua's allocator (LuaJIT: see its backend file).
+func OwnAllocator() bool { return true }

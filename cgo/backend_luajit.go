@@ -13,3 +13,10 @@ const Backend = C.LUAJIT_VERSION
 
 // HasIntegers reports whether Lua numbers have an integer subtype.
 const HasIntegers = false
+
+// OwnAllocator reports whether a closed state gives back its allocator's
+// arena: on a GC64 LuaJIT (found once per process) the state takes zlua's
+// allocator over an arena a bare state owns and closes after it; without
+// GC64 it must keep LuaJIT's own allocator, wrapped, whose arena lua_close
+// then keeps (cgo/alloc.c).
+func OwnAllocator() bool { return C.zlua_jit_own_allocator() != 0 }

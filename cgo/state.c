@@ -135,6 +135,9 @@ void zlua_env_close_state(zlua_env *env)
 		return;
 	lua_close(env->L); /* runs every __gc; they may still use env */
 	env->L = NULL;
+#ifdef ZLUA_LUAJIT
+	zlua_close_arena(env); /* after the state: its blocks live in the arena */
+#endif
 	/* The standard streams are not closed with the state (io never closes
 	 * them), so output a script wrote with io.write or print could sit in
 	 * stdio's buffers until a process exit that does not flush them (Go's

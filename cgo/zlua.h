@@ -493,8 +493,9 @@ typedef struct zlua_env {
 	 * (zlua_mem_stats): the writer stores them with atomics. */
 	size_t mem_used, mem_peak;
 	size_t mem_limit;      /* 0: none */
-	lua_Alloc base_alloc;  /* LuaJIT: the state's own allocator, wrapped */
-	void *base_ud;
+	lua_Alloc base_alloc;  /* LuaJIT: LuaJIT's allocator, wrapped */
+	void *base_ud;         /* its arena */
+	lua_State *arena_owner; /* LuaJIT GC64: the bare state that owns base_ud (alloc.c) */
 	uint64_t alloc_count;  /* growing allocations so far */
 	uint64_t alloc_fail_at; /* tests: fail growing allocations from this number on (0: never) */
 	int mem_refused;       /* the limit refused an allocation since the last collection */
@@ -669,8 +670,17 @@ zlua_memstats zlua_mem_stats(const zlua_env *env);
 /* [go-safe] env->calls, from any thread while the env lives. */
 uint64_t zlua_calls(const zlua_env *env);
 /* [go-safe] Creates a state whose allocator is zlua_alloc with env as ud
- * (LuaJIT: its own allocator wrapped, see alloc.c). NULL on failure. */
+ * (LuaJIT without GC64: its own allocator wrapped, see alloc.c). NULL on
+ * failure. */
 lua_State *zlua_newstate(zlua_env *env);
+#ifdef ZLUA_LUAJIT
+/* [go-safe] Whether the linked LuaJIT takes a custom allocator in
+ * lua_newstate (a GC64 build, found once per process: alloc.c). */
+int zlua_jit_own_allocator(void);
+/* [go-safe] Destroys the arena of a closed state's allocator (closes the
+ * bare state that owns it, alloc.c); no-op without one. */
+void zlua_close_arena(zlua_env *env);
+#endif
 
 /* ---- time limits (hook.c) ---- */
 
