@@ -36,6 +36,9 @@ import (
 // the outermost one returns. A context that is never done (ctx.Done() ==
 // nil) runs the chunk as DoString does, without the hook.
 func (e *Env) DoStringContext(ctx context.Context, chunk string) error {
+	if e.g == nil {
+		return errUnmade
+	}
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("zlua: do string: %w", err)
 	}

@@ -41,7 +41,10 @@ type Options struct {
 	// them. Reset starts with an empty package.loaded.
 	Modules fs.FS
 	// Root is the global table under which Register places values
-	// (default "go"); "_G" registers globals.
+	// (default "go"); "_G" registers globals. New makes it, or uses the
+	// table already there (Root "math" registers into the math library);
+	// a global of that name that is not a table makes New fail rather than
+	// be replaced.
 	Root string
 	// Warn receives Lua 5.4 warnings (warn(...), errors in __gc
 	// finalizers), one whole message per call; with a Warn function they
@@ -57,7 +60,9 @@ type Options struct {
 // Env is one Lua state with everything zlua keeps for it. An Env is used by
 // one goroutine at a time (its owner); other goroutines hand it work with
 // Post. Overlapping use from two goroutines is detected and refused with
-// ErrConcurrentUse.
+// ErrConcurrentUse. Make one with New: the zero Env has no state, and
+// every method answers with an error wrapping ErrClosed (Post refuses its
+// function, Stats is zero).
 type Env struct {
 	g       *callbackgate.Gate
 	opts    Options
@@ -132,8 +137,17 @@ func (e *Env) init() error {
 		return fmt.Errorf("zlua: object registry: %w", err)
 	}
 	if root := e.opts.root(); root != "_G" {
-		if err := e.DoStringArgs(`rawset(_G, ..., {})`, root); err != nil {
+		// An existing table is kept (a library's, such as math); any
+		// other value refuses the name instead of disappearing.
+		var kind string
+		if err := e.Eval(`local name = "`+root+`" -- a Lua name (Options.check)
+			local v = rawget(_G, name)
+			if v == nil then rawset(_G, name, {}) return "table" end
+			return type(v)`, &kind); err != nil {
 			return fmt.Errorf("zlua: root table: %w", err)
+		}
+		if kind != "table" {
+			return fmt.Errorf("zlua: root %q names an existing global (a %s value), not a table", root, kind)
 		}
 	}
 	if err := e.installModules(); err != nil {
@@ -170,6 +184,9 @@ func (e *Env) init() error {
 // finalizers, frees the state and returns ErrAbandoned naming the
 // function.
 func (e *Env) Close() error {
+	if e.g == nil {
+		return errUnmade
+	}
 	if err := e.g.Hold(); err != nil {
 		if err == ErrClosed {
 			return nil
@@ -191,7 +208,7 @@ func (e *Env) Close() error {
 			e.closeHeld(nil)
 		}
 	}()
-	errs := runAllPosted(e.posted.CloseTake())
+	errs := e.runAllPosted(e.posted.CloseTake())
 	done = true
 	return e.closeHeld(errs)
 }
@@ -210,7 +227,7 @@ func (e *Env) closeHeld(errs []error) error {
 // closeAbandoned is Close for an Env a Go function abandoned with
 // runtime.Goexit inside a Lua call.
 func (e *Env) closeAbandoned() error {
-	errs := runAllPosted(e.posted.CloseTake())
+	errs := e.runAllPosted(e.posted.CloseTake())
 	if e.g.ClaimAbandoned() { // else another Close frees it
 		if err := e.g.CloseAbandoned(); err != nil {
 			errs = append(errs, err)
@@ -241,7 +258,8 @@ type Stats struct {
 	// and metamethods of each bound object type count too, for the Env's
 	// life).
 	LiveFuncs int
-	// GoCalls counts Lua→Go calls; Panics the Go panics recovered.
+	// GoCalls counts Lua→Go calls; Panics the Go panics recovered (in Go
+	// functions Lua called, posted functions and Reset loaders).
 	GoCalls, Panics uint64
 	// LiveRefs is the number of Lua values Go holds references to
 	// (Function and Table handles, error objects), including PendingRefs.
@@ -292,6 +310,9 @@ type Stats struct {
 // released objects and every 1024 pushes: while a call runs they may lag
 // by up to that many pushes.
 func (e *Env) Stats() Stats {
+	if e.g == nil {
+		return Stats{}
+	}
 	s := e.g.Stats()
 	o := s.Objects
 	return Stats{LiveFuncs: s.LiveFuncs, GoCalls: s.Calls, Panics: s.Panics,

@@ -2,6 +2,7 @@ package zlua
 
 import (
 	"fmt"
+	"strings"
 	"unsafe"
 
 	"github.com/zlua-go/zlua/callbackgate"
@@ -130,7 +131,12 @@ func opErrorf(err error, format string, args ...any) error {
 	return &apiError{op: fmt.Sprintf(format, args...), err: err}
 }
 
-func (e *apiError) Error() string { return "zlua: " + e.op + ": " + innermost(e.err) }
+// Error names the operation once: the cause's own "zlua: " prefix, and
+// the operations of nested API calls it failed in (Register's Globals),
+// are left out.
+func (e *apiError) Error() string {
+	return "zlua: " + e.op + ": " + strings.TrimPrefix(innermost(e.err), "zlua: ")
+}
 
 func (e *apiError) Unwrap() error { return e.err }
 
@@ -139,6 +145,10 @@ func (e *apiError) Unwrap() error { return e.err }
 // behind the position of the Go function's caller).
 func innermost(err error) string {
 	for {
+		if ae, ok := err.(*apiError); ok {
+			err = ae.err
+			continue
+		}
 		le, ok := err.(*LuaError)
 		if !ok {
 			return err.Error()
@@ -149,4 +159,19 @@ func innermost(err error) string {
 		}
 		err = inner.err
 	}
+}
+
+// errUnmade is every Env method's answer on an Env that New did not make
+// (its zero value): such an Env has no state, as a closed one has none.
+var errUnmade = fmt.Errorf("zlua: Env not made by New: %w", ErrClosed)
+
+// isHandleError reports whether err is a handle's own refusal (released,
+// stale, its Env closed), returned as such: not a Lua
+// error that merely wraps one.
+func isHandleError(err error) bool {
+	switch err {
+	case ErrReleased, ErrStale, ErrClosed:
+		return true
+	}
+	return false
 }

@@ -41,7 +41,11 @@ func (f *Function) Call(args ...any) ([]any, error) {
 	if f == nil {
 		return nil, fmt.Errorf("zlua: call: %w", errNilHandle)
 	}
-	return f.h.Call(args...)
+	out, err := f.h.Call(args...)
+	if err != nil && isHandleError(err) {
+		return nil, opErrorf(err, "call %q", f.h.Name())
+	}
+	return out, err
 }
 
 // CallContext is Call under ctx, with the guarantees of DoStringContext:
@@ -90,6 +94,9 @@ func (f *Function) Release() {
 // func panics with it. Arguments and results convert as in SetGlobal and
 // Global; common signatures call without reflection and allocation.
 func (e *Env) GetFunction(name string, fnPtr any) error {
+	if e.g == nil {
+		return errUnmade
+	}
 	rv, err := funcTarget(fnPtr)
 	if err != nil {
 		return opErrorf(err, "get function %q", name)

@@ -20,6 +20,12 @@ import (
 // Shop.discount = 0.1, with __newindex running as in Lua. The tables on the
 // way must exist (see Env.Global); none is created.
 func (e *Env) SetGlobal(name string, v any) error {
+	if e.g == nil {
+		return errUnmade
+	}
+	if isOpaque(v) {
+		return fmt.Errorf("zlua: set global %q: %w", name, errOpaqueStored)
+	}
 	parent, key, dotted := cutLastDot(name)
 	if dotted && (parent == "" || key == "" || strings.Contains(parent, "..")) {
 		return fmt.Errorf("zlua: set global %q: %w", name, errEmptySegment)
@@ -107,6 +113,9 @@ func (e *Env) setField(tbl, key string, v any) error {
 // "attempt to index a nil value (Shop.items)". For a global whose name
 // contains a dot, use Env.Globals.
 func (e *Env) Global(name string, out any) error {
+	if e.g == nil {
+		return errUnmade
+	}
 	rv := reflect.ValueOf(out)
 	if rv.Kind() != reflect.Pointer || rv.IsNil() {
 		return fmt.Errorf("zlua: global %q: out must be a non-nil pointer, got %T", name, out)

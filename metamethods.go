@@ -51,6 +51,9 @@ func Metamethods[T any](env *Env, mm map[string]any) error {
 	if env == nil {
 		return fmt.Errorf("zlua: metamethods of %v: nil Env", typ)
 	}
+	if env.g == nil {
+		return fmt.Errorf("zlua: metamethods of %v: %w", typ, errUnmade)
+	}
 	var merr error
 	err := env.protect(func(t cgo.Thread) int {
 		merr = callbackgate.SetMetamethodsOf[T](env.g, t, mm)

@@ -188,7 +188,7 @@ func TestMetamethodsRefuseBadInput(t *testing.T) {
 		{"add", zlua.Metamethods[mVec](e, map[string]any{"add": add}), `unsupported metamethod "add"`},
 		{"number", zlua.Metamethods[mVec](e, map[string]any{"__add": 42}), "metamethod __add: Go function expected, got int"},
 		{"nil", zlua.Metamethods[mVec](e, map[string]any{"__add": nil}), "metamethod __add: Go function expected, got <nil>"},
-		{"nil func", zlua.Metamethods[mVec](e, map[string]any{"__add": nilFunc}), "Go function expected"},
+		{"nil func", zlua.Metamethods[mVec](e, map[string]any{"__add": nilFunc}), "metamethod __add: nil func("},
 		{"int", zlua.Metamethods[int](e, map[string]any{"__add": add}), "int is neither a struct type"},
 		{"map", zlua.Metamethods[map[string]int](e, map[string]any{"__add": add}), "neither a struct type"},
 		{"handle", zlua.Metamethods[*zlua.Table](e, map[string]any{"__add": add}), "a handle crosses to Lua only as its Lua value"},

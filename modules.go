@@ -77,6 +77,9 @@ func readModule(fsys fs.FS, name string) (src any, path, msg any) {
 // Like SetGlobal, Preload belongs to the state: after Reset, call it again
 // (from the Reset loader).
 func (e *Env) Preload(name string, v any) error {
+	if e.g == nil {
+		return errUnmade
+	}
 	err := e.callChunk(`local name, v = ...
 		local preload = type(package) == "table" and package.preload
 		if type(preload) ~= "table" then

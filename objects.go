@@ -47,6 +47,9 @@ func ByRef(v any) any { return callbackgate.Ref{V: v} }
 // reach without polluting the globals. Tables are read and written raw;
 // a non-table on the way is an error.
 func (e *Env) Register(path string, v any) error {
+	if e.g == nil {
+		return errUnmade
+	}
 	parts := strings.Split(path, ".")
 	for _, p := range parts {
 		if p == "" {

@@ -13,6 +13,9 @@ import (
 // that cannot be applied because another goroutine is using the Env stays
 // pending for the next Pump, which the returned ErrConcurrentUse says.
 func (e *Env) Pump() error {
+	if e.g == nil {
+		return errUnmade
+	}
 	if err := e.g.Claim(); err != nil {
 		return err
 	}
@@ -20,7 +23,7 @@ func (e *Env) Pump() error {
 	e.g.DrainRefs(e.opts.PumpBudget)
 	e.g.Unclaim()
 
-	errs := runAllPosted(e.posted.Take())
+	errs := e.runAllPosted(e.posted.Take())
 	if r := e.reset.Swap(nil); r != nil {
 		applied, err := e.applyReset(r.loader)
 		if !applied {
@@ -39,16 +42,16 @@ func (e *Env) Pump() error {
 // goroutine only after the rest have run (the deferred call that sees it
 // runs them), so every function Post accepted runs even then; a Pump or
 // Close on that goroutine then ends as its own deferred calls say.
-func runAllPosted(fns []func()) (errs []error) {
+func (e *Env) runAllPosted(fns []func()) (errs []error) {
 	for i, fn := range fns {
 		returned := false
 		func() {
 			defer func() {
 				if !returned { // runtime.Goexit: runPosted recovers panics
-					errs = append(errs, runAllPosted(fns[i+1:])...)
+					errs = append(errs, e.runAllPosted(fns[i+1:])...)
 				}
 			}()
-			if err := runPosted(fn); err != nil {
+			if err := e.runPosted(fn); err != nil {
 				errs = append(errs, err)
 			}
 			returned = true
@@ -57,16 +60,21 @@ func runAllPosted(fns []func()) (errs []error) {
 	return errs
 }
 
-// runPosted runs one posted function, its panic recovered as an error.
-func runPosted(fn func()) (err error) {
+// runPosted runs one posted function, its panic recovered as an error
+// (and counted in Stats.Panics).
+func (e *Env) runPosted(fn func()) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
+			e.g.CountPanic()
 			err = fmt.Errorf("zlua: posted function panicked: %s", printed(r))
 		}
 	}()
 	fn()
 	return nil
 }
+
+// errNilPost is Post's refusal of a nil function.
+var errNilPost = errors.New("zlua: post: nil function")
 
 // Post queues fn to run on the owner goroutine during the next Pump. It is
 // the supported way for other goroutines to use the Env; it is safe for
@@ -76,6 +84,12 @@ func runPosted(fn func()) (err error) {
 // or Close only after the functions posted after it ran (and a Close
 // still closes the Env).
 func (e *Env) Post(fn func(*Env)) error {
+	if e.g == nil {
+		return errUnmade
+	}
+	if fn == nil {
+		return errNilPost // it could only fail in the Pump, far from here
+	}
 	if !e.posted.Post(func() { fn(e) }) {
 		return ErrClosed
 	}
@@ -94,6 +108,9 @@ func (e *Env) Post(fn func(*Env)) error {
 // runtime.Goexit ends only its own goroutine (see Close): the state is
 // replaced all the same and that Pump returns ErrAbandoned naming it.
 func (e *Env) Reset(loader func(*Env) error) {
+	if e.g == nil {
+		return
+	}
 	e.reset.Store(&resetRequest{loader: loader})
 }
 
@@ -150,6 +167,7 @@ func (e *Env) applyReset(loader func(*Env) error) (applied bool, err error) {
 func runLoader(loader func(*Env) error, e *Env) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
+			e.g.CountPanic()
 			err = fmt.Errorf("zlua: reset loader panicked: %s", printed(r))
 		}
 	}()

@@ -50,6 +50,9 @@ func (e *Env) protect(f func(t cgo.Thread) int) error {
 // chunk is named "(dostring)" in errors and tracebacks
 // ("(dostring):3: attempt to call a nil value"); LoadString names one.
 func (e *Env) DoString(chunk string) error {
+	if e.g == nil {
+		return errUnmade
+	}
 	return e.protect(func(t cgo.Thread) int {
 		return e.g.S.DoString(t, chunk, doStringName, e.opts.Libs.chunkMode())
 	})
@@ -57,6 +60,9 @@ func (e *Env) DoString(chunk string) error {
 
 // DoStringArgs runs chunk with args available to it as `...`.
 func (e *Env) DoStringArgs(chunk string, args ...any) error {
+	if e.g == nil {
+		return errUnmade
+	}
 	return e.callChunk(chunk, doStringName, "", args)
 }
 
@@ -97,6 +103,9 @@ func (e *Env) callChunk(chunk, chunkName, name string, args []any) error {
 // that does not compile, chunk runs as statements and its return
 // statement gives the results. The chunk is named "(eval)".
 func (e *Env) Eval(chunk string, out ...any) error {
+	if e.g == nil {
+		return errUnmade
+	}
 	for i, o := range out {
 		if rv := reflect.ValueOf(o); rv.Kind() != reflect.Pointer || rv.IsNil() {
 			return fmt.Errorf("zlua: eval: out #%d must be a non-nil pointer, got %T", i+1, o)
@@ -160,6 +169,9 @@ func (e *Env) Eval(chunk string, out ...any) error {
 // empty name is "=(load)", as Lua's load names chunks. Syntax errors come
 // back as *LuaError.
 func (e *Env) LoadString(name, chunk string) (*Function, error) {
+	if e.g == nil {
+		return nil, errUnmade
+	}
 	var f *callbackgate.Function
 	var ferr error
 	err := e.protect(func(t cgo.Thread) int {
@@ -202,6 +214,9 @@ func chunkName(name string) string {
 // bytecode; zlua accepts it on both backends: the load mode, not the
 // first byte, decides what is allowed.)
 func (e *Env) DoFile(path string) error {
+	if e.g == nil {
+		return errUnmade
+	}
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return opErrorf(err, "dofile")

@@ -1,6 +1,7 @@
 package zlua
 
 import (
+	"fmt"
 	"reflect"
 	"unsafe"
 
@@ -15,7 +16,8 @@ import (
 // by-value copy of *p, zlua.set_opaquevalue(h, v) stores the by-value v
 // into *p, and h passed to a Go function whose parameter is *T (p's type)
 // arrives as p itself. Afterwards every use of h is the Lua error
-// "invalid opaque parameter handle". A nil p is pushed as nil; a pointer
+// "invalid opaque parameter handle" (SetGlobal and Table.Set refuse to
+// store one for that reason). A nil p is pushed as nil; a pointer
 // to anything but a struct makes the call fail with ErrCannotPush.
 //
 // The result is one pointer word: passed as an any (a func(any) float64
@@ -38,3 +40,14 @@ func (o opaqueArg[T]) OpaqueTarget() (unsafe.Pointer, reflect.Type) {
 }
 
 var _ callbackgate.OpaqueArg = opaqueArg[struct{}]{}
+
+// errOpaqueStored refuses an Opaque value where Lua would keep it: its
+// handle dies with the call it was made for, so stored it could only ever
+// be "invalid opaque parameter handle".
+var errOpaqueStored = fmt.Errorf("%w: an Opaque handle lives for one call: pass it as an argument of a call into Lua, do not store it", ErrCannotPush)
+
+// isOpaque reports whether v is an Opaque value.
+func isOpaque(v any) bool {
+	_, ok := v.(callbackgate.OpaqueArg)
+	return ok
+}

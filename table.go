@@ -1,6 +1,7 @@
 package zlua
 
 import (
+	"errors"
 	"fmt"
 	"reflect"
 
@@ -25,6 +26,9 @@ type Table struct{ h callbackgate.Table }
 
 // NewTable creates an empty Lua table and returns a handle on it.
 func (e *Env) NewTable() (*Table, error) {
+	if e.g == nil {
+		return nil, errUnmade
+	}
 	var tb *callbackgate.Table
 	var terr error
 	err := e.protect(func(t cgo.Thread) int {
@@ -43,6 +47,9 @@ func (e *Env) NewTable() (*Table, error) {
 // Globals returns a handle on the global table (_G), whatever global
 // variable scripts call _G.
 func (e *Env) Globals() (*Table, error) {
+	if e.g == nil {
+		return nil, errUnmade
+	}
 	var tb *callbackgate.Table
 	var terr error
 	err := e.protect(func(t cgo.Thread) int {
@@ -87,6 +94,9 @@ func (t *Table) Set(key, value any) error {
 	if t == nil {
 		return fmt.Errorf("zlua: table set %s: %w", keyText(key), errNilHandle)
 	}
+	if isOpaque(key) || isOpaque(value) {
+		return fmt.Errorf("zlua: table set %s: %w", keyText(key), errOpaqueStored)
+	}
 	if err := t.h.Set(key, value); err != nil {
 		return opErrorf(err, "table set %s", keyText(key))
 	}
@@ -120,6 +130,9 @@ func (t *Table) Len() (int, error) {
 func (t *Table) ForEach(fn func(key, value any) error) error {
 	if t == nil {
 		return fmt.Errorf("zlua: table foreach: %w", errNilHandle)
+	}
+	if fn == nil {
+		return errors.New("zlua: table foreach: nil function")
 	}
 	kv, err := t.h.Pairs()
 	if err != nil {
@@ -173,8 +186,15 @@ func (t *Table) Release() {
 // keyText spells a table key in error messages (printed: a key whose
 // String method panics must not turn the error into a panic).
 func keyText(key any) string {
-	if s, ok := key.(string); ok {
-		return fmt.Sprintf("%q", s)
+	switch k := key.(type) {
+	case string:
+		return fmt.Sprintf("%q", k)
+	case *Table: // a handle is named, not dumped
+		return "[table handle]"
+	case *Function:
+		return "[function handle]"
+	case *Thread:
+		return "[thread handle]"
 	}
 	return "[" + printed(key) + "]"
 }

@@ -35,6 +35,9 @@ type Thread struct{ h callbackgate.Thread }
 // handle of this Env; a method bound with Table.Method runs without its
 // receiver.
 func (e *Env) NewThread(fn *Function) (*Thread, error) {
+	if e.g == nil {
+		return nil, errUnmade
+	}
 	if fn == nil {
 		return nil, fmt.Errorf("zlua: new thread: %w", errNilHandle)
 	}
@@ -71,7 +74,11 @@ func (th *Thread) Resume(args ...any) ([]any, error) {
 	if th == nil {
 		return nil, fmt.Errorf("zlua: resume: %w", errNilHandle)
 	}
-	return th.h.Resume(nil, args)
+	out, err := th.h.Resume(nil, args)
+	if err != nil && isHandleError(err) {
+		return nil, opErrorf(err, "resume")
+	}
+	return out, err
 }
 
 // ResumeContext is Resume under ctx, with the guarantees of

@@ -154,7 +154,7 @@ func TestYieldsThatCannotReachGoAreErrors(t *testing.T) {
 	must(t, e.SetGlobal("wrapped", func() error { return errors.Join(zlua.Yield(1)) }))
 	run(t, e, `function wrappedyield() wrapped() end`)
 	_, err = newThread(t, e, "wrappedyield").Resume()
-	errorWant(t, "wrapped Yield", err, "zlua: Yield returned outside a Go function called from Lua")
+	errorWant(t, "wrapped Yield", err, "zlua: Yield did not yield: return it, unwrapped, as the last result of a Go function called from Lua")
 	// Returned as a value (an any result, a table element, SetGlobal) it
 	// is refused, not pushed as a userdata nobody can use.
 	must(t, e.SetGlobal("asvalue", func() any { return zlua.Yield(1) }))

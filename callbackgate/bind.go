@@ -65,6 +65,18 @@ func (g *Gate) bindingFor(typ, view reflect.Type) (*binding, error) {
 	return b, nil
 }
 
+// checkRefTags refuses a struct type with a lua:",ref" field that is not a
+// slice or map, whether it is pushed by pointer or by value.
+func checkRefTags(st reflect.Type) error {
+	for name, f := range structFields(st) {
+		if k := f.typ.Kind(); f.ref && k != reflect.Slice && k != reflect.Map {
+			return fmt.Errorf("%w: field %s of %v: lua:\",ref\" needs a slice or map, got %v",
+				ErrCannotPush, name, st, f.typ)
+		}
+	}
+	return nil
+}
+
 // bind makes the binding of (typ, view). Its id is taken before the
 // metatable is built: building runs Lua, whose finalizers may push objects
 // and bind other types (or this one again, harmlessly) meanwhile.
@@ -76,11 +88,8 @@ func (g *Gate) bind(typ, view reflect.Type) (*binding, error) {
 		return nil, handlePushError(typ)
 	}
 	if view == nil && typ.Kind() == reflect.Pointer && typ.Elem().Kind() == reflect.Struct {
-		for name, f := range structFields(typ.Elem()) {
-			if k := f.typ.Kind(); f.ref && k != reflect.Slice && k != reflect.Map {
-				return nil, fmt.Errorf("%w: field %s of %v: lua:\",ref\" needs a slice or map, got %v",
-					ErrCannotPush, name, typ.Elem(), f.typ)
-			}
+		if err := checkRefTags(typ.Elem()); err != nil {
+			return nil, err
 		}
 	}
 	b := &binding{id: uint32(len(g.bindByID)), typ: typ, view: view, name: luaName(typ)}

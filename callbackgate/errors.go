@@ -90,8 +90,11 @@ func (e *PanicError) Stack() string {
 // yieldRequest is returned by Yield; the gate yields the running coroutine.
 type yieldRequest struct{ values []any }
 
+// Error is the text of a Yield that did not yield: the gate yields only
+// for the value itself returned as the last result of a Go function Lua
+// called (not wrapped, not panicked, not returned elsewhere).
 func (*yieldRequest) Error() string {
-	return "zlua: Yield returned outside a Go function called from Lua"
+	return "zlua: Yield did not yield: return it, unwrapped, as the last result of a Go function called from Lua"
 }
 
 // Yield returns an error that, returned as the last result of a Go function

@@ -393,6 +393,10 @@ func (g *Gate) Closed() bool { return g.S == nil || g.S.Closed() }
 // the innermost Go function, or the main thread at top level.
 func (g *Gate) Current() cgo.Thread { return g.cur }
 
+// CountPanic counts a panic recovered outside a Lua call (a posted
+// function's, a Reset loader's) in Stats.Panics. Safe from any goroutine.
+func (g *Gate) CountPanic() { g.panics.Add(1) }
+
 // Depth returns how many API or gate calls are in progress.
 func (g *Gate) Depth() int { return g.deep }
 

@@ -47,8 +47,10 @@ func (g *Gate) setMetamethods(t cgo.Thread, typ reflect.Type, mm map[string]any,
 		if !slices.Contains(userMetaNames, name) {
 			return fmt.Errorf("unsupported metamethod %q (supported: %v)", name, userMetaNames)
 		}
-		if fv := reflect.ValueOf(mm[name]); fv.Kind() != reflect.Func || fv.IsNil() {
+		if fv := reflect.ValueOf(mm[name]); fv.Kind() != reflect.Func {
 			return fmt.Errorf("metamethod %s: Go function expected, got %T", name, mm[name])
+		} else if fv.IsNil() {
+			return fmt.Errorf("metamethod %s: nil %T", name, mm[name])
 		}
 	}
 	tname := luaName(typ)

@@ -156,7 +156,11 @@ func (g *Gate) pushViewed(v reflect.Value, view reflect.Type) error {
 // (identity-cached; a slice that can grow), as a userdata.
 func (g *Gate) pushRef(x any) error {
 	v := reflect.ValueOf(x)
-	if isContainerPtr(v.Type()) && !v.IsNil() {
+	if isContainerPtr(v.Type()) {
+		if v.IsNil() { // nil, as a nil map or slice pushes
+			g.S.PutNil()
+			return nil
+		}
 		return g.pushObj(v, nil)
 	}
 	switch v.Kind() {
@@ -297,7 +301,7 @@ func fieldGet(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
 	}
 	fv, err := ov.Elem().FieldByIndexErr(f.index)
 	if err != nil {
-		return g.raiseText(fmt.Sprintf("field '%s' of %s: %v", key.View(), b.name, err), err)
+		return g.raiseText(fmt.Sprintf("field '%s' of %s: %s", key.View(), b.name, nilEmbedded(ov.Elem(), f.index)), nil)
 	}
 	switch fv.Kind() {
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
@@ -334,9 +338,10 @@ func fieldSet(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
 		return st
 	}
 	fv, err := ov.Elem().FieldByIndexErr(f.index)
-	if err == nil {
-		err = g.readAssign(fr, 2, fv) // a refused value leaves the field as it was
+	if err != nil { // the value may be fine: the field is not there to set
+		return g.raiseText(fmt.Sprintf("cannot set field '%s' of %s: %s", key.View(), b.name, nilEmbedded(ov.Elem(), f.index)), nil)
 	}
+	err = g.readAssign(fr, 2, fv) // a refused value leaves the field as it was
 	if err != nil {
 		if err == errReleased {
 			return g.raiseText(err.Error(), nil)
@@ -379,4 +384,20 @@ func objEqual(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
 	eq := ok1 && ok2 && err1 == nil && err2 == nil && s1.Ptr() == s2.Ptr() && b1.typ == b2.typ
 	fr.ReturnBool(eq)
 	return cgo.StatusReturn1
+}
+
+// nilEmbedded words the failure of FieldByIndexErr on v: the field is
+// promoted through an embedded pointer that is nil ("embedded *Base is
+// nil"), not reflect's "indirection through nil pointer".
+func nilEmbedded(v reflect.Value, index []int) string {
+	for _, i := range index[:len(index)-1] {
+		v = v.Field(i)
+		if v.Kind() == reflect.Pointer {
+			if v.IsNil() {
+				return "embedded " + v.Type().String() + " is nil"
+			}
+			v = v.Elem()
+		}
+	}
+	return "not reachable"
 }

@@ -107,6 +107,9 @@ func (r *luaRef) check() error {
 // put appends a push of the referenced value to g's program, refusing a
 // ref of another Env or of a reset one.
 func (r *luaRef) put(g *Gate, what string) error {
+	if r.g == nil {
+		return errZeroHandle
+	}
 	if r.g != g {
 		return errors.New("zlua: " + what + " handle of another Env")
 	}

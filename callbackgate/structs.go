@@ -73,6 +73,9 @@ func (g *Gate) valTypeFor(t reflect.Type) (*valType, error) {
 		if isHandle(t) { // a copy of a handle would share its ref
 			return nil, handlePushError(t)
 		}
+		if err := checkRefTags(t); err != nil { // refused by pointer too
+			return nil, err
+		}
 		lay := structreg.LayoutOf(t)
 		vt = &valType{id: uint32(len(g.sv.byID)), typ: t, lay: lay, name: lay.Name,
 			copied: lay.Blittable && !t.Implements(opaqueArgType), size: int(t.Size())}
