@@ -126,8 +126,10 @@ static void wrap_field(lua_State *L, int idx, const char *name, lua_CFunction f)
 	lua_setfield(L, idx, name);
 }
 
-/* [lua] Removes ffi and the jit modules from package.loaded/preload at
- * idx. [-0, +0] */
+/* [lua] Removes ffi, the jit modules and LuaJIT's string.buffer (whose
+ * ref() and reserve() hand out raw uint8_t * cdata that a script can
+ * index and offset without ffi: every address in the process) from
+ * package.loaded/preload at idx. [-0, +0] */
 static void drop_native_modules(lua_State *L, int idx)
 {
 	int again = 1;
@@ -141,7 +143,7 @@ static void drop_native_modules(lua_State *L, int idx)
 				const char *k = lua_tostring(L, -1);
 				if (strcmp(k, "ffi") == 0 || strcmp(k, "jit") == 0 ||
 				    strncmp(k, "jit.", 4) == 0 || strcmp(k, "io") == 0 ||
-				    strcmp(k, "debug") == 0) {
+				    strcmp(k, "debug") == 0 || strcmp(k, "string.buffer") == 0) {
 					lua_pushnil(L);
 					lua_rawset(L, idx);
 					again = 1;
