@@ -138,3 +138,19 @@ func TestSandboxRefusesBytecodeFromGo(t *testing.T) {
 	run(t, all, `assert(io and debug and os.execute and string.dump)
 		local f = load(string.dump(function() return 9 end)) assert(f() == 9)`)
 }
+
+// TestSandboxLoadMatchesStockForText: the sandbox's load refuses binary
+// chunks, and for text behaves as the stock function: a mode without 't'
+// refuses the chunk, bad arguments are named as load names them (before:
+// the mode was ignored, a table name was "bad argument #2 to '?'", a
+// missing chunk "string expected").
+func TestSandboxLoadMatchesStockForText(t *testing.T) {
+	_, want := conformanceFiles(t, "sandboxload")
+	e := newSafeEnv(t)
+	src, err := os.ReadFile("testdata/sandboxload.lua")
+	must(t, err)
+	run(t, e, string(src))
+	if got := global[string](t, e, "result") + "\n"; got != want {
+		t.Errorf("the sandbox's load differs from stock:\n%s\nwant:\n%s", got, want)
+	}
+}

@@ -131,6 +131,7 @@ type Gate struct {
 	lastPlan *tablePlan // the struct type last decoded from or pushed as a table (decode.go)
 	pairs    *cgo.Pairs // a flat table's pairs, read in one crossing (decodeflat.go)
 	flat     flatCache  // the last flat table shape decoded (decodeflat.go)
+	conv     convBudget // the conversion of a Lua value in progress (convbudget.go)
 
 	warn func(string) // Lua 5.4 warnings sink (warn.go); nil: stderr
 

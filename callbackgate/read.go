@@ -259,6 +259,12 @@ func (g *Gate) read(t cgo.Thread, idx int, a *cgo.Arg, v reflect.Value, depth in
 	if depth > MaxDepth {
 		return errTooDeep
 	}
+	if depth == 0 {
+		g.convStart()
+	}
+	if err := g.convChargeArg(a); err != nil {
+		return err
+	}
 	if ok, err := g.setScalar(t, idx, a, v); ok {
 		return err
 	}
@@ -312,6 +318,9 @@ func (g *Gate) read(t cgo.Thread, idx int, a *cgo.Arg, v reflect.Value, depth in
 			return err
 		}
 		n := t.RawLen(idx)
+		if err := g.convSlice(n, typ.Elem().Size()); err != nil {
+			return err
+		}
 		s := reflect.MakeSlice(typ, n, n)
 		if err := g.readSeq(t, idx, s, n, depth); err != nil {
 			return err // v unchanged
@@ -441,12 +450,26 @@ func (g *Gate) readMap(t cgo.Thread, idx int, v reflect.Value, depth int) error 
 	return nil
 }
 
+// maxKeyText is the longest string key an error path spells whole.
+const maxKeyText = 64
+
+// quoteKey quotes a string key for an error path, a long one cut to its
+// first maxKeyText bytes and its length: a path through nested tables
+// names every level's key, and a script's megabyte keys must not make a
+// conversion error megabytes long per level.
+func quoteKey(k string) string {
+	if len(k) <= maxKeyText {
+		return strconv.Quote(k)
+	}
+	return strconv.Quote(k[:maxKeyText]) + "..." + strconv.Itoa(len(k)) + " bytes"
+}
+
 // elemKey spells the key at idx as Lua code indexes a table with it:
 // ["name"], [2], [1.5], [true]; other keys by their type, [table].
 func (g *Gate) elemKey(t cgo.Thread, idx int, a *cgo.Arg) string {
 	switch a.Type {
 	case int32(cgo.TString):
-		return "[" + strconv.Quote(a.String()) + "]"
+		return "[" + quoteKey(a.View()) + "]"
 	case int32(cgo.TNumber):
 		if a.IsInt() {
 			return "[" + strconv.FormatInt(a.Int(), 10) + "]"
@@ -489,6 +512,12 @@ func (g *Gate) natural(t cgo.Thread, idx int, a *cgo.Arg, depth int) (any, error
 func (g *Gate) naturalAs(t cgo.Thread, idx int, a *cgo.Arg, depth int, anyKeys bool) (any, error) {
 	if depth > MaxDepth {
 		return nil, errTooDeep
+	}
+	if depth == 0 {
+		g.convStart()
+	}
+	if err := g.convChargeArg(a); err != nil {
+		return nil, err
 	}
 	switch a.Type {
 	case int32(cgo.TNil), int32(cgo.TNone):
@@ -589,6 +618,10 @@ func (g *Gate) naturalMap(t cgo.Thread, idx int, count, depth int, anyKeys bool)
 			e, err := g.naturalAs(t, top, &ea, depth+1, false)
 			if err != nil {
 				err = elemError(g.elemKey(t, top-1, &ka), err)
+				t.Pop(2)
+				return nil, err
+			}
+			if err := g.convChargeArg(&ka); err != nil { // the key's copy
 				t.Pop(2)
 				return nil, err
 			}

@@ -12,6 +12,11 @@ const char *zlua_interrupt_text(zlua_env *env)
 					     "interrupted: context canceled";
 }
 
+int zlua_interrupted_now(zlua_env *env)
+{
+	return zlua_interrupted(env);
+}
+
 void zlua_where_script(lua_State *L, int level)
 {
 	lua_Debug ar;

@@ -8,6 +8,10 @@ package cgo
 #cgo nocallback zlua_poke
 #cgo nocallback zlua_poke_forget
 #cgo nocallback zlua_mem_stats
+#cgo noescape zlua_interrupted_now
+#cgo nocallback zlua_interrupted_now
+#cgo noescape zlua_interrupt_text
+#cgo nocallback zlua_interrupt_text
 */
 import "C"
 
@@ -26,6 +30,18 @@ const (
 // SetMemoryLimit caps the Lua heap at n bytes (0: no cap). An allocation
 // that would pass it fails, and Lua raises "not enough memory".
 func (s *State) SetMemoryLimit(n uint64) { s.env.mem_limit = C.size_t(n) }
+
+// MemoryLimit returns the cap SetMemoryLimit set (0: none).
+func (s *State) MemoryLimit() uint64 { return uint64(s.env.mem_limit) }
+
+// Interrupted reports whether a limited call runs and one of its contexts
+// is done: its hook raises at the next check, so Go code that runs long
+// inside the call (a big conversion) may stop early.
+func (s *State) Interrupted() bool { return C.zlua_interrupted_now(s.env) != 0 }
+
+// InterruptText is the interruption's message: "interrupted: context
+// deadline exceeded" or "interrupted: context canceled".
+func (s *State) InterruptText() string { return C.GoString(C.zlua_interrupt_text(s.env)) }
 
 // MemUsed returns the Lua heap's bytes in use and their peak. It may be
 // called from any goroutine while the state is open (not concurrently

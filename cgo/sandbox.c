@@ -12,6 +12,12 @@ static const char *const kept_os[] = { "time", "clock", "date", "difftime", NULL
 static const char *const removed_package[] = {
 	"loadlib", "searchpath", "cpath", "path", NULL
 };
+/* collectgarbage options that stop or retune the collector of a state
+ * other scripts share are refused; "collect", "count" and "step" go to the
+ * stock function; any other option is refused in the stock words, named
+ * here (the stock function, called from this C function, would say '?'). */
+static const char *const refused_gc[] = { "stop",         "restart",      "setpause",  "setstepmul",
+					  "incremental", "generational", "isrunning", NULL };
 static const char *const allowed_gc[] = { "collect", "count", "step", NULL };
 
 /* [lua] load / loadstring that only accept text: a reader function's
@@ -19,9 +25,16 @@ static const char *const allowed_gc[] = { "collect", "count", "step", NULL };
  * both backends. Upvalue 1: the original load. */
 static int safe_load(lua_State *L)
 {
-	int n = lua_gettop(L), base;
+	int n = lua_gettop(L), base, t1 = lua_type(L, 1);
 	size_t len;
-	const char *s;
+	const char *s, *mode;
+	/* The stock checks and words, in the stock order, before anything
+	 * runs: a chunk (string) or a reader (function), an optional name,
+	 * an optional mode. */
+	if (t1 != LUA_TSTRING && t1 != LUA_TNUMBER)
+		luaL_checktype(L, 1, LUA_TFUNCTION);
+	luaL_optstring(L, 2, NULL);
+	mode = luaL_optstring(L, 3, "bt");
 	if (n < 2) {
 		lua_settop(L, 2); /* a chunk name slot; the env stays absent */
 		n = 2;
@@ -60,6 +73,15 @@ static int safe_load(lua_State *L)
 		lua_pushliteral(L, "attempt to load a binary chunk (mode is 't')");
 		return 2;
 	}
+	if (strchr(mode, 't') == NULL) { /* a text chunk the script refused */
+		lua_pushnil(L);
+#ifdef ZLUA_LUAJIT
+		lua_pushliteral(L, "attempt to load chunk with wrong mode");
+#else
+		lua_pushfstring(L, "attempt to load a text chunk (mode is '%s')", mode);
+#endif
+		return 2;
+	}
 	base = lua_gettop(L);
 	lua_pushvalue(L, lua_upvalueindex(1));
 	lua_pushvalue(L, 1);
@@ -77,11 +99,18 @@ static int safe_collectgarbage(lua_State *L)
 {
 	const char *opt = luaL_optstring(L, 1, "collect");
 	int i, n = lua_gettop(L), base;
+	for (i = 0; refused_gc[i] != NULL; i++)
+		if (strcmp(opt, refused_gc[i]) == 0)
+			return luaL_argerror(L, 1, lua_pushfstring(L, "option '%s' is not allowed in the sandbox", opt));
 	for (i = 0; allowed_gc[i] != NULL; i++)
 		if (strcmp(opt, allowed_gc[i]) == 0)
 			break;
 	if (allowed_gc[i] == NULL)
-		return luaL_argerror(L, 1, lua_pushfstring(L, "option '%s' is not allowed in the sandbox", opt));
+		return luaL_argerror(L, 1, lua_pushfstring(L, "invalid option '%s'", opt));
+#ifndef ZLUA_LUAJIT
+	if (strcmp(opt, "step") == 0)
+		luaL_optinteger(L, 2, 0); /* checked here: the stock function's error would name '?' */
+#endif
 	base = lua_gettop(L);
 	lua_pushvalue(L, lua_upvalueindex(1));
 	for (i = 1; i <= n; i++)

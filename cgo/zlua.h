@@ -804,6 +804,9 @@ static inline int zlua_interrupted(zlua_env *env)
 {
 	return env->limit_depth > 0 && __atomic_load_n(&env->interrupt, __ATOMIC_ACQUIRE) > 0;
 }
+/* [go-safe] zlua_interrupted, for Go code that runs long inside a
+ * limited call (a big conversion). */
+int zlua_interrupted_now(zlua_env *env);
 /* [go-safe] The interruption message of the last context done:
  * "interrupted: context deadline exceeded" or "... canceled". */
 const char *zlua_interrupt_text(zlua_env *env);

@@ -1,0 +1,108 @@
+package zlua_test
+
+import (
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/zlua-go/zlua"
+)
+
+// The eighteenth round's outside probe F: conversions of Lua values into
+// Go build outside the Lua heap and outside Lua's instructions, so zlua
+// bounds them itself (callbackgate/convbudget.go).
+
+// sparseBorder makes t, whose length (#t) is 2^40 on Lua 5.4 (41 keys in
+// a preallocated hash part) and 2^29 on LuaJIT (30 keys, table.new).
+const sparseBorder = `
+	local t
+	if table.new == nil and not pcall(require, "table.new") then
+		local keys = {}
+		for i = 1, 64 do keys[#keys + 1] = "k" .. i .. " = nil" end
+		t = load("return {" .. table.concat(keys, ",") .. "}")()
+		t[1] = 1
+		for i = 1, 40 do t[2 ^ i] = 1 end
+	else
+		t = require("table.new")(0, 64)
+		t[1] = 1
+		for i = 1, 29 do t[2 ^ i] = 1 end
+	end
+	assert(#t >= 2 ^ 29, #t)`
+
+// TestSparseBorderIsNotASequence: a table whose border is far beyond what
+// the Lua heap could hold is refused as a slice instead of making Go
+// allocate its length (before: a fatal "out of memory" of the process).
+func TestSparseBorderIsNotASequence(t *testing.T) {
+	e := newEnv(t)
+	must(t, e.SetGlobal("ints", func(xs []int) int { return len(xs) }))
+	must(t, e.SetGlobal("big", func(xs [][16]int64) int { return len(xs) }))
+	run(t, e, sparseBorder+`
+		for _, f in ipairs({ints, big}) do
+			local ok, err = pcall(f, t)
+			assert(not ok and err:find("is not a sequence (the Lua heap", 1, true), err)
+		end
+		sparse = t`)
+	var xs []int
+	if err := e.Global("sparse", &xs); err == nil || !strings.Contains(err.Error(), "is not a sequence") {
+		t.Errorf("Global of the sparse table: %v", err)
+	}
+	run(t, e, `local s = {} for i = 1, 1000 do s[i] = i end assert(ints(s) == 1000)`)
+}
+
+// dag nests n tables each holding the one below twice: n small tables in
+// Lua, 2^n values in Go.
+func dag(n int) string {
+	return `local d = {1} for i = 1, ` + itoa(n) + ` do d = {d, d} end`
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }
+
+// TestConversionsStayWithinTheMemoryLimit: with a MemoryLimit, one
+// conversion may not build more Go bytes than the limit: shared subtables
+// expanded 2^20 times, or one string referenced a hundred times.
+func TestConversionsStayWithinTheMemoryLimit(t *testing.T) {
+	e, err := zlua.New(zlua.Options{MemoryLimit: 8 << 20})
+	must(t, err)
+	defer e.Close()
+	must(t, e.SetGlobal("take", func(v any) {}))
+	must(t, e.SetGlobal("strs", func(v []string) int { return len(v) }))
+	run(t, e, dag(20)+`
+		local ok, err = pcall(take, d)
+		assert(not ok and err:find("takes more than the memory limit (8388608 bytes)", 1, true), err)
+		local s = string.rep("x", 2 ^ 20)
+		local many = {}
+		for i = 1, 100 do many[i] = s end
+		ok, err = pcall(strs, many)
+		assert(not ok and err:find("takes more than the memory limit", 1, true), err)
+		for i = 1, 100 do many[i] = "x" .. i end
+		assert(strs(many) == 100)`)
+}
+
+// TestLongConversionsStopAtTheDeadline: a conversion runs no Lua
+// instruction, so the hook cannot stop it: it checks the context itself.
+func TestLongConversionsStopAtTheDeadline(t *testing.T) {
+	e := newEnv(t)
+	must(t, e.SetGlobal("take", func(v any) {}))
+	must(t, e.SetGlobal("takeMaps", func(v []map[string]any) {}))
+	stopInTime(t, e, []string{
+		dag(24) + ` take(d)`,
+		dag(24) + ` takeMaps({d})`,
+	}, "")
+}
+
+// TestErrorPathsCutLongKeys: a conversion error names the path of keys
+// to the failing value, a long key by its start and length: 20 levels of
+// a 1 MiB key made a 20 MiB message.
+func TestErrorPathsCutLongKeys(t *testing.T) {
+	e := newEnv(t)
+	must(t, e.SetGlobal("take", func(v map[string]any) {}))
+	run(t, e, `
+		local k = string.rep("-", 2 ^ 20)
+		local t = {}
+		local cur = t
+		for i = 1, 20 do local n = {} cur[k] = n cur = n end
+		cur[k] = io.stdout
+		local ok, err = pcall(take, t)
+		assert(not ok and #err < 20000, #err)
+		assert(err:find('["' .. string.rep("-", 64) .. '"...1048576 bytes]', 1, true), err:sub(1, 300))`)
+}
