@@ -86,26 +86,40 @@ func TestSparseCallsYieldToo(t *testing.T) {
 // times, from Go, for 40 ms: the yields are taken where the calls return
 // to Go, unlocked (116–143 ns), not inside a callback,
 // where the goroutine is locked to its thread (tens of microseconds).
+//
+// A thread the machine's load takes off its CPU inside a call finds its
+// check late and yields there: a run with more than one yield inside
+// calls is tried again, up to three runs (each failure is logged).
 func TestShortCallsYieldAtTheirReturn(t *testing.T) {
-	e, err := zlua.New(zlua.Options{})
-	must(t, err)
-	defer e.Close()
-	n := 0
-	must(t, e.SetGlobal("bump", func(k int) int { n++; return k + 1 }))
-	must(t, e.DoString(`function step(k) for _ = 1, 200 do k = bump(k) end return k end`))
-	var step *zlua.Function
-	must(t, e.Global("step", &step))
-	defer step.Release()
-	t0 := time.Now()
-	k := 0
-	for time.Since(t0) < yieldRun {
-		res, err := step.Call(k)
+	for try := 1; ; try++ {
+		e, err := zlua.New(zlua.Options{})
 		must(t, err)
-		k = int(res[0].(int64))
-	}
-	checkYields(t, e, time.Since(t0), false)
-	if k != n {
-		t.Fatalf("Lua counted %d calls, Go %d", k, n)
+		n := 0
+		must(t, e.SetGlobal("bump", func(k int) int { n++; return k + 1 }))
+		must(t, e.DoString(`function step(k) for _ = 1, 200 do k = bump(k) end return k end`))
+		var step *zlua.Function
+		must(t, e.Global("step", &step))
+		t0 := time.Now()
+		k := 0
+		for time.Since(t0) < yieldRun {
+			res, err := step.Call(k)
+			must(t, err)
+			k = int(res[0].(int64))
+		}
+		d := time.Since(t0)
+		if k != n {
+			t.Fatalf("Lua counted %d calls, Go %d", k, n)
+		}
+		if got := zlua.YieldsInCalls(e); got > 1 && try < 3 {
+			t.Logf("run %d: %d of %d yields taken inside calls (a late check); again", try, got, e.Stats().Yields)
+			step.Release()
+			must(t, e.Close())
+			continue
+		}
+		checkYields(t, e, d, false)
+		step.Release()
+		must(t, e.Close())
+		return
 	}
 }
 
