@@ -122,10 +122,11 @@
 //
 // # Lifetimes
 //
-// A Go function pushed to Lua lives until Lua collects it; [Env.Pump] (or
-// the return of any Env method to its outermost caller) reclaims what Lua
-// and Go released. [Env.Close] runs every pending __gc and releases
-// everything; it is idempotent.
+// A Go function pushed to Lua lives until Lua collects it; what Lua
+// released (functions and objects its collector freed) is reclaimed when
+// an Env method returns to its outermost caller, and what Go released
+// (handles Released or dropped) by the next [Env.Pump]. [Env.Close] runs
+// every pending __gc and releases everything; it is idempotent.
 //
 // A Go object stays alive while Lua holds its userdata: the Env's slot
 // table references it. After Lua collects the userdata and the release is

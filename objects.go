@@ -16,7 +16,9 @@ const RootTable = "go"
 // AsView returns v marked to be pushed with the view I, an interface type:
 // Lua sees only I's methods (no fields). The same object pushed with two
 // views is two userdata; each view has its own identity cache entry. A
-// value that is not a pointer, map or channel is pushed as usual.
+// value that is not a pointer, map or channel is pushed as usual. I must
+// be an interface type: AsView panics otherwise (a mistake in the code,
+// found at its first run, like a bad type assertion).
 func AsView[I any](v I) any {
 	view := reflect.TypeFor[I]()
 	if view.Kind() != reflect.Interface {
