@@ -545,15 +545,11 @@ func cannotConvert(typeName string) error {
 }
 
 func (g *Gate) naturalTable(t cgo.Thread, idx int, depth int, anyKeys bool) (any, error) {
-	n := t.RawLen(idx)
-	count := 0
-	t.PushNil()
-	for t.Next(idx) {
-		count++
-		t.Pop(1)
-	}
-	if n > 0 && count == n {
-		s := make([]any, n)
+	// A sequence has exactly the keys 1..n: a pair count equal to #t is
+	// not enough ({1, nil, 3, x = 1} has three pairs and #t 3 on 5.4).
+	count, seq := t.CountPairs(idx)
+	if seq {
+		s := make([]any, count)
 		for i := range s {
 			t.RawGetI(idx, int64(i+1))
 			top := t.Top()
