@@ -2,7 +2,11 @@ package zlua_test
 
 import (
 	"reflect"
+	"strconv"
+	"strings"
 	"testing"
+
+	"github.com/zlua-go/zlua"
 )
 
 // Value conversions fixed in the eighteenth round (outside probes H and G).
@@ -54,5 +58,118 @@ func TestTablesWithHolesAndOtherKeysReachAnyAsMaps(t *testing.T) {
 			t.Errorf("%s by Function.Call: %#v, want %#v", c.src, res, c.want)
 		}
 		f.Release()
+	}
+}
+
+// Distinct Lua keys that convert to one Go map key are an error naming
+// two of them, the same text whatever the traversal order (before, one
+// entry was kept, chosen by Lua's traversal order, which varies between
+// states on Lua 5.4).
+func TestMapKeysThatCollideInGoAreAnError(t *testing.T) {
+	type vec struct{ X, Y float64 }
+	check := func(t *testing.T, e *zlua.Env, src string, out any, want string) {
+		t.Helper()
+		before := reflect.ValueOf(out).Elem().Interface()
+		err := e.Eval(src, out)
+		if err == nil || err.Error() != "zlua: eval: result #1: "+want {
+			t.Errorf("%s into %T: %v, want %q", src, out, err, want)
+		}
+		if after := reflect.ValueOf(out).Elem().Interface(); !reflect.DeepEqual(before, after) {
+			t.Errorf("%s into %T changed the out: %v", src, out, after)
+		}
+	}
+	const one = `key ["1"]: converts to the same Go key as [1]`
+	for i := 0; i < 8; i++ { // fresh states: new hash seeds, other orders
+		e := newEnv(t)
+		check(t, e, `{["1"] = "string key", [1] = "integer key"}`, new(map[int]string), one)
+		check(t, e, `{[1] = "integer key", ["1"] = "string key"}`, new(map[string]string), one)
+		check(t, e, `{[" 1 "] = "spaced", ["0x1"] = "hex", ["1.0"] = "float"}`, new(map[int]string),
+			`key [" 1 "]: converts to the same Go key as ["0x1"]`)
+		check(t, e, `{[1.5] = "x", ["1.5"] = "y"}`, new(map[float64]string),
+			`key ["1.5"]: converts to the same Go key as [1.5]`)
+		check(t, e, `{a = {[1] = 1, ["1"] = 2}}`, new(map[string]map[int]int),
+			`element ["a"]: key ["1"]: converts to the same Go key as [1]`)
+		must(t, e.SetGlobal("v1", vec{1, 2}))
+		must(t, e.SetGlobal("v2", vec{1, 2}))
+		check(t, e, `{[v1] = 1, [v2] = 2}`, new(map[any]any), `key [vec]: converts to the same Go key as [vec]`)
+		check(t, e, `{[{x = 1, y = 2}] = 1, [{y = 2, x = 1}] = 2}`, new(map[vec]int),
+			`key [table]: converts to the same Go key as [table]`)
+		must(t, e.SetGlobal("f", func(m map[int]string) {}))
+		if err := e.DoString(`f({[1] = "a", ["1"] = "b"})`); err == nil ||
+			!strings.HasSuffix(err.Error(), `bad argument #1 to 'f' (`+one+`)`) {
+			t.Errorf("parameter: %v", err)
+		}
+	}
+	// Keys that stay apart still convert.
+	e := newEnv(t)
+	var m map[int]string
+	must(t, e.Eval(`{[1] = "a", ["2"] = "b", [3.0] = "c"}`, &m))
+	if !reflect.DeepEqual(m, map[int]string{1: "a", 2: "b", 3: "c"}) {
+		t.Errorf("distinct keys: %v", m)
+	}
+}
+
+type foldW struct {
+	Name   string
+	Damage int `lua:"damage"`
+}
+
+type foldDeep struct { // not flat: decoded by the walk, not decodeFlat
+	Name string
+	Tags []string
+}
+
+// Two keys matching one struct field case-insensitively, with no key
+// naming it exactly, are an error naming both (before, the field got the
+// value traversal order met last). An exact name still wins silently.
+func TestStructKeysMatchingOneFieldTwiceAreAnError(t *testing.T) {
+	const want = `key ["NAME"]: matches field Name case-insensitively, as ["name"] does`
+	// 70 fields: the field bits span two words.
+	var wide []reflect.StructField
+	for i := 0; i < 70; i++ {
+		wide = append(wide, reflect.StructField{Name: "Ab" + strconv.Itoa(i), Type: reflect.TypeFor[int]()})
+	}
+	wideType := reflect.StructOf(wide)
+	for i := 0; i < 8; i++ { // fresh states: other traversal orders
+		e := newEnv(t)
+		for _, out := range []any{new(foldW), new(foldDeep), new(*foldW)} {
+			before := reflect.ValueOf(out).Elem().Interface()
+			err := e.Eval(`{name = "lower", NAME = "upper"}`, out)
+			if err == nil || err.Error() != "zlua: eval: result #1: "+want {
+				t.Errorf("%T: %v, want %q", out, err, want)
+			}
+			if after := reflect.ValueOf(out).Elem().Interface(); !reflect.DeepEqual(before, after) {
+				t.Errorf("%T changed: %v", out, after)
+			}
+		}
+		var w foldW
+		must(t, e.Eval(`{Name = "exact", name = "lower", NAME = "upper", damage = 1, DAMAGE = 3, Damage = 2}`, &w))
+		if w != (foldW{"exact", 1}) {
+			t.Errorf("exact names: %+v", w)
+		}
+		var d foldDeep
+		must(t, e.Eval(`{name = "lower", NAME = "upper", Name = "exact", tags = {"a"}}`, &d))
+		if d.Name != "exact" {
+			t.Errorf("exact name (walk): %+v", d)
+		}
+		var nested struct{ Boss foldW }
+		if err := e.Eval(`{boss = {name = "a", nAmE = "b"}}`, &nested); err == nil ||
+			err.Error() != `zlua: eval: result #1: boss: key ["nAmE"]: matches field Name case-insensitively, as ["name"] does` {
+			t.Errorf("nested: %v", err)
+		}
+		must(t, e.SetGlobal("place", func(w foldW) string { return w.Name }))
+		if err := e.DoString(`place({name = "lower", NAME = "upper", damage = 1})`); err == nil ||
+			!strings.HasSuffix(err.Error(), "bad argument #1 to 'place' ("+want+")") {
+			t.Errorf("parameter: %v", err)
+		}
+		wv := reflect.New(wideType)
+		if err := e.Eval(`{ab69 = 1, AB69 = 2, ab3 = 3}`, wv.Interface()); err == nil ||
+			err.Error() != `zlua: eval: result #1: key ["AB69"]: matches field Ab69 case-insensitively, as ["ab69"] does` {
+			t.Errorf("70 fields: %v", err)
+		}
+		must(t, e.Eval(`{ab69 = 1, AB69 = 2, Ab69 = 7}`, wv.Interface()))
+		if got := wv.Elem().Field(69).Int(); got != 7 {
+			t.Errorf("70 fields, exact: %d", got)
+		}
 	}
 }

@@ -413,8 +413,10 @@ func (g *Gate) readMap(t cgo.Thread, idx int, v reflect.Value, depth int) error 
 	m := reflect.MakeMap(typ)
 	k := reflect.New(typ.Key()).Elem()
 	e := reflect.New(typ.Elem()).Elem()
+	count := 0
 	t.PushNil()
 	for t.Next(idx) {
+		count++
 		top := t.Top()
 		ka, ea := t.Arg(top-1), t.Arg(top)
 		k.SetZero()
@@ -436,6 +438,11 @@ func (g *Gate) readMap(t cgo.Thread, idx int, v reflect.Value, depth int) error 
 		}
 		m.SetMapIndex(k, e)
 		t.Pop(1)
+	}
+	if m.Len() != count { // two keys became one (collide.go)
+		if err := g.mapKeyClash(t, idx, typ.Key(), depth); err != nil {
+			return err
+		}
 	}
 	v.Set(m)
 	return nil
@@ -577,8 +584,10 @@ func (g *Gate) naturalMap(t cgo.Thread, idx int, count, depth int, anyKeys bool)
 	} else {
 		sm = make(map[string]any, count)
 	}
+	n := 0
 	t.PushNil()
 	for t.Next(idx) {
+		n++
 		top := t.Top()
 		ka, ea := t.Arg(top-1), t.Arg(top)
 		if sm != nil && ka.Type == int32(cgo.TString) {
@@ -618,7 +627,12 @@ func (g *Gate) naturalMap(t cgo.Thread, idx int, count, depth int, anyKeys bool)
 		t.Pop(1)
 	}
 	if sm != nil {
-		return sm, nil
+		return sm, nil // distinct strings: distinct keys
+	}
+	if len(m) != n { // two keys became one (collide.go)
+		if err := g.naturalKeyClash(t, idx, depth, anyKeys); err != nil {
+			return nil, err
+		}
 	}
 	return m, nil
 }
