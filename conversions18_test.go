@@ -1,6 +1,7 @@
 package zlua_test
 
 import (
+	"math"
 	"reflect"
 	"strconv"
 	"strings"
@@ -170,6 +171,84 @@ func TestStructKeysMatchingOneFieldTwiceAreAnError(t *testing.T) {
 		must(t, e.Eval(`{ab69 = 1, AB69 = 2, Ab69 = 7}`, wv.Interface()))
 		if got := wv.Elem().Field(69).Int(); got != 7 {
 			t.Errorf("70 fields, exact: %d", got)
+		}
+	}
+}
+
+// wideInt is non-blittable (the string): its integer fields are set by the
+// Go field setter; Sample's are served in C.
+type wideInt struct {
+	I64  int64
+	I    int
+	I32  int32
+	Name string
+}
+
+// On LuaJIT every int64 from 2^63 − 512 up (MaxInt64, MaxInt: common "no
+// limit" sentinels) is pushed as the float 2^63, which reads back as
+// MaxInt64 into int and int64 on every path, as 2^64 reads as MaxUint64;
+// the narrower kinds call it out of range. Before, it never came back
+// ("number has no integer representation"). Lua 5.4 pushes those as
+// integers and keeps refusing a float 2^63, as luaL_checkinteger does.
+func TestMaxInt64ComesBack(t *testing.T) {
+	e := newEnv(t)
+	jit := !strings.HasPrefix(zlua.Backend, "Lua 5.4")
+	for _, v := range []int64{math.MaxInt64, math.MaxInt64 - 511} {
+		must(t, e.SetGlobal("x", v))
+		if got := global[int64](t, e, "x"); got != math.MaxInt64 && !(got == v && !jit) {
+			t.Errorf("Global after SetGlobal(%d) = %d", v, got)
+		}
+		if got := global[int](t, e, "x"); got != math.MaxInt && !(int64(got) == v && !jit) {
+			t.Errorf("Global into int after SetGlobal(%d) = %d", v, got)
+		}
+	}
+	must(t, e.SetGlobal("limit", math.MaxInt))
+	must(t, e.SetGlobal("setLimit", func(n int) int { return n }))                 // a fast plan
+	must(t, e.SetGlobal("setLimit64", func(n int64, s string) int64 { return n })) // reflective
+	must(t, e.SetGlobal("narrow", func(n int32) {}))
+	must(t, e.SetGlobal("w", &wideInt{Name: "w"}))
+	must(t, e.SetGlobal("s", &Sample{}))
+	run(t, e, `assert(setLimit(limit) == limit and setLimit64(limit, "") == limit)
+		w.I64 = limit; w.I = limit; s.I64 = limit; s.I = limit
+		assert(w.I64 == limit and s.I == limit)
+		local ok, err = pcall(narrow, limit)
+		assert(not ok, "int32 took MaxInt64")
+		ok, err = pcall(function() w.I32 = limit end)
+		assert(not ok, "int32 field took MaxInt64")
+		ok, err = pcall(function() s.I32 = limit end)
+		assert(not ok, "int32 field (C) took MaxInt64")`)
+	var back struct{ I64 int64 }
+	must(t, e.Eval(`{i64 = limit}`, &back))
+	run(t, e, `function id(x) return x end`)
+	var id func(int64) (int64, error)
+	must(t, e.GetFunction("id", &id))
+	r, err := id(math.MaxInt64)
+	must(t, err)
+	if back.I64 != math.MaxInt64 || r != math.MaxInt64 {
+		t.Errorf("decoded field %d, typed-func result %d", back.I64, r)
+	}
+
+	// A float 2^63 from a script: MaxInt64 on LuaJIT, refused on 5.4.
+	var i64 int64
+	err = e.Eval(`2^63`, &i64)
+	if jit && (err != nil || i64 != math.MaxInt64) {
+		t.Errorf("LuaJIT 2^63 into int64: %d, %v", i64, err)
+	}
+	if !jit && (err == nil || !strings.HasSuffix(err.Error(), "number has no integer representation")) {
+		t.Errorf("Lua 5.4 2^63 into int64: %d, %v", i64, err)
+	}
+	for _, c := range []struct{ chunk, want string }{
+		{`narrow(2^63)`, "number out of range for int32"},
+		{`w.I32 = 2^63`, "bad value for field 'I32' of wideInt (number out of range for int32)"},
+		{`s.I32 = 2^63`, "bad value for field 'I32' of Sample (number out of range for int32)"},
+		{`setLimit(2^64)`, "number has no integer representation"},
+		{`setLimit(-2^63 * 2)`, "number has no integer representation"},
+	} {
+		if !jit && c.chunk != `setLimit(2^64)` && c.chunk != `setLimit(-2^63 * 2)` {
+			c.want = "number has no integer representation"
+		}
+		if err := e.DoString(c.chunk); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want %q", c.chunk, err, c.want)
 		}
 	}
 }

@@ -55,7 +55,16 @@ func (g *Gate) typeName(t cgo.Thread, idx int, a *cgo.Arg) string {
 	return g.S.TypeName(t, idx)
 }
 
+// floatToInt converts a float with an integral value to an int64. On
+// LuaJIT, whose numbers are all floats, 2^63 itself reads as MaxInt64:
+// it is the float every int64 from 2^63 − 512 up (MaxInt64 included) is
+// pushed as, and it must come back (the caller's range check refuses it
+// for the narrower kinds). Lua 5.4 pushes those as integers and refuses a
+// float 2^63, as luaL_checkinteger does.
 func floatToInt(f float64) (int64, error) {
+	if !cgo.HasIntegers && f == 1<<63 {
+		return math.MaxInt64, nil
+	}
 	if f != math.Trunc(f) || f < -9.223372036854775808e18 || f >= 9.223372036854775808e18 {
 		return 0, &argError{detail: "number has no integer representation"}
 	}
