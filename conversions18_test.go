@@ -252,3 +252,48 @@ func TestMaxInt64ComesBack(t *testing.T) {
 		}
 	}
 }
+
+// −0.0 reaching any stays a float64 with its sign on both backends. On
+// LuaJIT, whose integral numbers below 2^53 become int64, it used to
+// become int64(0): 1/anyv(-0.0) was inf, not -inf.
+func TestNegativeZeroThroughAnyKeepsItsSign(t *testing.T) {
+	e := newEnv(t)
+	negZero := func(x any) bool {
+		f, ok := x.(float64)
+		return ok && f == 0 && math.Signbit(f)
+	}
+	must(t, e.SetGlobal("anyv", func(v any) any { return v }))
+	var got any
+	must(t, e.SetGlobal("keep", func(v any) { got = v }))
+	run(t, e, `assert(1/anyv(-0.0) == -1/0, "sign lost in a Go any parameter and result")
+		z = -0.0; keep(z)`)
+	if !negZero(got) {
+		t.Errorf("parameter: %T %v", got, got)
+	}
+	if g := global[any](t, e, "z"); !negZero(g) {
+		t.Errorf("Global: %T %v", g, g)
+	}
+	var ev, seq any
+	must(t, e.Eval(`-0.0, {-0.0}`, &ev, &seq))
+	if s, ok := seq.([]any); !negZero(ev) || !ok || len(s) != 1 || !negZero(s[0]) {
+		t.Errorf("Eval: %T %v, %#v", ev, ev, seq)
+	}
+	run(t, e, `function id(...) return ... end`)
+	var id *zlua.Function
+	must(t, e.GetFunction("id", &id))
+	res, err := id.Call(math.Copysign(0, -1))
+	if err != nil || !negZero(res[0]) {
+		t.Errorf("Function.Call: %#v, %v", res, err)
+	}
+	var idA func(any) any
+	must(t, e.GetFunction("id", &idA))
+	if r := idA(math.Copysign(0, -1)); !negZero(r) {
+		t.Errorf("typed func: %T %v", r, r)
+	}
+	// +0.0 keeps its documented natural form: int64 on LuaJIT.
+	var pz any
+	must(t, e.Eval(`0.0`, &pz))
+	if _, isInt := pz.(int64); isInt != !strings.HasPrefix(zlua.Backend, "Lua 5.4") {
+		t.Errorf("+0.0: %T", pz)
+	}
+}

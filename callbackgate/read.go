@@ -493,7 +493,7 @@ func keyError(key string, err error) error {
 }
 
 // natural converts a Lua value to its natural Go form: nil, bool, int64
-// (integers, and on LuaJIT integral numbers below 2^53), float64, string,
+// (integers, and on LuaJIT integral numbers below 2^53 but -0), float64, string,
 // []any for sequences, map[string]any for tables whose keys are all
 // strings, map[any]any for other tables.
 func (g *Gate) natural(t cgo.Thread, idx int, a *cgo.Arg, depth int) (any, error) {
@@ -516,7 +516,9 @@ func (g *Gate) naturalAs(t cgo.Thread, idx int, a *cgo.Arg, depth int, anyKeys b
 			return a.Int(), nil
 		}
 		f := a.Num()
-		if !cgo.HasIntegers && f == math.Trunc(f) && math.Abs(f) < 1<<53 {
+		// LuaJIT: an integral float below 2^53 is an int64, but -0.0
+		// keeps its sign as a float64 (an int64 zero has none).
+		if !cgo.HasIntegers && f == math.Trunc(f) && math.Abs(f) < 1<<53 && (f != 0 || !math.Signbit(f)) {
 			return int64(f), nil
 		}
 		return f, nil
