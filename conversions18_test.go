@@ -297,3 +297,24 @@ func TestNegativeZeroThroughAnyKeepsItsSign(t *testing.T) {
 		t.Errorf("+0.0: %T", pz)
 	}
 }
+
+// A NaN reaching a string (or []byte) parameter is spelled as this
+// backend's tostring spells it: Lua 5.4 prints the sign bit ("-nan" for
+// 0/0 on x86-64, "nan" for -(0/0)), LuaJIT says "nan" for both. Before,
+// 5.4 gave "nan" for both.
+func TestNaNToStringFollowsTostring(t *testing.T) {
+	e := newEnv(t)
+	must(t, e.SetGlobal("str", func(s string) string { return s }))
+	must(t, e.SetGlobal("bytes", func(b []byte) string { return string(b) }))
+	run(t, e, `for _, x in ipairs{0/0, -(0/0), math.huge - math.huge} do
+			assert(str(x) == tostring(x), str(x) .. " vs " .. tostring(x))
+			assert(bytes(x) == tostring(x), bytes(x) .. " vs " .. tostring(x))
+		end`)
+	var signed, plain string
+	must(t, e.Eval(`0/0, -(0/0)`, &signed, &plain))
+	var want1, want2 string
+	must(t, e.Eval(`tostring(0/0), tostring(-(0/0))`, &want1, &want2))
+	if signed != want1 || plain != want2 {
+		t.Errorf("Eval: %q %q, tostring %q %q", signed, plain, want1, want2)
+	}
+}

@@ -171,7 +171,9 @@ func (g *Gate) readString(t cgo.Thread, idx int, a *cgo.Arg) (string, error) {
 }
 
 // formatFloat spells a float like Lua's "%.14g" (5.4 adds ".0" to
-// integral values, as its tostring does).
+// integral values, as its tostring does). A NaN is "-nan" on 5.4 when its
+// sign bit is set (printf's spelling, which 5.4's tostring keeps: 0/0 is
+// "-nan" on x86-64); LuaJIT's tostring says "nan" for every NaN.
 func formatFloat(f float64) string {
 	switch {
 	case math.IsInf(f, 1):
@@ -179,6 +181,9 @@ func formatFloat(f float64) string {
 	case math.IsInf(f, -1):
 		return "-inf"
 	case math.IsNaN(f):
+		if cgo.HasIntegers && math.Signbit(f) {
+			return "-nan"
+		}
 		return "nan"
 	}
 	s := strconv.FormatFloat(f, 'g', 14, 64)
