@@ -35,16 +35,31 @@ type field struct {
 
 type bindKey struct{ typ, view reflect.Type }
 
-// luaName spells a Go type the way Lua sees it: the element name of a
-// pointer (*game.Player reads "Player"), else the type's own name.
+// luaName spells a Go type the way Lua sees it: a pointer to a named
+// struct by the struct's name, as its objects are named (*game.Player
+// reads "Player"), other pointers with their star (*int, *[]int), else the
+// type's own name.
 func luaName(t reflect.Type) string {
-	if t.Kind() == reflect.Pointer && t.Elem().Name() != "" {
+	if t.Kind() == reflect.Pointer && t.Name() == "" {
+		if e := t.Elem(); e.Kind() != reflect.Struct || e.Name() == "" {
+			return "*" + luaName(e)
+		}
 		return t.Elem().Name()
 	}
 	if t.Name() != "" {
 		return t.Name()
 	}
 	return t.String()
+}
+
+// expectedName spells what a Go type of a refused value expects: a byte
+// slice takes a string as luaL_checklstring does ("string expected"),
+// other types by luaName.
+func expectedName(t reflect.Type) string {
+	if t.Kind() == reflect.Slice && t.Elem().Kind() == reflect.Uint8 {
+		return "string"
+	}
+	return luaName(t)
 }
 
 // bindingFor returns the binding of typ seen through view (nil: typ

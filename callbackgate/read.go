@@ -382,6 +382,9 @@ func (g *Gate) read(t cgo.Thread, idx int, a *cgo.Arg, v reflect.Value, depth in
 		if ok, err := g.readHandle(t, idx, a, v); ok {
 			return err
 		}
+		if typ.Elem().Kind() != reflect.Struct {
+			return g.readPointee(t, idx, a, v, depth)
+		}
 	case reflect.Chan:
 		if a.Type == int32(cgo.TNil) || a.Type == int32(cgo.TNone) {
 			v.SetZero()
@@ -394,6 +397,26 @@ func (g *Gate) read(t cgo.Thread, idx int, a *cgo.Arg, v reflect.Value, depth in
 		}
 	}
 	return typeError(luaName(typ), g.typeName(t, idx, a))
+}
+
+// readPointee reads a value other than nil and a userdata into v, a
+// pointer to anything but a struct (those decode from tables, below
+// read's switch): a new element read with the same rules, so a refusal
+// names what the element takes (*int given a string: number expected).
+// Each indirection counts as a level of nesting, which ends a recursive
+// pointer type (type P *P) as it ends a cycle.
+func (g *Gate) readPointee(t cgo.Thread, idx int, a *cgo.Arg, v reflect.Value, depth int) error {
+	if a.Type == int32(cgo.TTable) {
+		if err := g.tableStack(t, depth); err != nil { // the element's read is not at depth 0
+			return err
+		}
+	}
+	e := reflect.New(v.Type().Elem())
+	if err := g.read(t, idx, a, e.Elem(), depth+1); err != nil {
+		return err
+	}
+	v.Set(e)
+	return nil
 }
 
 // tableStack reserves the stack a table read needs before the outermost
