@@ -416,3 +416,37 @@ func TestPointersToNonStructsAreDecoded(t *testing.T) {
 		t.Errorf("field: %v", err)
 	}
 }
+
+type sliceHolder struct{ S []int }
+
+// A ByRef map keyed by any, indexed from Lua with a key whose Go value
+// cannot be a map key (a table becomes a Go map or slice; a struct copy
+// holding a slice), raises a Lua error as decoding such a table does.
+// Before, MapIndex or SetMapIndex panicked inside the Go function
+// ("hash of unhashable type"), counted in Stats.Panics.
+func TestByRefMapRefusesUnhashableKeys(t *testing.T) {
+	e := newEnv(t)
+	m := map[any]any{"k": int64(1)}
+	must(t, e.SetGlobal("m", zlua.ByRef(m)))
+	must(t, e.SetGlobal("hs", sliceHolder{S: []int{1}}))
+	const prefix = "bad key for map[interface {}]interface {} ("
+	for _, c := range []struct{ chunk, want string }{
+		{`m[{}] = 1`, "a table key cannot be a Go map key)"},
+		{`m[{1, 2}] = 1`, "a table key cannot be a Go map key)"},
+		{`m[{}] = nil`, "a table key cannot be a Go map key)"},
+		{`local _ = m[{}]`, "a table key cannot be a Go map key)"},
+		{`m[hs] = 1`, "a sliceHolder key cannot be a Go map key)"},
+	} {
+		err := e.DoString(c.chunk)
+		if err == nil || !strings.HasSuffix(err.Error(), prefix+c.want) {
+			t.Errorf("%s: %v, want suffix %q", c.chunk, err, prefix+c.want)
+		}
+	}
+	run(t, e, `m.t = {1}; m[2] = "two"; assert(m.k == 1 and m[2] == "two")`)
+	if len(m) != 3 {
+		t.Errorf("map: %v", m)
+	}
+	if p := e.Stats().Panics; p != 0 {
+		t.Errorf("Stats.Panics = %d", p)
+	}
+}
