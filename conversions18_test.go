@@ -328,6 +328,12 @@ type ptrFields struct {
 
 type selfPtr *selfPtr
 
+type pcount int
+
+func (c *pcount) Inc() { *c++ }
+
+type pnames []string
+
 type ptrObj struct{ N int }
 
 // Pointers to non-struct types are decoded as the package doc promises:
@@ -414,6 +420,18 @@ func TestPointersToNonStructsAreDecoded(t *testing.T) {
 	}
 	if err := e.Eval(`{c = {}}`, &s); err == nil || err.Error() != "zlua: eval: result #1: c: string expected, got table" {
 		t.Errorf("field: %v", err)
+	}
+	// Objects keep their names: a pointer to a named type reads as it.
+	var c pcount
+	ns := pnames{"a"}
+	must(t, e.SetGlobal("c", &c))
+	must(t, e.SetGlobal("ns", zlua.ByRef(&ns)))
+	run(t, e, `c:Inc(); assert(tostring(c):find("^pcount"), tostring(c))
+		assert(not pcall(c.Inc))
+		local ok, err = pcall(function() ns[3] = "x" end)
+		assert(err:find("out of range for pnames of length 1", 1, true), err)`)
+	if err := e.DoString(`c.Inc()`); err == nil || !strings.Contains(err.Error(), "'pcount:Inc'") {
+		t.Errorf("method name: %v", err)
 	}
 }
 

@@ -157,7 +157,7 @@ func (g *Gate) popOpaque(a *cgo.Arg, v reflect.Value) error {
 	}
 	p := o.value()
 	if !p.Type().AssignableTo(typ) {
-		return typeError(expectedName(typ), "opaque handle of "+luaName(p.Type()))
+		return typeError(expectedName(typ), "opaque handle of "+objName(p.Type()))
 	}
 	v.Set(p)
 	return nil
