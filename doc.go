@@ -103,12 +103,15 @@
 // place(v Vec2). String keys match the field names Lua sees (the Go name
 // or the lua:"name" tag) exactly or without regard to case; nested
 // tables fill nested structs, slices, arrays, maps and pointers
-// (allocated); unknown keys are ignored and missing ones leave zero
-// values. Errors name the path to the bad value: "zlua: global "cfg":
-// cfg.weapons[2].damage: number expected, got string". [AsTable] goes the
-// other way: a struct pushed as a plain table copy instead of a userdata.
-// Tables reaching any become []any (sequences), map[string]any (string
-// keys) or map[any]any.
+// (allocated, a pointer to any type); unknown keys are ignored and
+// missing ones leave zero values. Two keys that match one field only
+// without regard to case, or two keys that become one Go map key ("1"
+// and 1 into a map[int]string), are an error. Errors name the path to the
+// bad value: "zlua: global "cfg": cfg.weapons[2].damage: number expected,
+// got string". [AsTable] goes the other way: a struct pushed as a plain
+// table copy instead of a userdata. Tables reaching any become []any
+// (sequences: keys exactly 1..n), map[string]any (string keys) or
+// map[any]any.
 //
 // # Errors
 //

@@ -35,9 +35,24 @@ type field struct {
 
 type bindKey struct{ typ, view reflect.Type }
 
-// luaName spells a Go type the way Lua sees it: the element name of a
-// pointer (*game.Player reads "Player"), else the type's own name.
+// luaName spells a Go type a refusal expects: a pointer to a named
+// struct by the struct's name, as its objects are named (*game.Player
+// reads "Player"), other pointers with their star (*int, *[]int, **Vec),
+// else the type's own name.
 func luaName(t reflect.Type) string {
+	if t.Kind() == reflect.Pointer && t.Name() == "" {
+		if e := t.Elem(); e.Kind() != reflect.Struct || e.Name() == "" {
+			return "*" + luaName(e)
+		}
+		return t.Elem().Name()
+	}
+	return objName(t)
+}
+
+// objName is the name of t's objects (a binding's __name, method and
+// metamethod names): a pointer to a named type reads as that type
+// (*game.Player "Player", *Counter "Counter"), else the type's own name.
+func objName(t reflect.Type) string {
 	if t.Kind() == reflect.Pointer && t.Elem().Name() != "" {
 		return t.Elem().Name()
 	}
@@ -45,6 +60,16 @@ func luaName(t reflect.Type) string {
 		return t.Name()
 	}
 	return t.String()
+}
+
+// expectedName spells what a Go type of a refused value expects: a byte
+// slice takes a string as luaL_checklstring does ("string expected"),
+// other types by luaName.
+func expectedName(t reflect.Type) string {
+	if t.Kind() == reflect.Slice && t.Elem().Kind() == reflect.Uint8 {
+		return "string"
+	}
+	return luaName(t)
 }
 
 // bindingFor returns the binding of typ seen through view (nil: typ
@@ -92,13 +117,13 @@ func (g *Gate) bind(typ, view reflect.Type) (*binding, error) {
 			return nil, err
 		}
 	}
-	b := &binding{id: uint32(len(g.bindByID)), typ: typ, view: view, name: luaName(typ)}
+	b := &binding{id: uint32(len(g.bindByID)), typ: typ, view: view, name: objName(typ)}
 	if isContainerPtr(typ) && typ.Elem().Name() == "" {
 		b.name = typ.Elem().String() // a view of a []string reads "[]string"
 	}
 	g.bindByID = append(g.bindByID, b)
 	if view != nil {
-		b.name = luaName(view)
+		b.name = objName(view)
 		for i := 0; i < view.NumMethod(); i++ {
 			if vm := view.Method(i); vm.IsExported() {
 				m, _ := typ.MethodByName(vm.Name)

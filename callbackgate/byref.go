@@ -27,9 +27,9 @@ func elemsOf(ov reflect.Value) reflect.Value {
 func (g *Gate) elemGet(fr cgo.Frame, b *binding, ov reflect.Value, key *cgo.Arg) int32 {
 	var ev reflect.Value
 	if ov = elemsOf(ov); ov.Kind() == reflect.Map {
-		k := reflect.New(ov.Type().Key()).Elem()
-		if err := g.readArg(fr, 1, k); err != nil {
-			return g.raiseText(fmt.Sprintf("bad key for %s (%v)", b.name, err), nil)
+		k, st, ok := g.mapKeyArg(fr, b, ov.Type().Key())
+		if !ok {
+			return st
 		}
 		if ev = ov.MapIndex(k); !ev.IsValid() {
 			fr.ReturnNil()
@@ -53,12 +53,30 @@ func (g *Gate) elemGet(fr cgo.Frame, b *binding, ov reflect.Value, key *cgo.Arg)
 	return g.commitReturn()
 }
 
+// mapKeyArg reads argument 2 of __index or __newindex as a key of type
+// kt, or raises: a value kt refuses, or one whose Go value cannot be a map
+// key (a table reaching map[any]any is a Go map or slice, which would
+// make MapIndex and SetMapIndex panic); ok is false with the raise's
+// status st.
+func (g *Gate) mapKeyArg(fr cgo.Frame, b *binding, kt reflect.Type) (k reflect.Value, st int32, ok bool) {
+	k = reflect.New(kt).Elem()
+	if err := g.readArg(fr, 1, k); err != nil {
+		return k, g.raiseText(fmt.Sprintf("bad key for %s (%v)", b.name, err), nil), false
+	}
+	if !k.Comparable() {
+		a := arg(fr, 1)
+		return k, g.raiseText(fmt.Sprintf("bad key for %s (a %s key cannot be a Go map key)",
+			b.name, g.typeName(fr.Thread(), 2, &a)), nil), false
+	}
+	return k, 0, true
+}
+
 func (g *Gate) elemSet(fr cgo.Frame, b *binding, ov reflect.Value, key *cgo.Arg) int32 {
 	holder := ov
 	if ov = elemsOf(ov); ov.Kind() == reflect.Map {
-		k := reflect.New(ov.Type().Key()).Elem()
-		if err := g.readArg(fr, 1, k); err != nil {
-			return g.raiseText(fmt.Sprintf("bad key for %s (%v)", b.name, err), nil)
+		k, st, ok := g.mapKeyArg(fr, b, ov.Type().Key())
+		if !ok {
+			return st
 		}
 		if a := arg(fr, 2); a.Type == int32(cgo.TNil) {
 			if !ov.IsNil() {

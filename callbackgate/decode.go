@@ -203,7 +203,8 @@ func (g *Gate) readTable(t cgo.Thread, idx int, v reflect.Value, depth int) (han
 // decodeStruct fills v (zeroed first) from the table at idx: each string
 // key naming a field converts into it with the argument rules; other keys
 // are ignored. An exact name wins over a case-insensitive match of the
-// same field, whatever the traversal order.
+// same field, whatever the traversal order; two keys matching one field
+// case-insensitively, without its exact name, are an error.
 func (g *Gate) decodeStruct(t cgo.Thread, idx int, v reflect.Value, p *tablePlan, depth int) error {
 	if depth > MaxDepth {
 		return errTooDeep
@@ -217,11 +218,16 @@ func (g *Gate) decodeStruct(t cgo.Thread, idx int, v reflect.Value, p *tablePlan
 		}
 	}
 	v.SetZero()
-	var small uint64
-	var exactSeen []uint64
+	// Per field: an exact key seen, a case-insensitive one applied, a
+	// second case-insensitive one applied (an error unless an exact key
+	// wins: foldClash).
+	var small [3]uint64
+	words, nw := small[:], 1
 	if len(p.fields) > 64 {
-		exactSeen = make([]uint64, (len(p.fields)+63)/64)
+		nw = (len(p.fields) + 63) / 64
+		words = make([]uint64, 3*nw)
 	}
+	exactSeen, folded, twice := words[:nw], words[nw:2*nw], words[2*nw:]
 	var kv [2]cgo.Arg
 	for top := t.NextPair(idx, &kv, true); top != 0; top = t.NextPair(idx, &kv, false) {
 		if kv[0].Type != int32(cgo.TString) {
@@ -231,15 +237,16 @@ func (g *Gate) decodeStruct(t cgo.Thread, idx int, v reflect.Value, p *tablePlan
 		if f == nil {
 			continue
 		}
-		word := &small
-		if exactSeen != nil {
-			word = &exactSeen[f.pos/64]
-		}
-		bit := uint64(1) << (f.pos % 64)
-		if exact {
-			*word |= bit
-		} else if *word&bit != 0 {
+		w, bit := f.pos/64, uint64(1)<<(f.pos%64)
+		switch {
+		case exact:
+			exactSeen[w] |= bit
+		case exactSeen[w]&bit != 0:
 			continue
+		case folded[w]&bit != 0:
+			twice[w] |= bit
+		default:
+			folded[w] |= bit
 		}
 		fv, err := fieldForDecode(v, f)
 		if err == nil {
@@ -249,6 +256,11 @@ func (g *Gate) decodeStruct(t cgo.Thread, idx int, v reflect.Value, p *tablePlan
 			key := kv[0].String() // the key as the script wrote it; copied before the pop
 			t.Pop(2)
 			return fieldError(key, err)
+		}
+	}
+	for w := range twice {
+		if twice[w]&^exactSeen[w] != 0 {
+			return g.foldClash(t, idx, p, twice, exactSeen)
 		}
 	}
 	return nil

@@ -31,7 +31,7 @@ func (g *Gate) decodeFlat(v reflect.Value, p *tablePlan, kv []cgo.Arg) bool {
 	if fc.plan != p {
 		*fc = flatCache{plan: p}
 	}
-	var seen uint64
+	var seen, folded uint64
 	for i := 0; i < len(kv); i += 2 {
 		if kv[i].Type != int32(cgo.TString) {
 			continue
@@ -54,6 +54,10 @@ func (g *Gate) decodeFlat(v reflect.Value, p *tablePlan, kv []cgo.Arg) bool {
 			seen |= bit
 		} else if seen&bit != 0 {
 			continue
+		} else if folded&bit != 0 {
+			return false // two case-insensitive keys: decodeStruct decides
+		} else {
+			folded |= bit
 		}
 		ptr, a := unsafe.Add(base, f.off), &kv[i+1]
 		if f.kind == reflect.String && a.Type == int32(cgo.TString) {

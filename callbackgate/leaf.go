@@ -182,7 +182,7 @@ func (g *Gate) methodEntry(b *binding, m *method) (e funcEntry, lm *leafMethod) 
 	if sig == nil {
 		return e, nil
 	}
-	full := luaName(b.typ) + "." + m.name
+	full := objName(b.typ) + "." + m.name
 	lm = &leafMethod{m: m, sig: sig, inner: m.call, name: e.name,
 		direct: directLeaf(b.typ, m.fn.Type(), funcCode(m.fn.Interface())),
 		err:    &leafError{"zlua: " + full + " is declared leaf and cannot call into its Env"},

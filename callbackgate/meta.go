@@ -53,7 +53,7 @@ func (g *Gate) setMetamethods(t cgo.Thread, typ reflect.Type, mm map[string]any,
 			return fmt.Errorf("metamethod %s: nil %T", name, mm[name])
 		}
 	}
-	tname := luaName(typ)
+	tname := objName(typ)
 	for _, name := range names {
 		ref, err := g.metaClosure(t, typ, tname+"."+name, name, mm[name], fast[name])
 		if err != nil {

@@ -28,7 +28,7 @@ func SetMetamethodsOf[T any](g *Gate, t cgo.Thread, mm map[string]any) error {
 	if fastOperands(typ) {
 		fast = map[string]metaFast{}
 		for name, fn := range mm {
-			if f := fastMetaFor[T](typ, luaName(typ)+"."+name, fn); f != nil {
+			if f := fastMetaFor[T](typ, objName(typ)+"."+name, fn); f != nil {
 				fast[name] = f
 			}
 		}

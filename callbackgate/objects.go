@@ -239,7 +239,7 @@ func (g *Gate) popObj(t cgo.Thread, idx int, a *cgo.Arg, v reflect.Value) error 
 			// (another library's userdata, a file): say so as natural does.
 			return cannotConvert(g.typeName(t, idx, a))
 		}
-		return typeError(luaName(typ), g.typeName(t, idx, a))
+		return typeError(expectedName(typ), g.typeName(t, idx, a))
 	}
 	ov := reflect.ValueOf(g.objs.Val(s))
 	switch {
@@ -248,7 +248,7 @@ func (g *Gate) popObj(t cgo.Thread, idx int, a *cgo.Arg, v reflect.Value) error 
 	case ov.Kind() == reflect.Pointer && ov.Type().Elem().AssignableTo(typ):
 		v.Set(ov.Elem())
 	default:
-		return typeError(luaName(typ), b.name)
+		return typeError(expectedName(typ), b.name)
 	}
 	return nil
 }

@@ -153,11 +153,11 @@ func (g *Gate) popOpaque(a *cgo.Arg, v reflect.Value) error {
 		if looksLikeHandle(a.Light()) {
 			return errOpaque
 		}
-		return typeError(luaName(typ), "light userdata")
+		return typeError(expectedName(typ), "light userdata")
 	}
 	p := o.value()
 	if !p.Type().AssignableTo(typ) {
-		return typeError(luaName(typ), "opaque handle of "+luaName(p.Type()))
+		return typeError(expectedName(typ), "opaque handle of "+objName(p.Type()))
 	}
 	v.Set(p)
 	return nil

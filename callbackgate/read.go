@@ -55,7 +55,16 @@ func (g *Gate) typeName(t cgo.Thread, idx int, a *cgo.Arg) string {
 	return g.S.TypeName(t, idx)
 }
 
+// floatToInt converts a float with an integral value to an int64. On
+// LuaJIT, whose numbers are all floats, 2^63 itself reads as MaxInt64:
+// it is the float every int64 from 2^63 − 512 up (MaxInt64 included) is
+// pushed as, and it must come back (the caller's range check refuses it
+// for the narrower kinds). Lua 5.4 pushes those as integers and refuses a
+// float 2^63, as luaL_checkinteger does.
 func floatToInt(f float64) (int64, error) {
+	if !cgo.HasIntegers && f == 1<<63 {
+		return math.MaxInt64, nil
+	}
 	if f != math.Trunc(f) || f < -9.223372036854775808e18 || f >= 9.223372036854775808e18 {
 		return 0, &argError{detail: "number has no integer representation"}
 	}
@@ -162,7 +171,9 @@ func (g *Gate) readString(t cgo.Thread, idx int, a *cgo.Arg) (string, error) {
 }
 
 // formatFloat spells a float like Lua's "%.14g" (5.4 adds ".0" to
-// integral values, as its tostring does).
+// integral values, as its tostring does). A NaN is "-nan" on 5.4 when its
+// sign bit is set (printf's spelling, which 5.4's tostring keeps: 0/0 is
+// "-nan" on x86-64); LuaJIT's tostring says "nan" for every NaN.
 func formatFloat(f float64) string {
 	switch {
 	case math.IsInf(f, 1):
@@ -170,6 +181,9 @@ func formatFloat(f float64) string {
 	case math.IsInf(f, -1):
 		return "-inf"
 	case math.IsNaN(f):
+		if cgo.HasIntegers && math.Signbit(f) {
+			return "-nan"
+		}
 		return "nan"
 	}
 	s := strconv.FormatFloat(f, 'g', 14, 64)
@@ -377,6 +391,9 @@ func (g *Gate) read(t cgo.Thread, idx int, a *cgo.Arg, v reflect.Value, depth in
 		if ok, err := g.readHandle(t, idx, a, v); ok {
 			return err
 		}
+		if typ.Elem().Kind() != reflect.Struct {
+			return g.readPointee(t, idx, a, v, depth)
+		}
 	case reflect.Chan:
 		if a.Type == int32(cgo.TNil) || a.Type == int32(cgo.TNone) {
 			v.SetZero()
@@ -389,6 +406,26 @@ func (g *Gate) read(t cgo.Thread, idx int, a *cgo.Arg, v reflect.Value, depth in
 		}
 	}
 	return typeError(luaName(typ), g.typeName(t, idx, a))
+}
+
+// readPointee reads a value other than nil and a userdata into v, a
+// pointer to anything but a struct (those decode from tables, below
+// read's switch): a new element read with the same rules, so a refusal
+// names what the element takes (*int given a string: number expected).
+// Each indirection counts as a level of nesting, which ends a recursive
+// pointer type (type P *P) as it ends a cycle.
+func (g *Gate) readPointee(t cgo.Thread, idx int, a *cgo.Arg, v reflect.Value, depth int) error {
+	if a.Type == int32(cgo.TTable) {
+		if err := g.tableStack(t, depth); err != nil { // the element's read is not at depth 0
+			return err
+		}
+	}
+	e := reflect.New(v.Type().Elem())
+	if err := g.read(t, idx, a, e.Elem(), depth+1); err != nil {
+		return err
+	}
+	v.Set(e)
+	return nil
 }
 
 // tableStack reserves the stack a table read needs before the outermost
@@ -422,8 +459,10 @@ func (g *Gate) readMap(t cgo.Thread, idx int, v reflect.Value, depth int) error 
 	m := reflect.MakeMap(typ)
 	k := reflect.New(typ.Key()).Elem()
 	e := reflect.New(typ.Elem()).Elem()
+	count := 0
 	t.PushNil()
 	for t.Next(idx) {
+		count++
 		top := t.Top()
 		ka, ea := t.Arg(top-1), t.Arg(top)
 		k.SetZero()
@@ -445,6 +484,11 @@ func (g *Gate) readMap(t cgo.Thread, idx int, v reflect.Value, depth int) error 
 		}
 		m.SetMapIndex(k, e)
 		t.Pop(1)
+	}
+	if m.Len() != count { // two keys became one (collide.go)
+		if err := g.mapKeyClash(t, idx, typ.Key(), depth); err != nil {
+			return err
+		}
 	}
 	v.Set(m)
 	return nil
@@ -497,165 +541,4 @@ func keyError(key string, err error) error {
 		return err
 	}
 	return &argError{detail: "key " + key + ": " + err.Error(), cause: errors.Unwrap(err)}
-}
-
-// natural converts a Lua value to its natural Go form: nil, bool, int64
-// (integers, and on LuaJIT integral numbers below 2^53), float64, string,
-// []any for sequences, map[string]any for tables whose keys are all
-// strings, map[any]any for other tables.
-func (g *Gate) natural(t cgo.Thread, idx int, a *cgo.Arg, depth int) (any, error) {
-	return g.naturalAs(t, idx, a, depth, false)
-}
-
-// naturalAs is natural; anyKeys makes every non-sequence table a
-// map[any]any (below a declared map[any]any).
-func (g *Gate) naturalAs(t cgo.Thread, idx int, a *cgo.Arg, depth int, anyKeys bool) (any, error) {
-	if depth > MaxDepth {
-		return nil, errTooDeep
-	}
-	if depth == 0 {
-		g.convStart()
-	}
-	if err := g.convChargeArg(a); err != nil {
-		return nil, err
-	}
-	switch a.Type {
-	case int32(cgo.TNil), int32(cgo.TNone):
-		return nil, nil
-	case int32(cgo.TBoolean):
-		return a.Bool(), nil
-	case int32(cgo.TNumber):
-		if a.IsInt() {
-			return a.Int(), nil
-		}
-		f := a.Num()
-		if !cgo.HasIntegers && f == math.Trunc(f) && math.Abs(f) < 1<<53 {
-			return int64(f), nil
-		}
-		return f, nil
-	case int32(cgo.TString):
-		return a.String(), nil
-	case int32(cgo.TTable):
-		if err := g.tableStack(t, depth); err != nil {
-			return nil, err
-		}
-		return g.naturalTable(t, idx, depth, anyKeys)
-	case int32(cgo.TUserdata):
-		if x, ok, err := g.naturalStruct(t, idx, a); ok {
-			return x, err
-		}
-		s, _, ok, err := g.objAt(t, idx, a)
-		if err != nil {
-			return nil, err
-		}
-		if ok {
-			return g.objs.Val(s), nil
-		}
-	case int32(cgo.TFunction):
-		f, err := g.NewFunction(t, idx, "function")
-		if err != nil {
-			return nil, err
-		}
-		return pubFunction(f), nil
-	case int32(cgo.TThread):
-		th, err := g.NewThreadRef(t, idx)
-		if err != nil {
-			return nil, err
-		}
-		return pubThread(th), nil
-	}
-	return nil, cannotConvert(g.typeName(t, idx, a))
-}
-
-// cannotConvert is the failure of a value without a Go form (another
-// library's userdata, a light userdata) reaching any.
-func cannotConvert(typeName string) error {
-	return &argError{detail: "cannot convert a " + typeName + " to a Go value"}
-}
-
-func (g *Gate) naturalTable(t cgo.Thread, idx int, depth int, anyKeys bool) (any, error) {
-	n := t.RawLen(idx)
-	count := 0
-	t.PushNil()
-	for t.Next(idx) {
-		count++
-		t.Pop(1)
-	}
-	if n > 0 && count == n {
-		s := make([]any, n)
-		for i := range s {
-			t.RawGetI(idx, int64(i+1))
-			top := t.Top()
-			a := t.Arg(top)
-			x, err := g.naturalAs(t, top, &a, depth+1, anyKeys)
-			t.Pop(1)
-			if err != nil {
-				return nil, elemError("["+strconv.Itoa(i+1)+"]", err)
-			}
-			s[i] = x
-		}
-		return s, nil
-	}
-	return g.naturalMap(t, idx, count, depth, anyKeys)
-}
-
-// naturalMap reads a table of count pairs into a map[string]any while
-// every key is a string (moving to a map[any]any at the first other key),
-// or into a map[any]any from the start when anyKeys is set.
-func (g *Gate) naturalMap(t cgo.Thread, idx int, count, depth int, anyKeys bool) (any, error) {
-	var sm map[string]any
-	var m map[any]any
-	if anyKeys {
-		m = make(map[any]any, count)
-	} else {
-		sm = make(map[string]any, count)
-	}
-	t.PushNil()
-	for t.Next(idx) {
-		top := t.Top()
-		ka, ea := t.Arg(top-1), t.Arg(top)
-		if sm != nil && ka.Type == int32(cgo.TString) {
-			e, err := g.naturalAs(t, top, &ea, depth+1, false)
-			if err != nil {
-				err = elemError(g.elemKey(t, top-1, &ka), err)
-				t.Pop(2)
-				return nil, err
-			}
-			if err := g.convChargeArg(&ka); err != nil { // the key's copy
-				t.Pop(2)
-				return nil, err
-			}
-			sm[ka.String()] = e
-			t.Pop(1)
-			continue
-		}
-		if m == nil { // a key that is not a string: the table is keyed by any
-			m = make(map[any]any, count)
-			for k, e := range sm {
-				m[k] = e
-			}
-			sm = nil
-		}
-		var k, e any
-		var err error
-		if ka.Type == int32(cgo.TTable) {
-			err = &argError{detail: "a table key cannot be a Go map key"}
-		} else if k, err = g.naturalAs(t, top-1, &ka, depth+1, anyKeys); err != nil {
-			err = keyError(g.elemKey(t, top-1, &ka), err)
-		} else if !reflect.ValueOf(k).Comparable() {
-			err = &argError{detail: "a " + g.typeName(t, top-1, &ka) + " key cannot be a Go map key"}
-		} else if e, err = g.naturalAs(t, top, &ea, depth+1, anyKeys); err != nil {
-			err = elemError(g.elemKey(t, top-1, &ka), err)
-		}
-		if err != nil {
-			t.Pop(2)
-			return nil, err
-		}
-		m[k] = e
-		t.Pop(1)
-	}
-	if sm != nil {
-		return sm, nil
-	}
-	return m, nil
 }

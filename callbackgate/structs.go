@@ -259,7 +259,7 @@ func (g *Gate) popUserdata(t cgo.Thread, idx int, a *cgo.Arg, v reflect.Value) e
 	case typ.Kind() == reflect.Pointer && typ.Elem() == vt.typ:
 		return &argError{detail: "*" + vt.name + " expected, got " + vt.name + " value (a copy has no Go address)"}
 	default:
-		return typeError(luaName(typ), vt.name)
+		return typeError(expectedName(typ), vt.name)
 	}
 	return nil
 }

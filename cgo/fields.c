@@ -217,6 +217,12 @@ static int64_t sv_toint(lua_State *L, const zlua_fielddir *d)
 	if (t != LUA_TNUMBER && !(t == LUA_TSTRING && lua_isnumber(L, 3)))
 		return sv_typeerr(L, d, "number");
 	n = lua_tonumber(L, 3);
+#ifdef ZLUA_LUAJIT
+	/* 2^63 is the float of every int64 from 2^63 - 512 up (INT64_MAX
+	 * included): it reads as INT64_MAX, as in Go's floatToInt */
+	if (n == 9223372036854775808.0)
+		return INT64_MAX;
+#endif
 	if (!(n >= -9223372036854775808.0 && n < 9223372036854775808.0) ||
 	    (lua_Number)(int64_t)n != n)
 		return sv_fielderr(L, d, "number has no integer representation");

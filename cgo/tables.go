@@ -31,6 +31,39 @@ static int zlua_nextpair(lua_State *L, int idx, zlua_arg *kv, int first)
 #cgo noescape zlua_nextpair
 #cgo nocallback zlua_nextpair
 
+// zlua_countpairs counts the pairs of the table at idx in one crossing
+// and sets *seq when its keys are exactly the integers 1..n (n the count,
+// at least 1): a sequence, whatever the border # would pick or the holes
+// other keys could balance. LuaJIT keys are doubles: an integral one is
+// taken as that integer. [-0, +0]; [go-safe] as zlua_nextpair; it needs
+// two free slots.
+static int zlua_countpairs(lua_State *L, int idx, int *seq)
+{
+	int n = 0, ok = 1;
+	long long max = 0, k;
+	lua_pushnil(L);
+	while (lua_next(L, idx)) {
+		n++;
+		if (ok) {
+#ifdef ZLUA_LUAJIT
+			lua_Number d = lua_type(L, -2) == LUA_TNUMBER ? lua_tonumber(L, -2) : 0;
+			k = d >= 1 && d <= 2147483647.0 && d == (lua_Number)(long long)d ? (long long)d : 0;
+#else
+			k = lua_isinteger(L, -2) ? (long long)lua_tointeger(L, -2) : 0;
+#endif
+			if (k < 1)
+				ok = 0;
+			else if (k > max)
+				max = k;
+		}
+		lua_pop(L, 1);
+	}
+	*seq = ok && n > 0 && max == n;
+	return n;
+}
+#cgo noescape zlua_countpairs
+#cgo nocallback zlua_countpairs
+
 #define ZLUA_PAIRS_MAX 16
 
 // zlua_readpairs reads every pair of the table at idx into kv in one
@@ -158,6 +191,16 @@ type Pairs [2 * MaxPairs]Arg
 // needs two free slots.
 func (t Thread) ReadPairs(idx int, kv *Pairs) int {
 	return int(C.zlua_readpairs(t.p, C.int(idx), (*C.zlua_arg)(unsafe.Pointer(&kv[0]))))
+}
+
+// CountPairs returns the number of pairs of the table at absolute index
+// idx and whether its keys are exactly the integers 1..n (a sequence: n
+// at least 1, no hole, no other key), in one crossing. [go-safe]; it
+// needs two free slots.
+func (t Thread) CountPairs(idx int) (n int, seq bool) {
+	var s C.int
+	n = int(C.zlua_countpairs(t.p, C.int(idx), &s))
+	return n, s != 0
 }
 
 // PushGlobals pushes the global table (never raises: a registry read).

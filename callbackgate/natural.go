@@ -1,0 +1,177 @@
+package callbackgate
+
+import (
+	"math"
+	"reflect"
+	"strconv"
+
+	"github.com/zlua-go/zlua/cgo"
+)
+
+// The natural Go form of Lua values: what reaches a Go any.
+
+// natural converts a Lua value to its natural Go form: nil, bool, int64
+// (integers, and on LuaJIT integral numbers below 2^53 but -0), float64, string,
+// []any for sequences, map[string]any for tables whose keys are all
+// strings, map[any]any for other tables.
+func (g *Gate) natural(t cgo.Thread, idx int, a *cgo.Arg, depth int) (any, error) {
+	return g.naturalAs(t, idx, a, depth, false)
+}
+
+// naturalAs is natural; anyKeys makes every non-sequence table a
+// map[any]any (below a declared map[any]any).
+func (g *Gate) naturalAs(t cgo.Thread, idx int, a *cgo.Arg, depth int, anyKeys bool) (any, error) {
+	if depth > MaxDepth {
+		return nil, errTooDeep
+	}
+	if depth == 0 {
+		g.convStart()
+	}
+	if err := g.convChargeArg(a); err != nil {
+		return nil, err
+	}
+	switch a.Type {
+	case int32(cgo.TNil), int32(cgo.TNone):
+		return nil, nil
+	case int32(cgo.TBoolean):
+		return a.Bool(), nil
+	case int32(cgo.TNumber):
+		if a.IsInt() {
+			return a.Int(), nil
+		}
+		f := a.Num()
+		// LuaJIT: an integral float below 2^53 is an int64, but -0.0
+		// keeps its sign as a float64 (an int64 zero has none).
+		if !cgo.HasIntegers && f == math.Trunc(f) && math.Abs(f) < 1<<53 && (f != 0 || !math.Signbit(f)) {
+			return int64(f), nil
+		}
+		return f, nil
+	case int32(cgo.TString):
+		return a.String(), nil
+	case int32(cgo.TTable):
+		if err := g.tableStack(t, depth); err != nil {
+			return nil, err
+		}
+		return g.naturalTable(t, idx, depth, anyKeys)
+	case int32(cgo.TUserdata):
+		if x, ok, err := g.naturalStruct(t, idx, a); ok {
+			return x, err
+		}
+		s, _, ok, err := g.objAt(t, idx, a)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			return g.objs.Val(s), nil
+		}
+	case int32(cgo.TFunction):
+		f, err := g.NewFunction(t, idx, "function")
+		if err != nil {
+			return nil, err
+		}
+		return pubFunction(f), nil
+	case int32(cgo.TThread):
+		th, err := g.NewThreadRef(t, idx)
+		if err != nil {
+			return nil, err
+		}
+		return pubThread(th), nil
+	}
+	return nil, cannotConvert(g.typeName(t, idx, a))
+}
+
+// cannotConvert is the failure of a value without a Go form (another
+// library's userdata, a light userdata) reaching any.
+func cannotConvert(typeName string) error {
+	return &argError{detail: "cannot convert a " + typeName + " to a Go value"}
+}
+
+func (g *Gate) naturalTable(t cgo.Thread, idx int, depth int, anyKeys bool) (any, error) {
+	// A sequence has exactly the keys 1..n: a pair count equal to #t is
+	// not enough ({1, nil, 3, x = 1} has three pairs and #t 3 on 5.4).
+	count, seq := t.CountPairs(idx)
+	if seq {
+		s := make([]any, count)
+		for i := range s {
+			t.RawGetI(idx, int64(i+1))
+			top := t.Top()
+			a := t.Arg(top)
+			x, err := g.naturalAs(t, top, &a, depth+1, anyKeys)
+			t.Pop(1)
+			if err != nil {
+				return nil, elemError("["+strconv.Itoa(i+1)+"]", err)
+			}
+			s[i] = x
+		}
+		return s, nil
+	}
+	return g.naturalMap(t, idx, count, depth, anyKeys)
+}
+
+// naturalMap reads a table of count pairs into a map[string]any while
+// every key is a string (moving to a map[any]any at the first other key),
+// or into a map[any]any from the start when anyKeys is set.
+func (g *Gate) naturalMap(t cgo.Thread, idx int, count, depth int, anyKeys bool) (any, error) {
+	var sm map[string]any
+	var m map[any]any
+	if anyKeys {
+		m = make(map[any]any, count)
+	} else {
+		sm = make(map[string]any, count)
+	}
+	n := 0
+	t.PushNil()
+	for t.Next(idx) {
+		n++
+		top := t.Top()
+		ka, ea := t.Arg(top-1), t.Arg(top)
+		if sm != nil && ka.Type == int32(cgo.TString) {
+			e, err := g.naturalAs(t, top, &ea, depth+1, false)
+			if err != nil {
+				err = elemError(g.elemKey(t, top-1, &ka), err)
+				t.Pop(2)
+				return nil, err
+			}
+			if err := g.convChargeArg(&ka); err != nil { // the key's copy
+				t.Pop(2)
+				return nil, err
+			}
+			sm[ka.String()] = e
+			t.Pop(1)
+			continue
+		}
+		if m == nil { // a key that is not a string: the table is keyed by any
+			m = make(map[any]any, count)
+			for k, e := range sm {
+				m[k] = e
+			}
+			sm = nil
+		}
+		var k, e any
+		var err error
+		if ka.Type == int32(cgo.TTable) {
+			err = &argError{detail: "a table key cannot be a Go map key"}
+		} else if k, err = g.naturalAs(t, top-1, &ka, depth+1, anyKeys); err != nil {
+			err = keyError(g.elemKey(t, top-1, &ka), err)
+		} else if !reflect.ValueOf(k).Comparable() {
+			err = &argError{detail: "a " + g.typeName(t, top-1, &ka) + " key cannot be a Go map key"}
+		} else if e, err = g.naturalAs(t, top, &ea, depth+1, anyKeys); err != nil {
+			err = elemError(g.elemKey(t, top-1, &ka), err)
+		}
+		if err != nil {
+			t.Pop(2)
+			return nil, err
+		}
+		m[k] = e
+		t.Pop(1)
+	}
+	if sm != nil {
+		return sm, nil // distinct strings: distinct keys
+	}
+	if len(m) != n { // two keys became one (collide.go)
+		if err := g.naturalKeyClash(t, idx, depth, anyKeys); err != nil {
+			return nil, err
+		}
+	}
+	return m, nil
+}
