@@ -106,3 +106,68 @@ func TestErrorPathsCutLongKeys(t *testing.T) {
 		assert(not ok and #err < 20000, #err)
 		assert(err:find('["' .. string.rep("-", 64) .. '"...1048576 bytes]', 1, true), err:sub(1, 300))`)
 }
+
+type budgetRec struct{ Name string }
+
+// TestOneOperationSharesItsBudget: the values of one operation (a Go
+// function's arguments, a call's results, Eval's outs) share one budget,
+// and strings stored by the flat struct path count: before, each value
+// had the whole limit (20 results of 48 MiB built 960 MiB under 64 MiB),
+// and the flat path copied strings uncounted.
+func TestOneOperationSharesItsBudget(t *testing.T) {
+	e, err := zlua.New(zlua.Options{MemoryLimit: 8 << 20})
+	must(t, err)
+	defer e.Close()
+	must(t, e.SetGlobal("sink", func(vs ...any) int { return len(vs) }))
+	run(t, e, `
+		local s = string.rep("x", 2 ^ 20)
+		big = {s, s, s}
+		function many() return big, big, big, big end
+		local ok, err = pcall(sink, big, big, big, big)
+		assert(not ok and err:find("takes more than the memory limit", 1, true), err)
+		assert(sink(big, big) == 2)
+		local a, b = string.rep("a", 2 ^ 20), string.rep("b", 2 ^ 20)
+		recs = {}
+		for i = 1, 20 do recs[i] = {Name = i % 2 == 0 and a or b} end`)
+	var many *zlua.Function
+	must(t, e.Global("many", &many))
+	defer many.Release()
+	if _, err := many.Call(); err == nil || !strings.Contains(err.Error(), "takes more than the memory limit") {
+		t.Errorf("Call returning 4 x 3 MiB under 8 MiB: %v", err)
+	}
+	var x1, x2, x3, x4 []string
+	if err := e.Eval("big, big, big, big", &x1, &x2, &x3, &x4); err == nil || !strings.Contains(err.Error(), "takes more than the memory limit") {
+		t.Errorf("Eval of 4 x 3 MiB under 8 MiB: %v", err)
+	}
+	var recs []budgetRec
+	if err := e.Global("recs", &recs); err == nil || !strings.Contains(err.Error(), "takes more than the memory limit") {
+		t.Errorf("20 records alternating two 1 MiB strings under 8 MiB: %v", err)
+	}
+}
+
+// TestFewBigStringsStopAtTheDeadline: the context is checked every MiB
+// converted too, not only every 1024 values (200 references to a 4 MiB
+// string went on for seconds).
+func TestFewBigStringsStopAtTheDeadline(t *testing.T) {
+	e := newEnv(t)
+	must(t, e.SetGlobal("take", func(v []string) {}))
+	stopInTime(t, e, []string{`local s = string.rep("x", 4 * 2 ^ 20) local t = {}
+		for i = 1, 200 do t[i] = s end take(t)`}, "")
+}
+
+// TestArraysUnderTheLimitConvert: a sequence that fits the Lua heap under
+// the limit converts, into []any and []int64 (the estimate counts each
+// slot once).
+func TestArraysUnderTheLimitConvert(t *testing.T) {
+	e, err := zlua.New(zlua.Options{MemoryLimit: 40 << 20})
+	must(t, err)
+	defer e.Close()
+	run(t, e, `a = {} for i = 1, 1500000 do a[i] = i end`)
+	var ai []any
+	var ii []int64
+	must(t, e.Global("a", &ai))
+	must(t, e.Global("a", &ii))
+	if len(ai) != 1500000 || len(ii) != 1500000 || ii[1499999] != 1500000 {
+		t.Errorf("read %d and %d elements", len(ai), len(ii))
+	}
+}

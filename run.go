@@ -139,6 +139,8 @@ func (e *Env) Eval(chunk string, out ...any) error {
 		// Each result is read into a fresh value and the outs are stored
 		// only once all converted: a refused result changes no out.
 		vals := make([]reflect.Value, len(out))
+		e.g.ConvScope() // the outs share one budget
+		defer e.g.ConvEndScope()
 		for i, o := range out {
 			vals[i] = reflect.New(reflect.TypeOf(o).Elem()).Elem()
 			if err := e.g.ReadInto(t, top+1+i, vals[i]); err != nil {

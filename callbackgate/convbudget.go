@@ -16,50 +16,76 @@ import (
 // border, which a table of 41 entries can put at 2^40. So each conversion
 // counts what it builds: with a MemoryLimit, a conversion that would build
 // more Go bytes than the whole limit fails, and inside a limited call it
-// stops once the context is done (checked every convCheckEvery values).
+// stops once the context is done (checked every convCheckEvery values or
+// convCheckBytes bytes).
 type convBudget struct {
-	values int   // values converted so far
-	bytes  int64 // Go bytes built so far (an estimate: 16 per value, plus string and slice contents)
-	limit  int64 // the Env's MemoryLimit when the conversion began (0: none)
+	values  int   // values converted so far
+	bytes   int64 // Go bytes built so far (an estimate: string contents, slice and map elements, structs allocated)
+	limit   int64 // the Env's MemoryLimit when the conversion began (0: none)
+	checked int64 // bytes when the context was last checked
+	// scoped: the values of one operation share this budget (ConvScope):
+	// a Go function's arguments, a call's or a resume's results, a
+	// ForEach, Eval's outs. A count of values set by the script would
+	// otherwise multiply the bound.
+	scoped bool
 }
+
+// convCheckBytes is how many bytes a conversion builds between two checks
+// of the limited call's context at most (a few big strings copy for long
+// without reaching convCheckEvery values).
+const convCheckBytes = 1 << 20
 
 // convCheckEvery is how many values a conversion converts between two
 // checks of the limited call's context.
 const convCheckEvery = 1024
 
-// convValueBytes is what one converted value counts, besides its
-// contents: about a Go interface or slice element.
-const convValueBytes = 16
+// convAnyBytes is what one interface slot of a []any or map made for
+// any counts.
+const convAnyBytes = 16
 
 // convStart begins the count of a conversion (depth 0 of read or
-// natural).
+// natural), unless it is one value of a scoped operation.
 func (g *Gate) convStart() {
-	g.conv = convBudget{limit: int64(g.S.MemoryLimit())}
+	if !g.conv.scoped {
+		g.conv = convBudget{limit: int64(g.S.MemoryLimit())}
+	}
 }
+
+// ConvScope begins an operation whose values share one budget; its end
+// is ConvEndScope (deferred, or on every path).
+func (g *Gate) ConvScope() {
+	g.conv = convBudget{limit: int64(g.S.MemoryLimit()), scoped: true}
+}
+
+// ConvEndScope ends the operation ConvScope began.
+func (g *Gate) ConvEndScope() { g.conv.scoped = false }
 
 // convCharge counts one value of n content bytes; the error ends the
 // conversion.
 func (g *Gate) convCharge(n int64) error {
 	c := &g.conv
 	c.values++
-	c.bytes += convValueBytes + n
+	c.bytes += n
 	if c.limit != 0 && c.bytes > c.limit {
 		return &argError{detail: "converted to Go it takes more than the memory limit (" +
 			strconv.FormatInt(c.limit, 10) + " bytes)"}
 	}
-	if c.values%convCheckEvery == 0 && g.S.Interrupted() {
-		return &argError{detail: g.S.InterruptText()}
+	if c.values%convCheckEvery == 0 || c.bytes-c.checked >= convCheckBytes {
+		c.checked = c.bytes
+		if g.S.Interrupted() {
+			return &argError{detail: g.S.InterruptText()}
+		}
 	}
 	return nil
 }
 
-// convChargeArg is convCharge for the value a: a string counts its bytes
-// (every Go string read from Lua is a copy).
-func (g *Gate) convChargeArg(a *cgo.Arg) error {
+// convChargeArg is convCharge for the value a plus extra bytes: a string
+// counts its bytes (every Go string read from Lua is a copy).
+func (g *Gate) convChargeArg(a *cgo.Arg, extra int64) error {
 	if a.Type == int32(cgo.TString) {
-		return g.convCharge(int64(len(a.View())))
+		return g.convCharge(extra + int64(len(a.View())))
 	}
-	return g.convCharge(0)
+	return g.convCharge(extra)
 }
 
 // seqSlotBytes is the least Lua heap one element of a table's array part

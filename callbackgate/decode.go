@@ -192,6 +192,9 @@ func (g *Gate) readTable(t cgo.Thread, idx int, v reflect.Value, depth int) (han
 	if !ptr {
 		return true, g.decodeStruct(t, idx, v, p, depth)
 	}
+	if err := g.convCharge(int64(typ.Size())); err != nil {
+		return true, err
+	}
 	nv := reflect.New(typ)
 	if err := g.decodeStruct(t, idx, nv.Elem(), p, depth); err != nil {
 		return true, err

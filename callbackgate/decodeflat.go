@@ -62,6 +62,9 @@ func (g *Gate) decodeFlat(v reflect.Value, p *tablePlan, kv []cgo.Arg) bool {
 		ptr, a := unsafe.Add(base, f.off), &kv[i+1]
 		if f.kind == reflect.String && a.Type == int32(cgo.TString) {
 			if s := a.View(); fc.str[j] != s || fc.field[j] != f {
+				if g.convCharge(int64(len(s))) != nil {
+					return false // decodeStruct reads it again and says why
+				}
 				fc.str[j] = strings.Clone(s)
 			}
 			*(*string)(ptr) = fc.str[j]

@@ -188,12 +188,15 @@ func reflectPlan(t reflect.Type) callFunc {
 				held = &fresh
 			}
 		}
+		g.ConvScope() // the arguments share one budget (convbudget.go)
 		for i, v := range args {
 			if err := g.readArg(fr, i, v); err != nil {
+				g.ConvEndScope()
 				giveBack(&spare, held)
 				return g.raiseArg(i+1, e.name, err)
 			}
 		}
+		g.ConvEndScope()
 		out := reflect.ValueOf(e.fn).Call(args)
 		giveBack(&spare, held)
 		switch ret1 {

@@ -223,6 +223,8 @@ func (f *Function) Call(args ...any) ([]any, error) {
 // form; on a failed conversion it releases the handles already made (a
 // result list that is not returned must not hold refs until a cleanup).
 func (f *Function) naturalResults(g *Gate, r *cgo.CallResult, top int) ([]any, error) {
+	g.ConvScope() // the results share one budget (convbudget.go)
+	defer g.ConvEndScope()
 	out := make([]any, r.N)
 	for i := range out {
 		a, idx := g.result(r, top, i)

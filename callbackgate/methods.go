@@ -169,6 +169,7 @@ func reflectMethod(m *method, ft reflect.Type) callFunc {
 		}
 		args := make([]reflect.Value, count+1)
 		args[0] = reflect.ValueOf(g.objs.Val(s))
+		g.ConvScope() // the arguments share one budget (convbudget.go)
 		for i := 0; i < count; i++ {
 			typ := elem
 			if i < fixed {
@@ -176,10 +177,12 @@ func reflectMethod(m *method, ft reflect.Type) callFunc {
 			}
 			v := reflect.New(typ).Elem()
 			if err := g.readArg(fr, i+1, v); err != nil {
+				g.ConvEndScope()
 				return g.raiseMethodArg(i+1, e.name, err)
 			}
 			args[i+1] = v
 		}
+		g.ConvEndScope()
 		return g.results(m.fn.Call(args), m.out, e.name)
 	}
 }

@@ -27,7 +27,7 @@ func (g *Gate) naturalAs(t cgo.Thread, idx int, a *cgo.Arg, depth int, anyKeys b
 	if depth == 0 {
 		g.convStart()
 	}
-	if err := g.convChargeArg(a); err != nil {
+	if err := g.convChargeArg(a, 0); err != nil { // a string's copy
 		return nil, err
 	}
 	switch a.Type {
@@ -91,6 +91,9 @@ func (g *Gate) naturalTable(t cgo.Thread, idx int, depth int, anyKeys bool) (any
 	// not enough ({1, nil, 3, x = 1} has three pairs and #t 3 on 5.4).
 	count, seq := t.CountPairs(idx)
 	if seq {
+		if err := g.convCharge(int64(count) * convAnyBytes); err != nil {
+			return nil, err
+		}
 		s := make([]any, count)
 		for i := range s {
 			t.RawGetI(idx, int64(i+1))
@@ -132,7 +135,7 @@ func (g *Gate) naturalMap(t cgo.Thread, idx int, count, depth int, anyKeys bool)
 				t.Pop(2)
 				return nil, err
 			}
-			if err := g.convChargeArg(&ka); err != nil { // the key's copy
+			if err := g.convChargeArg(&ka, 2*convAnyBytes); err != nil { // the entry and the key's copy
 				t.Pop(2)
 				return nil, err
 			}
@@ -157,6 +160,8 @@ func (g *Gate) naturalMap(t cgo.Thread, idx int, count, depth int, anyKeys bool)
 			err = &argError{detail: "a " + g.typeName(t, top-1, &ka) + " key cannot be a Go map key"}
 		} else if e, err = g.naturalAs(t, top, &ea, depth+1, anyKeys); err != nil {
 			err = elemError(g.elemKey(t, top-1, &ka), err)
+		} else {
+			err = g.convCharge(2 * convAnyBytes) // the entry
 		}
 		if err != nil {
 			t.Pop(2)

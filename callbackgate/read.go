@@ -276,7 +276,7 @@ func (g *Gate) read(t cgo.Thread, idx int, a *cgo.Arg, v reflect.Value, depth in
 	if depth == 0 {
 		g.convStart()
 	}
-	if err := g.convChargeArg(a); err != nil {
+	if err := g.convChargeArg(a, 0); err != nil {
 		return err
 	}
 	if ok, err := g.setScalar(t, idx, a, v); ok {
@@ -479,6 +479,10 @@ func (g *Gate) readMap(t cgo.Thread, idx int, v reflect.Value, depth int) error 
 		}
 		if !k.Comparable() {
 			err := &argError{detail: "a " + g.typeName(t, top-1, &ka) + " key cannot be a Go map key"}
+			t.Pop(2)
+			return err
+		}
+		if err := g.convCharge(int64(k.Type().Size() + e.Type().Size())); err != nil {
 			t.Pop(2)
 			return err
 		}

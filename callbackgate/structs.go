@@ -383,6 +383,7 @@ func valMethodCall(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
 	}
 	args := make([]reflect.Value, count+1)
 	args[0] = self
+	g.ConvScope() // the arguments share one budget (convbudget.go)
 	for i := 0; i < count; i++ {
 		typ := m.elem
 		if i < len(m.in) {
@@ -390,9 +391,11 @@ func valMethodCall(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
 		}
 		v := reflect.New(typ).Elem()
 		if err := g.readArg(fr, i+1, v); err != nil {
+			g.ConvEndScope()
 			return g.raiseMethodArg(i+1, e.name, err)
 		}
 		args[i+1] = v
 	}
+	g.ConvEndScope()
 	return g.results(m.fn.Call(args), m.out, e.name)
 }

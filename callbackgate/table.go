@@ -181,6 +181,8 @@ func (tb *Table) Pairs() (kv []any, err error) {
 		}
 		copyIdx := t.Top()
 		n := t.RawLen(copyIdx)
+		g.ConvScope() // the pairs share one budget (convbudget.go)
+		defer g.ConvEndScope()
 		kv = make([]any, 0, n)
 		for i := 1; i < n; i += 2 {
 			t.RawGetI(copyIdx, int64(i))

@@ -222,6 +222,8 @@ func (th *Thread) resumeScalars(g *Gate, args []any) (out []any, err error, done
 			return nil, ErrMemory, true
 		}
 	}
+	g.ConvScope() // the results share one budget (convbudget.go)
+	defer g.ConvEndScope()
 	out = make([]any, r.N)
 	for i := range out {
 		a, idx := g.result(r, top, i)
@@ -301,6 +303,8 @@ func (th *Thread) resume(g *Gate, t cgo.Thread, top int, args []any) ([]any, err
 	if err != nil {
 		return nil, err
 	}
+	g.ConvScope() // the results share one budget (convbudget.go)
+	defer g.ConvEndScope()
 	out := make([]any, n)
 	for i := range out {
 		idx := top + 1 + i
