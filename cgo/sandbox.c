@@ -28,13 +28,18 @@ static int safe_load(lua_State *L)
 	int n = lua_gettop(L), base, t1 = lua_type(L, 1);
 	size_t len;
 	const char *s, *mode;
-	/* The stock checks and words, in the stock order, before anything
-	 * runs: a chunk (string) or a reader (function), an optional name,
-	 * an optional mode. */
-	if (t1 != LUA_TSTRING && t1 != LUA_TNUMBER)
-		luaL_checktype(L, 1, LUA_TFUNCTION);
+	/* The stock checks and words, in the backend's order, before anything
+	 * runs: an optional mode and an optional name (LuaJIT checks the name
+	 * first), then a chunk (string) or a reader (function). */
+#ifdef ZLUA_LUAJIT
 	luaL_optstring(L, 2, NULL);
 	mode = luaL_optstring(L, 3, "bt");
+#else
+	mode = luaL_optstring(L, 3, "bt");
+	luaL_optstring(L, 2, NULL);
+#endif
+	if (t1 != LUA_TSTRING && t1 != LUA_TNUMBER)
+		luaL_checktype(L, 1, LUA_TFUNCTION);
 	if (n < 2) {
 		lua_settop(L, 2); /* a chunk name slot; the env stays absent */
 		n = 2;
@@ -57,7 +62,7 @@ static int safe_load(lua_State *L)
 				lua_pop(L, 1);
 				break;
 			}
-			if (lua_type(L, -1) != LUA_TSTRING) {
+			if (!lua_isstring(L, -1)) { /* a number is a string here, as in stock */
 				lua_pushnil(L);
 				lua_pushliteral(L, "reader function must return a string");
 				return 2;

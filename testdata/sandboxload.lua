@@ -26,6 +26,10 @@ p(load(function() return nil end, "c", "b"))
 local parts, i = { "return ", "2" }, 0
 p(load(function() i = i + 1 return parts[i] end, "=r", "t")())
 p(load("syntax error here", "=named"))
+p(pcall(load, {}, {}, {}))
+p(pcall(load, {}, {}))
+local nums, j = { "return ", 4, 2 }, 0
+p(load(function() j = j + 1 return nums[j] end)())
 p(load("return ...", "=c")(1, 2))
 p(pcall(collectgarbage, "bogus"))
 p(pcall(collectgarbage, "step", 1.5))
