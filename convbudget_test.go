@@ -171,3 +171,19 @@ func TestArraysUnderTheLimitConvert(t *testing.T) {
 		t.Errorf("read %d and %d elements", len(ai), len(ii))
 	}
 }
+
+// TestLoadOfALoopingReaderStillEndsTheCall: LuaJIT runs load's reader in a
+// C protected call, and the interruption raised in it left the state's
+// hooks off for good: the loop after that load ran forever. zlua's load
+// turns them back on (cgo/cstack.c).
+func TestLoadOfALoopingReaderStillEndsTheCall(t *testing.T) {
+	e := newEnv(t)
+	stopInTime(t, e, []string{
+		`load(function() while true do end end) while true do end`,
+		`local f, err = load(function() while true do end end) local n = 0 while true do n = n + 1 end`,
+	}, "")
+	run(t, e, `local f, err = load(function() error("reader broke") end)
+		assert(f == nil and err:find("reader broke"), err)
+		local parts, i = {"return ", "7"}, 0
+		assert(load(function() i = i + 1 return parts[i] end)() == 7)`)
+}

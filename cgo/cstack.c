@@ -64,11 +64,23 @@ static int deep(lua_State *L)
 /* Each wrapper errs the way its original reports failure: resume and load
  * return false/nil and the message, wrap's function raises it at its
  * caller's line (as Lua 5.4's does), the others raise it without a
- * position (as Lua 5.4's C stack check does). */
+ * position (as Lua 5.4's C stack check does).
+ *
+ * load with a reader function: LuaJIT runs the reader inside a C
+ * protected call, and an error a hook raised in it (zlua's interruption)
+ * unwinds to that call without clearing the "hook active" flag, which only
+ * an unwinding pcall frame clears; load returns nil and the message, and
+ * every hook of the state stays off for good, the limit's included (an
+ * outside probe: the loop after such a load ran forever). A pcall does not
+ * clear it either (with the flag set, LuaJIT marks its frame as one inside
+ * a hook); an error ending a coroutine does (lua_resume's unwinding). So
+ * after a failed load of a reader the wrapper resumes a coroutine of
+ * error, the original functions. */
 static const char wrap_src[] =
 	"local deep, co, tbl, G = ...\n"
 	"local error, type = error, type\n"
 	"local msg = 'C stack overflow'\n"
+	"local cocreate, coresume = co and co.create, co and co.resume\n"
 	"if co then\n"
 	"  local resume, wrap = co.resume, co.wrap\n"
 	"  if resume then co.resume = function(...)\n"
@@ -102,11 +114,17 @@ static const char wrap_src[] =
 	"  if deep() then error(msg, 0) end\n"
 	"  return time(...)\n"
 	"end end\n"
-	"local load, loadstring = G.load, G.loadstring\n"
-	"local function returning(f)\n"
+	"local load, loadstring, pcall = G.load, G.loadstring, G.pcall\n"
+	"local function returning(load)\n"
 	"  return function(...)\n"
 	"    if deep() then return nil, msg end\n"
-	"    return f(...)\n"
+	"    if type((...)) ~= 'function' or not (pcall and cocreate and coresume) then return load(...) end\n"
+	"    local f, err = load(...)\n"
+	"    if f == nil then\n"
+	"      local ok, th = pcall(cocreate, error)\n"
+	"      if ok then coresume(th) end\n"
+	"    end\n"
+	"    return f, err\n"
 	"  end\n"
 	"end\n"
 	"if load then G.load = returning(load) end\n"
