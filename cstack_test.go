@@ -141,7 +141,7 @@ local function orig(fn)
 	for i = 1, 20 do
 		local n, v = debug.getupvalue(fn, i)
 		if n == nil then break end
-		if n == "resume" or n == "wrap" or n == "sort" or n == "f" or n == "time" then return v end
+		if n == "resume" or n == "wrap" or n == "sort" or n == "f" or n == "load" or n == "time" then return v end
 	end
 	return fn
 end

@@ -68,14 +68,15 @@ static int deep(lua_State *L)
  *
  * load with a reader function: LuaJIT runs the reader inside a C
  * protected call, and an error a hook raised in it (zlua's interruption)
- * unwinds to that call without clearing the "hook active" flag, which only
- * an unwinding pcall frame clears; load returns nil and the message, and
- * every hook of the state stays off for good, the limit's included (an
- * outside probe: the loop after such a load ran forever). A pcall does not
- * clear it either (with the flag set, LuaJIT marks its frame as one inside
- * a hook); an error ending a coroutine does (lua_resume's unwinding). So
- * after a failed load of a reader the wrapper resumes a coroutine of
- * error, the original functions. */
+ * unwinds to that call without clearing the "hook active" flag: load
+ * returned nil and the message, and every hook of the state stayed off
+ * for good, the limit's included (an outside probe: the loop after such a
+ * load ran forever). A pcall does not clear the flag (with it set, LuaJIT
+ * marks the pcall's frame as one inside a hook); an error ending a
+ * coroutine does (lua_resume's unwinding). So after a failed load of a
+ * reader the wrapper resumes a coroutine of error (the original
+ * functions). That call is not a tail call, so a message load positions
+ * at its caller names this chunk: the prefix is taken off. */
 static const char wrap_src[] =
 	"local deep, co, tbl, G = ...\n"
 	"local error, type = error, type\n"
@@ -115,14 +116,16 @@ static const char wrap_src[] =
 	"  return time(...)\n"
 	"end end\n"
 	"local load, loadstring, pcall = G.load, G.loadstring, G.pcall\n"
+	"local gsub = type(G.string) == 'table' and G.string.gsub\n"
 	"local function returning(load)\n"
 	"  return function(...)\n"
 	"    if deep() then return nil, msg end\n"
-	"    if type((...)) ~= 'function' or not (pcall and cocreate and coresume) then return load(...) end\n"
+	"    if type((...)) ~= 'function' or not (pcall and cocreate and coresume and gsub) then return load(...) end\n"
 	"    local f, err = load(...)\n"
 	"    if f == nil then\n"
 	"      local ok, th = pcall(cocreate, error)\n"
 	"      if ok then coresume(th) end\n"
+	"      if type(err) == 'string' then err = gsub(err, '^zlua%.cstack:%d+: ', '') end\n"
 	"    end\n"
 	"    return f, err\n"
 	"  end\n"
