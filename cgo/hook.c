@@ -108,7 +108,7 @@ static void raise_from_hook(lua_State *L, zlua_env *env, const char *msg)
  * down rec->left. lua_sethook restarts the count, so it is called only
  * when something changes, or when force says the count starts now (a
  * sethook). [-0, +0] */
-static void apply(lua_State *L, zlua_env *env, int idx, zlua_hookrec *rec, int force)
+static int apply(lua_State *L, zlua_env *env, int idx, zlua_hookrec *rec, int force)
 {
 	lua_State *T = idx != 0 ? lua_tothread(L, idx) : L;
 	int mask = rec != NULL ? rec->mask : 0;
@@ -127,14 +127,19 @@ static void apply(lua_State *L, zlua_env *env, int idx, zlua_hookrec *rec, int f
 #endif
 	}
 	if (T == NULL)
-		return;
+		return 0;
 	if (mask == 0) {
-		if (lua_gethook(T) != NULL)
-			lua_sethook(T, NULL, 0, 0);
-	} else if (force || lua_gethook(T) != zlua_hook || lua_gethookmask(T) != mask ||
-		   lua_gethookcount(T) != count) {
-		lua_sethook(T, zlua_hook, mask, count);
+		if (lua_gethook(T) == NULL)
+			return 0;
+		lua_sethook(T, NULL, 0, 0);
+		return 1;
 	}
+	if (force || lua_gethook(T) != zlua_hook || lua_gethookmask(T) != mask ||
+	    lua_gethookcount(T) != count) {
+		lua_sethook(T, zlua_hook, mask, count);
+		return 1;
+	}
+	return 0;
 }
 
 void zlua_hook_apply(lua_State *L, zlua_env *env, int idx, int force)
@@ -206,7 +211,15 @@ void zlua_hook(lua_State *L, lua_Debug *ar)
 			fire = 1;
 		}
 	}
-	apply(L, env, 0, rec, 0); /* also drops a limit that has ended */
+	/* also drops a limit that has ended. lua_sethook walks the thread's
+	 * whole CallInfo list (Lua 5.4 sets every Lua frame's trap), so at a
+	 * deep recursion (a stack overflow test: about a million frames) it
+	 * takes milliseconds: that time is zlua's, not the script's, and is
+	 * not measured, or the next span would look slow, shrink the count,
+	 * which calls lua_sethook again, and so on, down to a walk of the
+	 * whole stack per instruction. */
+	if (apply(L, env, 0, rec, 0))
+		env->hook_at = now_ns();
 	if (fire)
 		zlua_script_hook(L, env, ar);
 }
