@@ -130,7 +130,8 @@ lua_State *zlua_newstate(zlua_env *env)
 static pthread_once_t gc64_once = PTHREAD_ONCE_INIT;
 static int gc64; /* written once under gc64_once */
 
-/* lua_dump's writer: keeps the first bytes written (the header). */
+/* lua_dump's writer: keeps the first bytes written (the header); no Lua
+ * API call. */
 static int keep_header(lua_State *L, const void *p, size_t n, void *ud)
 {
 	unsigned char *h = (unsigned char *)ud; /* h[0]: bytes kept so far */
@@ -141,6 +142,8 @@ static int keep_header(lua_State *L, const void *p, size_t n, void *ud)
 	return 0;
 }
 
+/* [lua] The probe check_gc64 runs under lua_pcall: dumps an empty chunk
+ * and pushes whether its header carries the FR2 flag. [-0, +1] */
 static int probe_dump(lua_State *L)
 {
 	unsigned char h[6] = {0};
