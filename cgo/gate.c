@@ -1,153 +1,12 @@
-/* gate.c: the one C function behind every Go function, and the push-program
- * interpreter it shares with the protected operations. */
+/* gate.c: the one C function behind every Go function: its argument
+ * reads, argument errors and results (the push-program interpreter it
+ * shares with the protected operations is prog.c). */
 #include "zlua.h"
 
 /* Branch hints for the trampoline's common case (a proven sentinel,
  * numbers read through their hints): its path falls through. */
 #define LIKELY(x) __builtin_expect(!!(x), 1)
 #define UNLIKELY(x) __builtin_expect(!!(x), 0)
-
-/* Reads a little-endian u32 operand of a push program (unaligned). */
-static uint32_t get_u32(const unsigned char *p)
-{
-	uint32_t v;
-	memcpy(&v, p, sizeof v);
-	return v;
-}
-
-/* [lua] Pushes a Go function closure: a sentinel userdata whose __gc
- * releases fnid, as upvalue 1 of the trampoline. [-0, +1] */
-static void push_gofunc(lua_State *L, zlua_env *env, uint32_t fnid, uint32_t hints)
-{
-	zlua_funcud *fu = (zlua_funcud *)zlua_newuserdata(L, sizeof *fu);
-	memset(fu, 0, sizeof *fu);
-	fu->header.magic = ZLUA_MAGIC;
-	fu->header.kind = ZLUA_KIND_FUNC;
-	fu->env = env;
-	fu->fnid = fnid;
-	fu->hints = hints;
-	zlua_push_regtable(L, env->funcmt_ref);
-	lua_setmetatable(L, -2);
-	env->armed[fnid] = 1; /* from here on __gc owns the id */
-	lua_pushcclosure(L, zlua_trampoline, 1);
-}
-
-int zlua_prog_run(lua_State *L, zlua_env *env, const unsigned char *p, size_t n)
-{
-	const unsigned char *end = p + n;
-	int base = lua_gettop(L);
-	while (p < end) {
-		int op = *p++;
-		luaL_checkstack(L, 3, "zlua: too many values");
-		if (zlua_push_scalar_op(L, op, &p))
-			continue;
-		switch (op) {
-		case ZLUA_OP_STR: {
-			uint32_t len = get_u32(p);
-			p += 4;
-			lua_pushlstring(L, (const char *)p, len);
-			p += len;
-			break;
-		}
-		case ZLUA_OP_NEWTABLE:
-			lua_createtable(L, (int)get_u32(p), (int)get_u32(p + 4));
-			p += 8;
-			break;
-		case ZLUA_OP_RAWSET:
-			lua_rawset(L, -3);
-			break;
-		case ZLUA_OP_GOFUNC:
-			push_gofunc(L, env, get_u32(p), get_u32(p + 4));
-			p += 8;
-			break;
-		case ZLUA_OP_OBJ:
-			zlua_obj_push(L, env, get_u32(p), get_u32(p + 4), get_u32(p + 8),
-				      (int)(int32_t)get_u32(p + 12), p[16]);
-			p += 17;
-			break;
-		case ZLUA_OP_NEWMT:
-			zlua_obj_newmt(L, env);
-			break;
-		case ZLUA_OP_INDEXER:
-			zlua_obj_indexer(L, env);
-			lua_setfield(L, -2, "__index");
-			break;
-		case ZLUA_OP_OBJFIELDS:
-			zlua_obj_fields(L, env);
-			break;
-		case ZLUA_OP_PLAININDEX:
-			zlua_obj_plainindex(L, env);
-			break;
-		case ZLUA_OP_EQWRAP:
-			lua_pushcclosure(L, zlua_obj_eq, 1);
-#ifdef ZLUA_LUAJIT
-			/* compiled: keyed objects are compared through the FFI */
-			if (env->jiteq_ref != LUA_NOREF) {
-				lua_rawgeti(L, LUA_REGISTRYINDEX, env->jiteq_ref);
-				lua_insert(L, -2);
-				lua_call(L, 1, 1);
-			}
-#endif
-			break;
-		case ZLUA_OP_BYVAL:
-			p += zlua_sv_push(L, env, p);
-			break;
-		case ZLUA_OP_SVMT:
-			zlua_sv_newmt(L, env, *p++);
-			break;
-		case ZLUA_OP_SVINDEX:
-			zlua_sv_indexer(L, env);
-			break;
-		case ZLUA_OP_LEAF:
-			p += zlua_jit_leaf(L, env, p);
-			break;
-		case ZLUA_OP_LIGHTUD: {
-			uint64_t h;
-			memcpy(&h, p, sizeof h);
-			p += sizeof h;
-			lua_pushlightuserdata(L, (void *)(uintptr_t)h);
-			break;
-		}
-		default:
-			return luaL_error(L, "zlua: corrupt push program (op %d)", op);
-		}
-	}
-	return lua_gettop(L) - base;
-}
-
-int zlua_prog_run_env(lua_State *L, zlua_env *env)
-{
-	size_t n = env->prog_len;
-	env->prog_len = 0;
-	if (n <= ZLUA_PROG_INLINE) {
-		unsigned char buf[ZLUA_PROG_INLINE];
-		memcpy(buf, env->prog, n);
-		return zlua_prog_run(L, env, buf, n);
-	} else {
-		/* On the inflight list until the run ends; a raise leaves it there
-		 * for zlua_reclaim. */
-		zlua_inflight *f = (zlua_inflight *)malloc(sizeof *f + n);
-		int k;
-		if (f == NULL)
-			return luaL_error(L, "not enough memory");
-		memcpy(f->data, env->prog, n);
-		f->len = n;
-		f->prev = NULL;
-		f->next = env->inflight;
-		if (f->next != NULL)
-			f->next->prev = f;
-		env->inflight = f;
-		k = zlua_prog_run(L, env, f->data, n);
-		if (f->prev != NULL)
-			f->prev->next = f->next;
-		else
-			env->inflight = f->next;
-		if (f->next != NULL)
-			f->next->prev = f->prev;
-		free(f);
-		return k;
-	}
-}
 
 /* [go-safe] zlua_read_arg, inlined into the trampoline's argument loop.
  * [-0, +0] */
@@ -276,31 +135,50 @@ static void read_self(zlua_env *env, lua_State *L, zlua_arg *a)
 		*hit = h;
 }
 
+/* Whether a call's name is the function's as the script wrote it, the
+ * same way on both backends: a variable or field. Iterators, metamethods
+ * and hooks are named differently by Lua 5.4 and LuaJIT ("for iterator"
+ * against the hidden local "(for generator)", "index" against "__index"),
+ * so those calls keep the Go name. */
+static int call_site_named(const lua_Debug *ar)
+{
+	const char *w = ar->namewhat;
+	if (ar->name == NULL || ar->name[0] == '(')
+		return 0;
+	return strcmp(w, "global") == 0 || strcmp(w, "local") == 0 || strcmp(w, "method") == 0 ||
+	       strcmp(w, "field") == 0 || strcmp(w, "upvalue") == 0;
+}
+
 /* [lua] Raises "bad argument #n to 'f' (detail)" like luaL_argerror, with
  * the caller's position, from a program INT argn, STR fname, STR detail.
- * A positive argn counts the arguments as Lua passed them: in a call with
- * method syntax (obj:f(...)) self is not counted and an error in self
- * reads "calling 'f' on bad self", as luaL_argerror words both. A
- * negative argn is a Go method's, which counts after its receiver
- * already. */
+ * A positive argn counts the arguments as Lua passed them: the function
+ * is named as the call site names it (local g = f; g(x) reads 'g'), with
+ * fname where the call has no such name (pcall(f), a tail call, an
+ * iterator, a metamethod: call_site_named); in a call with method syntax (obj:f(...)) self is not
+ * counted and an error in self reads "calling 'f' on bad self", as
+ * luaL_argerror words both. A negative argn is a Go method's, which
+ * counts after its receiver already and keeps fname (Type:Method). */
 static int raise_argerror(lua_State *L, zlua_env *env)
 {
 	int top = lua_gettop(L), argn;
+	const char *name;
 	lua_Debug ar;
 	zlua_prog_run_env(L, env);
 	argn = (int)lua_tointeger(L, top + 1);
+	name = lua_tostring(L, top + 2);
 	luaL_where(L, 1);
 	if (argn < 0) {
 		argn = -argn;
-	} else if (lua_getstack(L, 0, &ar) && lua_getinfo(L, "n", &ar) && ar.namewhat != NULL &&
-		   strcmp(ar.namewhat, "method") == 0 && --argn == 0) {
-		lua_pushfstring(L, "calling '%s' on bad self (%s)", lua_tostring(L, top + 2),
-				lua_tostring(L, top + 3));
-		lua_concat(L, 2);
-		return lua_error(L);
+	} else if (lua_getstack(L, 0, &ar) && lua_getinfo(L, "n", &ar) && ar.namewhat != NULL) {
+		if (call_site_named(&ar))
+			name = ar.name;
+		if (strcmp(ar.namewhat, "method") == 0 && --argn == 0) {
+			lua_pushfstring(L, "calling '%s' on bad self (%s)", name, lua_tostring(L, top + 3));
+			lua_concat(L, 2);
+			return lua_error(L);
+		}
 	}
-	lua_pushfstring(L, "bad argument #%d to '%s' (%s)", argn, lua_tostring(L, top + 2),
-			lua_tostring(L, top + 3));
+	lua_pushfstring(L, "bad argument #%d to '%s' (%s)", argn, name, lua_tostring(L, top + 3));
 	lua_concat(L, 2);
 	return lua_error(L);
 }

@@ -1113,13 +1113,16 @@ int zlua_resume_scalars(zlua_env *env, lua_State *L, int ref, int nin, zlua_call
  * that creating them never allocates (Lua 5.4). [-0, +0] */
 void zlua_resume_boot(lua_State *L);
 
-/* ---- gate (gate.c) ---- */
+/* ---- push programs (prog.c) ---- */
 
 /* [lua] Runs a push program. Returns the number of values pushed. */
 int zlua_prog_run(lua_State *L, zlua_env *env, const unsigned char *p, size_t n);
 /* [lua] Runs env->prog after copying it (inline, or onto the inflight
  * list), so re-entered Go code may rebuild env->prog meanwhile. */
 int zlua_prog_run_env(lua_State *L, zlua_env *env);
+
+/* ---- gate (gate.c) ---- */
+
 /* [go-safe] Reads the value at idx into a without allocating (strings in
  * place, numbers unconverted; a userdata is checked with zlua_toown when
  * env is not NULL, which needs 2 free stack slots). [-0, +0] */
