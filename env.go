@@ -69,6 +69,9 @@ type Env struct {
 	created []uintptr // where New was called, for leak reports
 	posted  pump.Work
 	reset   atomic.Pointer[resetRequest]
+	// pumpRun is the batch a Pump runs under its hold, nil otherwise;
+	// only the holding goroutine touches it (Close finds it nested).
+	pumpRun *postRun
 	// testFailAt, set by the allocation-failure tests, makes a state
 	// rebuilt by Reset fail allocations from this count on.
 	testFailAt uint64
@@ -162,7 +165,9 @@ func (e *Env) init() error {
 // ones posted before and not yet run by a Pump run first, in order, on
 // Close's goroutine, while the Env is still open, and the panics among
 // them are returned joined (the Env is closed all the same). A function
-// run that way that calls Close or Pump gets ErrBusy.
+// run that way that calls Close or Pump gets ErrBusy. Close called by a
+// function a Pump runs closes the Env there, once the rest of that Pump's
+// functions and those posted since have run, in order (see Pump).
 //
 // Close is idempotent and safe against calls starting on other goroutines:
 // they get ErrClosed (ErrStale for function handles) or ErrConcurrentUse,
@@ -194,6 +199,9 @@ func (e *Env) Close() error {
 		if errors.Is(err, ErrAbandoned) {
 			return e.closeAbandoned()
 		}
+		if err == ErrBusy && e.pumpRun != nil && e.g.Depth() == 1 {
+			return e.closeInPump()
+		}
 		return err
 	}
 	// Close has begun: Post refuses from here on. The functions accepted
@@ -208,7 +216,28 @@ func (e *Env) Close() error {
 			e.closeHeld(nil)
 		}
 	}()
-	errs := e.runAllPosted(e.posted.CloseTake())
+	errs := e.runAllPosted(&postRun{fns: e.posted.CloseTake()})
+	done = true
+	return e.closeHeld(errs)
+}
+
+// closeInPump is Close called by a function Pump posted-runs, directly
+// (ErrBusy from the Pump's own hold, at depth 1: no Lua call runs): the
+// rest of the Pump's batch runs first, then what was posted since, in
+// posting order, and the Env closes under the Pump's hold.
+func (e *Env) closeInPump() error {
+	run := e.pumpRun
+	e.pumpRun = nil // a Close from the functions run here gets ErrBusy
+	rest := &postRun{fns: run.fns[run.next:]}
+	run.next = len(run.fns)
+	done := false
+	defer func() {
+		if !done {
+			e.closeHeld(nil)
+		}
+	}()
+	errs := e.runAllPosted(rest)
+	errs = append(errs, e.runAllPosted(&postRun{fns: e.posted.CloseTake()})...)
 	done = true
 	return e.closeHeld(errs)
 }
@@ -227,7 +256,7 @@ func (e *Env) closeHeld(errs []error) error {
 // closeAbandoned is Close for an Env a Go function abandoned with
 // runtime.Goexit inside a Lua call.
 func (e *Env) closeAbandoned() error {
-	errs := e.runAllPosted(e.posted.CloseTake())
+	errs := e.runAllPosted(&postRun{fns: e.posted.CloseTake()})
 	if e.g.ClaimAbandoned() { // else another Close frees it
 		if err := e.g.CloseAbandoned(); err != nil {
 			errs = append(errs, err)

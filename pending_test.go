@@ -41,8 +41,7 @@ func TestPendingResetSurvivesABusyPump(t *testing.T) {
 		return e.DoString(`reloaded = true`)
 	})
 	run(t, e, `old = true`)
-	var release func()
-	must(t, e.Post(func(*zlua.Env) { release = holdEnv(t, e) }))
+	release := holdEnv(t, e)
 	if err := e.Pump(); !errors.Is(err, zlua.ErrConcurrentUse) || loads != 0 {
 		t.Fatalf("Pump with the Env held elsewhere = %v (loader ran %d times), want ErrConcurrentUse and no reset", err, loads)
 	}
@@ -64,8 +63,7 @@ func TestNewerResetReplacesAPendingOne(t *testing.T) {
 	e := newEnv(t)
 	var ran []string
 	e.Reset(func(*zlua.Env) error { ran = append(ran, "first"); return nil })
-	var release func()
-	must(t, e.Post(func(*zlua.Env) { release = holdEnv(t, e) }))
+	release := holdEnv(t, e)
 	if err := e.Pump(); !errors.Is(err, zlua.ErrConcurrentUse) {
 		t.Fatalf("Pump = %v, want ErrConcurrentUse", err)
 	}

@@ -12,43 +12,101 @@ import (
 // goroutine, outside Lua (ErrBusy from a Go function Lua called). A Reset
 // that cannot be applied because another goroutine is using the Env stays
 // pending for the next Pump, which the returned ErrConcurrentUse says.
+//
+// While Pump runs posted functions or a Reset's loader it holds the Env,
+// as Close does: their own calls of the Env nest, and every other
+// goroutine's call, Pump or Close gets ErrConcurrentUse, so two posted
+// functions never run at once and nobody sees a state the loader is still
+// building. A posted function that calls Pump gets ErrBusy; one that calls
+// Close closes the Env there, after running the rest of this Pump's
+// functions and then those posted since, in order.
 func (e *Env) Pump() error {
 	if e.g == nil {
 		return errUnmade
 	}
-	if err := e.g.Claim(); err != nil {
-		return err
+	if e.posted.Len() == 0 && e.reset.Load() == nil {
+		// The common frame: only releases, under a plain claim.
+		if err := e.g.Claim(); err != nil {
+			return e.pumpRefused(err)
+		}
+		e.g.Settle()
+		e.g.DrainRefs(e.opts.PumpBudget)
+		e.g.Unclaim()
+		return nil
 	}
+	return e.pumpHeld()
+}
+
+// errPumpInPump is Pump's refusal from inside the work a Pump runs.
+var errPumpInPump = busyError("zlua: Pump called from a function Pump runs (the Env is held until it returns)")
+
+// busyError is an ErrBusy with its own words.
+type busyError string
+
+func (e busyError) Error() string        { return string(e) }
+func (e busyError) Is(target error) bool { return target == ErrBusy }
+
+// pumpRefused names a refused Pump: ErrBusy on the goroutine of a running
+// Pump (only that goroutine can get ErrBusy while it holds the Env) is a
+// Pump from its own work.
+func (e *Env) pumpRefused(err error) error {
+	if err == ErrBusy && e.pumpRun != nil {
+		return errPumpInPump
+	}
+	return err
+}
+
+// postRun is a batch of posted functions being run: next is the first not
+// started. A Close inside one of them takes the rest (closeInPump).
+type postRun struct {
+	fns  []func()
+	next int
+}
+
+// pumpHeld is Pump with work to run: everything under one Hold.
+func (e *Env) pumpHeld() error {
+	if err := e.g.Hold(); err != nil {
+		return e.pumpRefused(err)
+	}
+	run := &postRun{}
+	e.pumpRun = run
+	// Deferred, so that a posted function's runtime.Goexit (after the
+	// rest ran, runAllPosted) still lets go of the Env. Release does
+	// nothing once a posted function or the Reset closed it.
+	defer func() {
+		e.pumpRun = nil
+		e.g.Release()
+	}()
 	e.g.Settle()
 	e.g.DrainRefs(e.opts.PumpBudget)
-	e.g.Unclaim()
-
-	errs := e.runAllPosted(e.posted.Take())
+	run.fns = e.posted.Take()
+	errs := e.runAllPosted(run)
+	if e.g.Closed() {
+		return errors.Join(errs...) // a posted function closed the Env
+	}
 	if r := e.reset.Swap(nil); r != nil {
-		applied, err := e.applyReset(r.loader)
-		if !applied {
-			// Still pending, unless a newer Reset replaced it meanwhile.
-			e.reset.CompareAndSwap(nil, r)
-		}
-		if err != nil {
+		if err := e.applyReset(r.loader); err != nil {
 			errs = append(errs, err)
 		}
 	}
 	return errors.Join(errs...)
 }
 
-// runAllPosted runs fns in order, each through runPosted, and returns
-// their errors. A function that calls runtime.Goexit ends the calling
-// goroutine only after the rest have run (the deferred call that sees it
-// runs them), so every function Post accepted runs even then; a Pump or
-// Close on that goroutine then ends as its own deferred calls say.
-func (e *Env) runAllPosted(fns []func()) (errs []error) {
-	for i, fn := range fns {
+// runAllPosted runs run's functions from run.next on, in order, each
+// through runPosted, and returns their errors. A function that calls
+// runtime.Goexit ends the calling goroutine only after the rest have run
+// (the deferred call that sees it runs them), so every function Post
+// accepted runs even then; a Pump or Close on that goroutine then ends as
+// its own deferred calls say.
+func (e *Env) runAllPosted(run *postRun) (errs []error) {
+	for run.next < len(run.fns) {
+		fn := run.fns[run.next]
+		run.next++
 		returned := false
 		func() {
 			defer func() {
 				if !returned { // runtime.Goexit: runPosted recovers panics
-					errs = append(errs, e.runAllPosted(fns[i+1:])...)
+					errs = append(errs, e.runAllPosted(run)...)
 				}
 			}()
 			if err := e.runPosted(fn); err != nil {
@@ -115,21 +173,14 @@ func (e *Env) Reset(loader func(*Env) error) {
 }
 
 // applyReset tears the state down in the spec's order and rebuilds it,
-// holding the Env so that no other goroutine sees the state half built.
-// applied is false when the Env was in use (the error says by whom) or
-// closed (no error: there is nothing left to reset).
-func (e *Env) applyReset(loader func(*Env) error) (applied bool, err error) {
-	if err := e.g.Hold(); err != nil {
-		if err == ErrClosed {
-			return false, nil
-		}
-		return false, fmt.Errorf("zlua: reset (still pending): %w", err)
-	}
+// then runs loader, all inside Pump's hold, so that no other goroutine
+// sees the state half built (ErrConcurrentUse meanwhile).
+func (e *Env) applyReset(loader func(*Env) error) error {
 	// A Go function that called runtime.Goexit while the old state closed
 	// (a __gc function) ended only its own goroutine (closeLua): the old
 	// state is freed, the new one is built, and Pump reports it.
 	closeErr := e.g.Teardown()
-	err = e.g.Reopen()
+	err := e.g.Reopen()
 	if err == nil && e.testFailAt != 0 {
 		e.g.S.FailAllocAt(e.testFailAt)
 	}
@@ -140,24 +191,23 @@ func (e *Env) applyReset(loader func(*Env) error) (applied bool, err error) {
 		// The old state is gone and the new one could not be built: the
 		// Env closes rather than run scripts on a half-initialised state.
 		// Posted functions cannot run on it any more: they are counted.
+		// (Pump's Release finds the gate closed.)
 		dropped := len(e.posted.CloseTake())
 		if cerr := e.g.CloseClaimed(); cerr != nil {
 			closeErr = errors.Join(closeErr, cerr)
 		}
-		e.g.Release()
 		e.forget()
 		if dropped > 0 {
-			return true, errors.Join(closeErr, fmt.Errorf("zlua: reset: %w (the Env is closed; %d posted functions dropped)", err, dropped))
+			return errors.Join(closeErr, fmt.Errorf("zlua: reset: %w (the Env is closed; %d posted functions dropped)", err, dropped))
 		}
-		return true, errors.Join(closeErr, fmt.Errorf("zlua: reset: %w (the Env is closed)", err))
+		return errors.Join(closeErr, fmt.Errorf("zlua: reset: %w (the Env is closed)", err))
 	}
-	e.g.Release()
 	if loader != nil {
 		if err := runLoader(loader, e); err != nil {
-			return true, errors.Join(closeErr, err)
+			return errors.Join(closeErr, err)
 		}
 	}
-	return true, closeErr
+	return closeErr
 }
 
 // runLoader runs a Reset's loader on the new state, outside Lua. Like a
