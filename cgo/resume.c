@@ -114,6 +114,14 @@ static int room_on(lua_State *L, zlua_env *env, int coidx, lua_State *co, int n,
 }
 #endif
 
+/* [lua] luaL_traceback of the thread that argument 1, a light userdata,
+ * points to (failed's protected step). [-1, +1] */
+static int co_traceback(lua_State *L)
+{
+	luaL_traceback(L, (lua_State *)lua_touserdata(L, 1), NULL, 0);
+	return 1;
+}
+
 /* [lua] After lua_resume failed with status st and left the error value on
  * co: pushes that value on L (possibly replaced, on Lua 5.4, by an error
  * of a __close handler) and records its message with co's traceback.
@@ -126,7 +134,16 @@ static int failed(lua_State *L, zlua_env *env, lua_State *co, int st)
 	luaL_checkstack(L, 8, "zlua: cannot read a thread's error");
 	lua_xmove(co, L, 1); /* [err] */
 	errv = lua_gettop(L);
-	luaL_traceback(L, co, NULL, 0); /* [err, tb]: taken before co unwinds */
+	/* [err, tb]: taken before co unwinds, under protection: a thread that
+	 * died of the memory limit holds what filled the heap, and a raise
+	 * here would skip the close that lets it go (nil then stands for the
+	 * traceback). */
+	lua_pushcfunction(L, co_traceback);
+	lua_pushlightuserdata(L, co);
+	if (lua_pcall(L, 1, 1, 0) != LUA_OK) {
+		lua_pop(L, 1);
+		lua_pushnil(L);
+	}
 #ifndef ZLUA_LUAJIT
 	lua_pushvalue(L, errv);
 	lua_xmove(L, co, 1); /* back on co's top, where closing looks for it */
