@@ -115,7 +115,9 @@ func (th *Thread) ResumeContext(ctx context.Context, args ...any) ([]any, error)
 // Signatures with no parameter or one int, float64 or bool, and no result
 // or one int, float64, bool or string (each optionally followed by an
 // error) resume in one crossing without allocating; others use
-// reflection. A resume under a context is ResumeContext.
+// reflection. A first parameter of type context.Context is not passed to
+// the thread: the resume runs under it, as ResumeContext does (a limited
+// call when it can end), as a typed func from GetFunction calls.
 func (th *Thread) BindResume(fnPtr any) error {
 	if th == nil {
 		return fmt.Errorf("zlua: bind resume: %w", errNilHandle)

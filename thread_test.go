@@ -359,8 +359,15 @@ func TestThreadHandleBadInputs(t *testing.T) {
 	if err := other.SetGlobal("th", th); err == nil || !strings.Contains(err.Error(), "thread handle of another Env") {
 		t.Errorf("thread pushed into another Env: %v", err)
 	}
-	if _, err := th.Resume(ofn); err == nil || !strings.Contains(err.Error(), "function handle of another Env") {
+	// One "zlua: " prefix, the step named (before: "argument #1: zlua: ...").
+	if _, err := th.Resume(ofn); err == nil || err.Error() != "zlua: resume: argument #1: function handle of another Env" {
 		t.Errorf("Resume with another Env's function: %v", err)
+	}
+	var ofnCall *zlua.Function
+	must(t, e.Eval(`return function(x) return x end`, &ofnCall))
+	defer ofnCall.Release()
+	if _, err := ofnCall.Call(1, ofn); err == nil || err.Error() != `zlua: call "function": argument #2: function handle of another Env` {
+		t.Errorf("Call with another Env's function: %v", err)
 	}
 	resumeWant(t, th, []any{"still"}, int64(1)) // the refused resumes left it suspended
 	if !th.Done() {

@@ -244,3 +244,18 @@ func (g *Gate) refTop(t cgo.Thread) (int, error) {
 func NewLuaError(msg string) error {
 	return pubLuaError(&LuaError{Message: msg, LuaErrorState: LuaErrorState{ref: noRef}})
 }
+
+// stepError is "zlua: <step>: <cause>" with the cause's own "zlua: "
+// prefix left out, so that a handle's refusal in an argument reads
+// "zlua: resume: argument #1: thread handle of another Env", one prefix
+// as the other API errors; errors.Is and errors.As reach the cause.
+type stepError struct {
+	step string
+	err  error
+}
+
+func (e *stepError) Error() string {
+	return "zlua: " + e.step + ": " + strings.TrimPrefix(e.err.Error(), "zlua: ")
+}
+
+func (e *stepError) Unwrap() error { return e.err }

@@ -190,7 +190,7 @@ func (f *Function) resultError(i int, err error) error {
 }
 
 func (f *Function) argError(i int, err error) error {
-	return fmt.Errorf("zlua: call %q: argument #%d: %w", f.name, i+1, err)
+	return &stepError{step: fmt.Sprintf("call %q: argument #%d", f.name, i+1), err: err}
 }
 
 // Call calls the function with args (converted like SetGlobal values) and

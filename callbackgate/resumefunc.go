@@ -1,6 +1,7 @@
 package callbackgate
 
 import (
+	"context"
 	"fmt"
 	"reflect"
 
@@ -19,6 +20,17 @@ import (
 // convert into its results like a typed func's, a last error result
 // receives the resume's error (without one, the func panics with it).
 func (th *Thread) MakeResumer(typ reflect.Type) reflect.Value {
+	if typ.NumIn() > 0 && typ.In(0) == contextType {
+		// As a typed func from GetFunction: the context is not passed to
+		// Lua, the resume runs under it (a limited call when it can end).
+		nres, errLast := resultShape(typ)
+		return reflect.MakeFunc(typ, func(args []reflect.Value) []reflect.Value {
+			ctx, _ := args[0].Interface().(context.Context)
+			return reflectCall(typ, args[1:], nres, errLast, func(args, out []reflect.Value) error {
+				return th.resumeReflectContext(ctx, args, out)
+			})
+		})
+	}
 	if mk, ok := fastResumers[typ]; ok {
 		return reflect.ValueOf(mk(th))
 	}
@@ -239,14 +251,54 @@ func (th *Thread) resumeReflect(args, out []reflect.Value) error {
 	t := g.cur
 	top := t.Top()
 	defer g.RestoreTop(t, top)
+	n, err := th.resumeRaw(g, t, interfaces(args))
+	if err != nil {
+		return err
+	}
+	return th.readOuts(g, t, top, n, out)
+}
+
+// resumeReflectContext is resumeReflect under ctx: a limited resume when
+// ctx can end, as ResumeContext.
+func (th *Thread) resumeReflectContext(ctx context.Context, args, out []reflect.Value) error {
+	if Unlimited(ctx) {
+		return th.resumeReflect(args, out)
+	}
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("zlua: resume: %w", err)
+	}
+	g, err := th.enter()
+	if err != nil {
+		return err
+	}
+	defer g.Exit()
+	if err := th.check(); err != nil {
+		return err
+	}
+	t := g.cur
+	top := t.Top()
+	defer g.RestoreTop(t, top)
+	l := g.beginLimit(ctx, t)
+	defer l.release()
+	n, err := th.resumeRaw(g, t, interfaces(args))
+	if err = th.endLimit(g, t, top, ctx, l, err); err != nil {
+		return err
+	}
+	return th.readOuts(g, t, top, n, out)
+}
+
+// interfaces returns args as the values Resume takes.
+func interfaces(args []reflect.Value) []any {
 	in := make([]any, len(args))
 	for i, a := range args {
 		in[i] = a.Interface()
 	}
-	n, err := th.resumeRaw(g, t, in)
-	if err != nil {
-		return err
-	}
+	return in
+}
+
+// readOuts converts the n values a resume left above top into out (a
+// missing value reads as nil).
+func (th *Thread) readOuts(g *Gate, t cgo.Thread, top, n int, out []reflect.Value) error {
 	for i := range out {
 		idx := top + 1 + i
 		a := cgo.Arg{Type: int32(cgo.TNone)}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"strconv"
 	"sync/atomic"
 
 	"github.com/zlua-go/zlua/cgo"
@@ -329,7 +330,7 @@ func (th *Thread) resumeRaw(g *Gate, t cgo.Thread, args []any) (n int, err error
 	s.PutRef(th.ref)
 	for i, a := range args {
 		if err := g.push(a, "", 0); err != nil {
-			return 0, fmt.Errorf("zlua: resume: argument #%d: %w", i+1, err)
+			return 0, &stepError{step: "resume: argument #" + strconv.Itoa(i+1), err: err}
 		}
 	}
 	if err := s.Commit(); err != nil {
