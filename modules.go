@@ -19,7 +19,8 @@ func (e *Env) installModules() error {
 		return nil
 	}
 	fsys := e.opts.Modules
-	read := func(name string) (src, path, msg any) { return readModule(fsys, name) }
+	limit := e.opts.MemoryLimit
+	read := func(name string) (src, path, msg any) { return readModule(fsys, name, limit) }
 	return e.callChunk(`local read, mode = ...
 		local load, error, format = load, error, string.format
 		local searchers = package.searchers or package.loaders
@@ -47,12 +48,20 @@ func (e *Env) installModules() error {
 // returns the chunk and its path; or the path of a file it found but could
 // not read, and why; or only the "no file" lines, in the form each
 // backend's require expects (Lua 5.4: lines joined by "\n\t"; LuaJIT:
-// each line starting with "\n\t").
-func readModule(fsys fs.FS, name string) (src any, path, msg any) {
+// each line starting with "\n\t"). Under a memory limit (limit > 0) a
+// file larger than the limit is refused before it is read: its chunk
+// could never fit in the Lua heap, and reading it would cost Go that much
+// memory, and the time, first.
+func readModule(fsys fs.FS, name string, limit int64) (src any, path, msg any) {
 	base := strings.ReplaceAll(name, ".", "/")
 	var tried strings.Builder
 	for _, p := range [...]string{base + ".lua", base + "/init.lua"} {
 		if fs.ValidPath(p) {
+			if limit > 0 {
+				if fi, err := fs.Stat(fsys, p); err == nil && fi.Mode().IsRegular() && fi.Size() > limit {
+					return nil, p, fmt.Sprintf("file of %d bytes is larger than the memory limit (%d bytes)", fi.Size(), limit)
+				}
+			}
 			b, err := fs.ReadFile(fsys, p)
 			if err == nil {
 				return fileChunk(b), p, nil

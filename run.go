@@ -5,6 +5,7 @@ import (
 	"os"
 	"reflect"
 	"strings"
+	"unsafe"
 
 	"github.com/zlua-go/zlua/callbackgate"
 	"github.com/zlua-go/zlua/cgo"
@@ -234,7 +235,9 @@ func (e *Env) DoFile(path string) error {
 // replaced by its newline (line numbers stay right), or dropped entirely
 // before a binary chunk.
 func fileChunk(b []byte) string {
-	src := strings.TrimPrefix(string(b), "\xEF\xBB\xBF")
+	// b was just read and is not kept or changed: its bytes become the
+	// string without a copy (a module or file costs its size once).
+	src := strings.TrimPrefix(unsafe.String(unsafe.SliceData(b), len(b)), "\xEF\xBB\xBF")
 	if strings.HasPrefix(src, "#") {
 		if i := strings.IndexByte(src, '\n'); i >= 0 {
 			src = src[i:]
