@@ -22,7 +22,11 @@ import (
 // runs no Lua instructions, so zlua's string.find, match, gmatch and gsub
 // check the same flag while they work and raise the same error; on Lua
 // 5.4 so do table.move, insert and remove (their loops can be as long as
-// an argument or __len says). Other C calls run to their end.
+// an argument or __len says). Other C calls run to their end (one
+// table.sort of a few million elements takes seconds). After the
+// interruption no script code runs: on Lua 5.4 pending to-be-closed
+// variables are closed, but every __close handler, Lua or Go function,
+// is stopped at its start by the same error.
 //
 // Lua code run by nested calls (a Go function that calls DoString, a
 // coroutine resumed by the chunk) is limited too. A hook the script sets

@@ -119,9 +119,17 @@
 // Traceback. Errors that started in Go stay reachable through errors.Is and
 // errors.As as long as the value that reaches Go is the one raised (let
 // through, re-raised unchanged with error(e, 0), or returned by a Go
-// function); a script's own error with similar text is not the Go error.
-// Error objects (tables raised with error) keep their identity through any
-// number of Go frames.
+// function) within the same outermost API call; a script's own error with
+// other text (error(e) adds a position, e .. "!") is not the Go error.
+// A Go error reaches Lua as a string, and Lua strings are values: a string
+// equal to the one raised is that value, so a script's own error with
+// exactly the same text, raised after the Go error in the same call,
+// matches it (the most recent of the last 8 Go errors with that text), and
+// a string saved and raised again in a later API call matches nothing. A
+// script can therefore make its error read as a host's sentinel error
+// (ErrMemory included); a host that must tell them apart raises error
+// objects. Error objects (tables raised with error) keep their identity
+// through any number of Go frames.
 //
 // # Lifetimes
 //

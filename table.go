@@ -125,8 +125,9 @@ func (t *Table) Len() (int, error) {
 //
 // The pairs are read in one API call before fn runs, so fn may use the
 // Env, the table included: changes made meanwhile are not seen by this
-// ForEach. A value with no Go form (a coroutine, a light userdata) makes
-// ForEach fail, naming its key, before fn is called.
+// ForEach. Coroutines arrive as *Thread handles (fn may keep them); a
+// value with no Go form (a light userdata) makes ForEach fail, naming its
+// key, before fn is called.
 func (t *Table) ForEach(fn func(key, value any) error) error {
 	if t == nil {
 		return fmt.Errorf("zlua: table foreach: %w", errNilHandle)

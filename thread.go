@@ -88,8 +88,11 @@ func (th *Thread) Resume(args ...any) ([]any, error) {
 // *LuaError. The interruption is an error in the thread, which is then
 // dead: also when ctx ends while a Go function the thread called runs and
 // the thread then yields or returns before the hook's next check (the
-// values are dropped; on Lua 5.4 its to-be-closed variables run with the
-// interruption). A context that ends after the thread's step does not
+// values are dropped). After an interruption no handler code runs: on
+// Lua 5.4 the thread's pending to-be-closed variables are closed, but each
+// __close handler, a Lua function or a Go one, is stopped at its start by
+// the interruption, as in DoStringContext; release Go resources from Go
+// after the call, not from __close. A context that ends after the thread's step does not
 // change its outcome. A thread created outside a limited call is limited too (Lua 5.4
 // hooks each thread when it is resumed). A nil or never-done ctx resumes
 // as Resume does.
