@@ -126,6 +126,10 @@ type recentErr struct {
 	text  string
 	cause error
 	seq   uint32
+	// tab, when not 0, makes the entry a wrapped error value instead: the
+	// registry ref of the table (or other non-string value) a Go function
+	// re-raised from inside the Go error cause wraps (rememberWrapped).
+	tab int
 }
 
 // remember keeps the last few Go errors raised into Lua so an uncaught one
@@ -140,9 +144,47 @@ func (g *Gate) remember(text string, cause error, positioned bool) (slot int, se
 		}
 		seq = g.raiseSeq
 	}
-	g.recent[slot] = recentErr{text, cause, seq}
+	g.recent[slot] = recentErr{text: text, cause: cause, seq: seq}
 	g.recentN++
 	return slot, seq
+}
+
+// rememberWrapped keeps cause, a Go error that wraps the *LuaError whose
+// value (at registry ref tab) a Go function re-raised, so that when that
+// value reaches Go uncaught its LuaError unwraps to cause (wrappedCause):
+// Lua keeps the value's identity, Go keeps the wrapper. The entry holds
+// cause, which holds the LuaError and so its ref, until forgetRecent.
+func (g *Gate) rememberWrapped(tab int, cause error) {
+	g.recent[g.recentN%len(g.recent)] = recentErr{cause: cause, tab: tab}
+	g.recentN++
+	g.recentTabs = true
+}
+
+// wrappedCause finds the Go error remembered for the error value at
+// registry ref ref, newest first (nil when none).
+func (g *Gate) wrappedCause(t cgo.Thread, ref int) error {
+	if !g.recentTabs {
+		return nil
+	}
+	n := min(g.recentN, len(g.recent))
+	for i := 1; i <= n; i++ {
+		r := &g.recent[(g.recentN-i)%len(g.recent)]
+		if r.tab != 0 && g.S.SameRef(t, r.tab, ref) {
+			return r.cause
+		}
+	}
+	return nil
+}
+
+// forgetRecent ends what remember and rememberWrapped kept, at an
+// outermost return: the wrapped entries' Go errors (and the Lua values
+// they hold) are let go.
+func (g *Gate) forgetRecent() {
+	g.recentN = 0
+	if g.recentTabs {
+		g.recent = [len(g.recent)]recentErr{}
+		g.recentTabs = false
+	}
 }
 
 // cause finds the Go error behind an error value that reached Go as the
@@ -156,6 +198,9 @@ func (g *Gate) cause(msg string) error {
 	for i := 1; i <= n; i++ {
 		slot := (g.recentN - i) % len(g.recent)
 		r := &g.recent[slot]
+		if r.tab != 0 {
+			continue // a wrapped error value, not a string
+		}
 		if r.seq == 0 {
 			if msg == r.text {
 				return r.cause
@@ -197,6 +242,7 @@ func (g *Gate) ErrorFromTop(t cgo.Thread, status int) error {
 		if ref, err := g.refTop(t); err == nil {
 			le.ref, le.gate, le.gen = ref, g, g.gen
 			track(g, le, int32(ref)) // the error value lives while le does
+			le.cause = g.wrappedCause(t, ref)
 		}
 	}
 	if le.ref == noRef { // a string: Go errors are raised as strings

@@ -82,9 +82,10 @@ type Gate struct {
 	free    []uint32 // released function ids
 	unarmed []uint32 // ids handed to programs whose closure may not exist
 
-	recent   [cgo.Recent]recentErr
-	recentN  int    // errors remembered since the last Settle
-	raiseSeq uint32 // numbers the raises whose position C keeps
+	recent     [cgo.Recent]recentErr
+	recentN    int    // errors remembered since the last Settle
+	recentTabs bool   // recent holds wrapped error values (rememberWrapped)
+	raiseSeq   uint32 // numbers the raises whose position C keeps
 
 	// The scheduler check (yield.go), written by the owner. When the
 	// goroutine last yielded is kept per thread (cgo.ThreadYieldAt), not
@@ -221,7 +222,7 @@ func (g *Gate) Reopen() error {
 	g.cur = s.Main()
 	g.funcs = make([]funcEntry, 1, 64) // id 0 is never used
 	g.free, g.unarmed = nil, nil
-	g.recentN = 0
+	g.forgetRecent()
 	g.tickCalls, g.tick = 0, 0 // the new state counts its calls from 0
 	g.callRes = nil
 	g.liveRefs.Store(0)
@@ -491,7 +492,7 @@ func (g *Gate) Exit() {
 // calls made a yield due (yield.go).
 func (g *Gate) exitOutermost() {
 	if g.quiet() {
-		g.recentN = 0
+		g.forgetRecent()
 	} else {
 		g.settleSlow()
 	}
@@ -525,7 +526,7 @@ func (g *Gate) Settle() {
 	// The common outermost return: nothing was handed out, nothing
 	// waits in C. One test instead of the walk.
 	if g.quiet() {
-		g.recentN = 0
+		g.forgetRecent()
 		return
 	}
 	g.settleSlow()
@@ -551,7 +552,7 @@ func (g *Gate) settleSlow() {
 	if g.S.HasInflight() {
 		g.S.Reclaim()
 	}
-	g.recentN = 0
+	g.forgetRecent()
 }
 
 // DrainRefs unrefs up to max queued refs (all when max <= 0) and returns

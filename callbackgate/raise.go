@@ -51,6 +51,9 @@ func (g *Gate) raiseError(err error) int32 {
 		if le.cause != nil {
 			g.remember(le.Message, le.cause, false)
 		}
+		if !direct && le.ref != noRef && le.gate == g && le.gen == g.gen {
+			g.rememberWrapped(le.ref, err) // the wrapper stays its Go cause
+		}
 		if g.S.Commit() != nil {
 			return g.raiseNoMemory()
 		}

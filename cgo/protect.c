@@ -384,6 +384,18 @@ void zlua_unref(lua_State *L, int ref)
 	luaL_unref(L, LUA_REGISTRYINDEX, ref);
 }
 
+int zlua_ref_same(zlua_env *env, lua_State *L, int a, int b)
+{
+	int same;
+	if (!zlua_reserve(env, L, 2))
+		return 0;
+	lua_rawgeti(L, LUA_REGISTRYINDEX, a);
+	lua_rawgeti(L, LUA_REGISTRYINDEX, b);
+	same = lua_rawequal(L, -1, -2);
+	lua_pop(L, 2);
+	return same;
+}
+
 int zlua_reserve(zlua_env *env, lua_State *L, int n)
 {
 #ifdef ZLUA_LUAJIT

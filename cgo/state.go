@@ -452,6 +452,12 @@ func (s *State) Raised(slot int, seq uint32) (where []byte, ok bool) {
 // Unref releases a registry ref. Never raises.
 func (s *State) Unref(ref int) { C.zlua_unref(s.env.L, C.int(ref)) }
 
+// SameRef reports whether registry refs a and b hold the same value
+// (rawequal), using two slots of t's stack; false when it cannot grow.
+func (s *State) SameRef(t Thread, a, b int) bool {
+	return C.zlua_ref_same(s.env, t.p, C.int(a), C.int(b)) != 0
+}
+
 // Reserve ensures n free slots on t's stack; false if it cannot grow.
 func (s *State) Reserve(t Thread, n int) bool {
 	return C.zlua_reserve(s.env, t.p, C.int(n)) != 0
