@@ -3,6 +3,8 @@ package zlua
 import (
 	"errors"
 	"fmt"
+
+	"github.com/zlua-go/zlua/callbackgate"
 )
 
 // Pump is the end of a frame: it releases the Lua references Go dropped
@@ -124,7 +126,7 @@ func (e *Env) runPosted(fn func()) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			e.g.CountPanic()
-			err = fmt.Errorf("zlua: posted function panicked: %s", printed(r))
+			err = callbackgate.NewPanicError("posted function", r)
 		}
 	}()
 	fn()
@@ -218,7 +220,7 @@ func runLoader(loader func(*Env) error, e *Env) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			e.g.CountPanic()
-			err = fmt.Errorf("zlua: reset loader panicked: %s", printed(r))
+			err = callbackgate.NewPanicError("reset loader", r)
 		}
 	}()
 	if err := loader(e); err != nil {

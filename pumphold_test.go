@@ -3,6 +3,7 @@ package zlua_test
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/zlua-go/zlua"
@@ -110,5 +111,34 @@ func TestPumpFromAPostedFunctionIsBusy(t *testing.T) {
 	must(t, e.Pump())
 	if !errors.Is(got, zlua.ErrBusy) || got.Error() != "zlua: Pump called from a function Pump runs (the Env is held until it returns)" {
 		t.Errorf("nested Pump = %v", got)
+	}
+}
+
+var errPostedBroke = errors.New("posted broke")
+
+// TestPostedAndLoaderPanicsArePanicErrors: a panic in a posted function or
+// a Reset loader comes back from Pump as a *PanicError, as one in a Go
+// function Lua called does: errors.Is reaches an error panic value, and
+// the Go stack of the panic is kept. Before, both were plain text.
+func TestPostedAndLoaderPanicsArePanicErrors(t *testing.T) {
+	e := newEnv(t)
+	must(t, e.Post(func(*zlua.Env) { panic(errPostedBroke) }))
+	e.Reset(func(*zlua.Env) error { panic("loader broke") })
+	err := e.Pump()
+	var pe *zlua.PanicError
+	if !errors.Is(err, errPostedBroke) || !errors.As(err, &pe) {
+		t.Fatalf("Pump = %v, want a PanicError wrapping errPostedBroke", err)
+	}
+	if pe.Func != "posted function" || pe.Value != errPostedBroke ||
+		!strings.Contains(pe.Stack(), "TestPostedAndLoaderPanicsArePanicErrors") {
+		t.Errorf("posted PanicError: Func %q, Value %v, stack:\n%s", pe.Func, pe.Value, pe.Stack())
+	}
+	want := "zlua: posted function panicked: posted broke\nzlua: reset loader panicked: loader broke"
+	if err.Error() != want {
+		t.Errorf("Pump error text %q, want %q", err.Error(), want)
+	}
+	var joined interface{ Unwrap() []error }
+	if !errors.As(err, &joined) || len(joined.Unwrap()) != 2 || !errors.As(joined.Unwrap()[1], &pe) || pe.Value != "loader broke" {
+		t.Errorf("the loader's panic is not a PanicError: %v", err)
 	}
 }

@@ -1,6 +1,9 @@
 package callbackgate
 
-import "fmt"
+import (
+	"fmt"
+	"runtime"
+)
 
 // ValueText returns v as fmt's %v prints it, and never panics.
 //
@@ -49,3 +52,16 @@ func unprintable(v any) string {
 func panicText(name string, v any) string {
 	return "go function '" + name + "' panicked: " + ValueText(v)
 }
+
+// NewPanicError returns the *PanicError (the public type) of panic value
+// r recovered outside Lua, by Go code zlua runs for the host (a posted
+// function, a Reset loader), named what: its text is "zlua: <what>
+// panicked: <r>". Call it from the deferred function that recovered r:
+// the stack it records starts at the panic.
+func NewPanicError(what string, r any) error {
+	pe := &PanicError{Func: what, Value: r, pcs: make([]uintptr, 32)}
+	pe.pcs = pe.pcs[:runtime.Callers(3, pe.pcs)]
+	pe.text = "zlua: " + what + " panicked: " + ValueText(r)
+	return pubPanicError(pe)
+}
+
