@@ -21,7 +21,13 @@
 // loads game/items.lua (or game/items/init.lua) from an fs.FS such as an
 // embed.FS, also in the sandbox, where it is the only source of modules.
 // [Env.Preload] offers a Go value as a module: a map of Go functions
-// becomes the module table.
+// becomes the module table. Under a MemoryLimit, a module file larger
+// than the limit is refused by its size, unread.
+//
+// Every Env has a global table zlua: zlua.version, zlua.backend (the
+// [Backend] string), zlua.resumable(co) (whether coroutine co is
+// suspended) and zlua.to_delegate(f) (checks that f is callable and
+// returns it, for scripts written against the ZLua spec).
 //
 // # Lua values in Go
 //

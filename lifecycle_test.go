@@ -47,6 +47,15 @@ func TestPreludeIsLoaded(t *testing.T) {
 		local co = coroutine.create(function() coroutine.yield() end)
 		assert(zlua.resumable(co)); coroutine.resume(co); coroutine.resume(co)
 		assert(not zlua.resumable(co))`)
+	// Its argument errors read as a library function's.
+	for chunk, want := range map[string]string{
+		`zlua.resumable({})`: "(dostring):1: bad argument #1 to 'resumable' (thread expected, got table)",
+		`zlua.resumable()`:   "(dostring):1: bad argument #1 to 'resumable' (thread expected, got no value)",
+	} {
+		if err := e.DoString(chunk); err == nil || !strings.HasPrefix(err.Error(), want) {
+			t.Errorf("%s: %v, want %q", chunk, err, want)
+		}
+	}
 	run(t, e, `backend = zlua.backend`)
 	if b := global[string](t, e, "backend"); b != zlua.Backend || !strings.Contains(b, "Lua") {
 		t.Errorf("zlua.backend = %q, want %q", b, zlua.Backend)

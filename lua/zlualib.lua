@@ -9,7 +9,12 @@ zlua.version = "0.1.0"
 -- zlua.resumable(co) reports whether a coroutine can still be resumed:
 -- a thin helper so scripts driving Go functions that yield need not
 -- compare status strings themselves.
-function zlua.resumable(co)
+function zlua.resumable(...)
+  local co = ...
+  if type(co) ~= "thread" then
+    error(("bad argument #1 to 'resumable' (thread expected, got %s)")
+      :format(select("#", ...) == 0 and "no value" or type(co)), 2)
+  end
   return coroutine.status(co) == "suspended"
 end
 
