@@ -240,32 +240,17 @@ func (th *Thread) resumeTypedEnd(g *Gate, t cgo.Thread, r *cgo.CallResult, nin i
 // args (pushed like Resume's) and converts the thread's first len(out)
 // values into out.
 func (th *Thread) resumeReflect(args, out []reflect.Value) error {
-	g, err := th.enter()
-	if err != nil {
-		return err
-	}
-	defer g.Exit()
-	if err := th.check(); err != nil {
-		return err
-	}
-	t := g.cur
-	top := t.Top()
-	defer g.RestoreTop(t, top)
-	n, err := th.resumeRaw(g, t, interfaces(args))
-	if err != nil {
-		return err
-	}
-	return th.readOuts(g, t, top, n, out)
+	return th.resumeReflectContext(context.Background(), args, out)
 }
 
 // resumeReflectContext is resumeReflect under ctx: a limited resume when
 // ctx can end, as ResumeContext.
 func (th *Thread) resumeReflectContext(ctx context.Context, args, out []reflect.Value) error {
-	if Unlimited(ctx) {
-		return th.resumeReflect(args, out)
-	}
-	if err := ctx.Err(); err != nil {
-		return fmt.Errorf("zlua: resume: %w", err)
+	limited := !Unlimited(ctx)
+	if limited {
+		if err := ctx.Err(); err != nil {
+			return fmt.Errorf("zlua: resume: %w", err)
+		}
 	}
 	g, err := th.enter()
 	if err != nil {
@@ -278,10 +263,16 @@ func (th *Thread) resumeReflectContext(ctx context.Context, args, out []reflect.
 	t := g.cur
 	top := t.Top()
 	defer g.RestoreTop(t, top)
-	l := g.beginLimit(ctx, t)
-	defer l.release()
+	var l *limit
+	if limited {
+		l = g.beginLimit(ctx, t)
+		defer l.release()
+	}
 	n, err := th.resumeRaw(g, t, interfaces(args))
-	if err = th.endLimit(g, t, top, ctx, l, err); err != nil {
+	if l != nil {
+		err = th.endLimit(g, t, top, ctx, l, err)
+	}
+	if err != nil {
 		return err
 	}
 	return th.readOuts(g, t, top, n, out)
