@@ -34,8 +34,11 @@ func AsView[I any](v I) any {
 //
 // The userdata works with # (__len), pairs (__pairs) and ipairs, on
 // LuaJIT too (see Env's pairs and ipairs in the package documentation);
-// reading an index past the end of a slice gives nil, as a table does.
-// A slice pushed as ByRef(s) has a fixed length; ByRef(&s), a pointer to
+// reading an index past the end of a slice gives nil, as a table does,
+// and so does reading a map with a key it cannot hold (m["1"] of a
+// map[int]T, m[1.5], m[true]); writing such a key is an error. A slice
+// cannot shrink (table.remove fails; LuaJIT's table library refuses a
+// userdata altogether). A slice pushed as ByRef(s) has a fixed length; ByRef(&s), a pointer to
 // the slice (or to a map), is a view through the pointer, so s[#s+1] = x
 // appends to the Go variable. Slice and map fields of objects are copies
 // unless tagged lua:",ref" (lua:"name,ref"), which reads them as such

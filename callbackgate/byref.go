@@ -13,7 +13,12 @@ import (
 // 1-based integers. An index past the end reads nil, as in a table, so
 // ipairs and `while t[i]` loops stop there. Only a slice reached through
 // a pointer (ByRef(&s), a struct field tagged lua:",ref") can grow:
-// assigning index #s+1 appends through the pointer.
+// assigning index #s+1 appends through the pointer. A map reads nil for a
+// key it cannot hold, as a table reads nil for a key it does not have:
+// one of another Lua type than the Go key's kind (m["1"] of a map[int],
+// m[1] of a map[string]), one that does not convert (m[1.5] of a
+// map[int]), one whose Go value cannot be a map key; writing such a key
+// is an error.
 
 // elemsOf returns the map or slice a container binding's object holds
 // (through its pointer when it is one).
@@ -27,9 +32,10 @@ func elemsOf(ov reflect.Value) reflect.Value {
 func (g *Gate) elemGet(fr cgo.Frame, b *binding, ov reflect.Value, key *cgo.Arg) int32 {
 	var ev reflect.Value
 	if ov = elemsOf(ov); ov.Kind() == reflect.Map {
-		k, st, ok := g.mapKeyArg(fr, b, ov.Type().Key())
+		k, ok := g.mapKeyRead(fr, ov.Type().Key())
 		if !ok {
-			return st
+			fr.ReturnNil() // a key the map cannot hold, as a table lacks it
+			return cgo.StatusReturn1
 		}
 		if ev = ov.MapIndex(k); !ev.IsValid() {
 			fr.ReturnNil()
@@ -60,6 +66,12 @@ func (g *Gate) elemGet(fr cgo.Frame, b *binding, ov reflect.Value, key *cgo.Arg)
 // status st.
 func (g *Gate) mapKeyArg(fr cgo.Frame, b *binding, kt reflect.Type) (k reflect.Value, st int32, ok bool) {
 	k = reflect.New(kt).Elem()
+	if want, typ := keyLuaType(kt); want != "" {
+		if a := arg(fr, 1); a.Type != typ {
+			return k, g.raiseText(fmt.Sprintf("bad key for %s (%s expected, got %s)",
+				b.name, want, g.typeName(fr.Thread(), 2, &a)), nil), false
+		}
+	}
 	if err := g.readArg(fr, 1, k); err != nil {
 		return k, g.raiseText(fmt.Sprintf("bad key for %s (%v)", b.name, err), nil), false
 	}
@@ -69,6 +81,36 @@ func (g *Gate) mapKeyArg(fr cgo.Frame, b *binding, kt reflect.Type) (k reflect.V
 			b.name, g.typeName(fr.Thread(), 2, &a)), nil), false
 	}
 	return k, 0, true
+}
+
+// mapKeyRead reads argument 2 of __index as a key of type kt; ok is false
+// for a key such a map cannot hold (see the comment at the top).
+func (g *Gate) mapKeyRead(fr cgo.Frame, kt reflect.Type) (k reflect.Value, ok bool) {
+	if want, typ := keyLuaType(kt); want != "" && arg(fr, 1).Type != typ {
+		return k, false
+	}
+	k = reflect.New(kt).Elem()
+	if g.readArg(fr, 1, k) != nil || !k.Comparable() {
+		return k, false
+	}
+	return k, true
+}
+
+// keyLuaType is the Lua type a map key of type kt must have, by name and
+// number: number, string or boolean for those kinds; "" for any other
+// key type (interfaces, structs: the conversion decides).
+func keyLuaType(kt reflect.Type) (string, int32) {
+	switch kt.Kind() {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr,
+		reflect.Float32, reflect.Float64:
+		return "number", int32(cgo.TNumber)
+	case reflect.String:
+		return "string", int32(cgo.TString)
+	case reflect.Bool:
+		return "boolean", int32(cgo.TBoolean)
+	}
+	return "", 0
 }
 
 func (g *Gate) elemSet(fr cgo.Frame, b *binding, ov reflect.Value, key *cgo.Arg) int32 {

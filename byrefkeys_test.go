@@ -1,0 +1,45 @@
+package zlua_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/zlua-go/zlua"
+)
+
+// TestByRefMapsReadNilForKeysTheyCannotHold: a map pushed by reference is
+// indexed like a table: a key of another Lua type than the Go key's kind,
+// or one that does not convert, reads nil (before: "1" read m[1], and
+// 1.5, "x" or true raised "bad key"), so `if m[k] then` works for any k;
+// writing such a key is an error naming both types.
+func TestByRefMapsReadNilForKeysTheyCannotHold(t *testing.T) {
+	e := newEnv(t)
+	scores := map[int]int{1: 10}
+	names := map[string]int{"1": 5}
+	flags := map[bool]string{true: "yes"}
+	must(t, e.SetGlobal("scores", zlua.ByRef(scores)))
+	must(t, e.SetGlobal("names", zlua.ByRef(names)))
+	must(t, e.SetGlobal("flags", zlua.ByRef(flags)))
+	run(t, e, `
+		assert(scores[1] == 10 and scores[1.0] == 10)
+		assert(scores["1"] == nil and scores[1.5] == nil and scores.x == nil and scores[true] == nil and scores[{}] == nil)
+		assert(names["1"] == 5 and names[1] == nil and names[false] == nil)
+		assert(flags[true] == "yes" and flags[1] == nil and flags["true"] == nil)
+		scores[2.0] = 20; names.two = 2; flags[false] = "no"`)
+	if scores[2] != 20 || names["two"] != 2 || flags[false] != "no" {
+		t.Errorf("writes: %v %v %v", scores, names, flags)
+	}
+	for chunk, want := range map[string]string{
+		`scores["1"] = 5`: "bad key for map[int]int (number expected, got string)",
+		`scores[1.5] = 5`: "bad key for map[int]int (number has no integer representation)",
+		`names[1] = 5`:    "bad key for map[string]int (string expected, got number)",
+		`flags[0] = "z"`:  "bad key for map[bool]string (boolean expected, got number)",
+	} {
+		if err := e.DoString(chunk); err == nil || !strings.HasSuffix(err.Error(), want) {
+			t.Errorf("%s: %v, want suffix %q", chunk, err, want)
+		}
+	}
+	if len(scores) != 2 || len(names) != 2 || len(flags) != 2 {
+		t.Errorf("a refused write changed a map: %v %v %v", scores, names, flags)
+	}
+}
