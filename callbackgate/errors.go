@@ -157,15 +157,11 @@ func (g *Gate) remember(text string, cause error, positioned bool) (slot int, se
 func (g *Gate) rememberWrapped(tab int, cause error) {
 	g.recent[g.recentN%len(g.recent)] = recentErr{cause: cause, tab: tab}
 	g.recentN++
-	g.recentTabs = true
 }
 
 // wrappedCause finds the Go error remembered for the error value at
 // registry ref ref, newest first (nil when none).
 func (g *Gate) wrappedCause(t cgo.Thread, ref int) error {
-	if !g.recentTabs {
-		return nil
-	}
 	n := min(g.recentN, len(g.recent))
 	for i := 1; i <= n; i++ {
 		r := &g.recent[(g.recentN-i)%len(g.recent)]
@@ -177,13 +173,13 @@ func (g *Gate) wrappedCause(t cgo.Thread, ref int) error {
 }
 
 // forgetRecent ends what remember and rememberWrapped kept, at an
-// outermost return: the wrapped entries' Go errors (and the Lua values
-// they hold) are let go.
+// outermost return: the Go errors (and the Lua values wrapped ones hold)
+// are let go, not kept until 8 later raises overwrite them. Inlined: one
+// test when nothing was raised.
 func (g *Gate) forgetRecent() {
-	g.recentN = 0
-	if g.recentTabs {
+	if g.recentN != 0 {
 		g.recent = [len(g.recent)]recentErr{}
-		g.recentTabs = false
+		g.recentN = 0
 	}
 }
 

@@ -82,10 +82,9 @@ type Gate struct {
 	free    []uint32 // released function ids
 	unarmed []uint32 // ids handed to programs whose closure may not exist
 
-	recent     [cgo.Recent]recentErr
-	recentN    int    // errors remembered since the last Settle
-	recentTabs bool   // recent holds wrapped error values (rememberWrapped)
-	raiseSeq   uint32 // numbers the raises whose position C keeps
+	recent   [cgo.Recent]recentErr
+	recentN  int    // errors remembered since the last Settle
+	raiseSeq uint32 // numbers the raises whose position C keeps
 
 	// The scheduler check (yield.go), written by the owner. When the
 	// goroutine last yielded is kept per thread (cgo.ThreadYieldAt), not
