@@ -333,11 +333,11 @@ func (g *Gate) Unclaim() {
 	g.busy.Release(gateIdle)
 }
 
-// Hold claims the gate for a Go-side session (Close running posted
+// Hold claims the gate for a Go-side session (Close or Pump running posted
 // functions, Reset rebuilding the state): until Release, the calling
 // goroutine is locked to its OS thread and recorded as the owner's thread,
 // so its own API calls nest (Enter succeeds) while every other goroutine
-// gets ErrConcurrentUse, and Close or Pump from inside return ErrBusy.
+// gets ErrConcurrentUse, and a Hold from inside returns ErrBusy.
 func (g *Gate) Hold() error {
 	if err := g.Claim(); err != nil {
 		return err
