@@ -64,4 +64,3 @@ func NewPanicError(what string, r any) error {
 	pe.text = "zlua: " + what + " panicked: " + ValueText(r)
 	return pubPanicError(pe)
 }
-
