@@ -46,6 +46,17 @@ func TestAWrappedTableErrorKeepsBothIdentities(t *testing.T) {
 	if err := e.DoString(`error(E)`); err == nil || errors.Is(err, errQuest) {
 		t.Errorf("a later error(E) = %v, matches the old wrapper", err)
 	}
+	// The same inside a posted function, whose calls run under the Pump's
+	// hold (nested): each of them still starts with no remembered cause.
+	var posted error
+	must(t, e.Post(func(e *zlua.Env) {
+		_ = e.DoString(`pcall(step, function() error(E) end)`)
+		posted = e.DoString(`error(E)`)
+	}))
+	must(t, e.Pump())
+	if posted == nil || errors.Is(posted, errQuest) {
+		t.Errorf("a posted function's later error(E) = %v, matches the old wrapper", posted)
+	}
 	// A string error wrapped the same way keeps its wrapper too.
 	err = e.DoString(`step(function() error("boom", 0) end)`)
 	if !errors.Is(err, errQuest) {

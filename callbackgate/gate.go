@@ -482,6 +482,8 @@ func (g *Gate) Exit() {
 	g.deep--
 	if g.deep == 0 {
 		g.exitOutermost()
+	} else if g.deep == 1 && g.locked {
+		g.forgetRecent() // a Hold's call ended: no Lua code runs under it
 	}
 }
 
