@@ -43,3 +43,40 @@ func TestByRefMapsReadNilForKeysTheyCannotHold(t *testing.T) {
 		t.Errorf("a refused write changed a map: %v %v %v", scores, names, flags)
 	}
 }
+
+// TestByRefAnyMapsHoldKeysAsTablesDo: a map[any] pushed by reference
+// takes an integral float as the integer key, as a Lua table does (1.0
+// reads and writes key int64(1) on both backends; before, Lua 5.4 missed
+// it), and refuses what a later read could never find: NaN (Lua's "table
+// index is NaN") and functions or coroutines, which reach Go as a new
+// handle each time (before, every write added an entry and a live ref).
+func TestByRefAnyMapsHoldKeysAsTablesDo(t *testing.T) {
+	e := newEnv(t)
+	m := map[any]int{int64(1): 10}
+	must(t, e.SetGlobal("m", zlua.ByRef(m)))
+	refs := e.Stats().LiveRefs
+	run(t, e, `assert(m[1.0] == 10 and m[1] == 10); m[2.0] = 20; assert(m[2] == 20)
+		local f, co = print, coroutine.create(print)
+		assert(m[0/0] == nil and m[f] == nil and m[co] == nil)`)
+	if m[int64(2)] != 20 {
+		t.Errorf("m[2.0] = 20 stored %v", m)
+	}
+	for chunk, want := range map[string]string{
+		`m[0/0] = 1`:                     "bad key for map[interface {}]int (table index is NaN)",
+		`m[print] = 1`:                   "bad key for map[interface {}]int (a function key cannot be a Go map key)",
+		`m[coroutine.create(print)] = 1`: "bad key for map[interface {}]int (a thread key cannot be a Go map key)",
+	} {
+		for i := 0; i < 3; i++ {
+			if err := e.DoString(chunk); err == nil || !strings.HasSuffix(err.Error(), want) {
+				t.Errorf("%s: %v, want suffix %q", chunk, err, want)
+			}
+		}
+	}
+	if len(m) != 2 {
+		t.Errorf("refused writes changed the map: %v", m)
+	}
+	must(t, e.Pump())
+	if got := e.Stats().LiveRefs; got != refs {
+		t.Errorf("LiveRefs %d after the refused keys, %d before", got, refs)
+	}
+}

@@ -2,6 +2,7 @@ package callbackgate
 
 import (
 	"fmt"
+	"math"
 	"reflect"
 	"strconv"
 
@@ -17,8 +18,8 @@ import (
 // key it cannot hold, as a table reads nil for a key it does not have:
 // one of another Lua type than the Go key's kind (m["1"] of a map[int],
 // m[1] of a map[string]), one that does not convert (m[1.5] of a
-// map[int]), one whose Go value cannot be a map key; writing such a key
-// is an error.
+// map[int]), one whose Go value cannot be a map key, a function or
+// coroutine, NaN (mapKey); writing such a key is an error.
 
 // elemsOf returns the map or slice a container binding's object holds
 // (through its pointer when it is one).
@@ -59,26 +60,13 @@ func (g *Gate) elemGet(fr cgo.Frame, b *binding, ov reflect.Value, key *cgo.Arg)
 	return g.commitReturn()
 }
 
-// mapKeyArg reads argument 2 of __index or __newindex as a key of type
-// kt, or raises: a value kt refuses, or one whose Go value cannot be a map
-// key (a table reaching map[any]any is a Go map or slice, which would
-// make MapIndex and SetMapIndex panic); ok is false with the raise's
-// status st.
+// mapKeyArg reads argument 2 of __newindex as a key of type kt, or
+// raises "bad key" saying why the map cannot hold it (mapKey); ok is
+// false with the raise's status st.
 func (g *Gate) mapKeyArg(fr cgo.Frame, b *binding, kt reflect.Type) (k reflect.Value, st int32, ok bool) {
-	k = reflect.New(kt).Elem()
-	if want, typ := keyLuaType(kt); want != "" {
-		if a := arg(fr, 1); a.Type != typ {
-			return k, g.raiseText(fmt.Sprintf("bad key for %s (%s expected, got %s)",
-				b.name, want, g.typeName(fr.Thread(), 2, &a)), nil), false
-		}
-	}
-	if err := g.readArg(fr, 1, k); err != nil {
-		return k, g.raiseText(fmt.Sprintf("bad key for %s (%v)", b.name, err), nil), false
-	}
-	if !k.Comparable() {
-		a := arg(fr, 1)
-		return k, g.raiseText(fmt.Sprintf("bad key for %s (a %s key cannot be a Go map key)",
-			b.name, g.typeName(fr.Thread(), 2, &a)), nil), false
+	k, why := g.mapKey(fr, kt)
+	if why != "" {
+		return k, g.raiseText(fmt.Sprintf("bad key for %s (%s)", b.name, why), nil), false
 	}
 	return k, 0, true
 }
@@ -86,14 +74,45 @@ func (g *Gate) mapKeyArg(fr cgo.Frame, b *binding, kt reflect.Type) (k reflect.V
 // mapKeyRead reads argument 2 of __index as a key of type kt; ok is false
 // for a key such a map cannot hold (see the comment at the top).
 func (g *Gate) mapKeyRead(fr cgo.Frame, kt reflect.Type) (k reflect.Value, ok bool) {
-	if want, typ := keyLuaType(kt); want != "" && arg(fr, 1).Type != typ {
-		return k, false
-	}
+	k, why := g.mapKey(fr, kt)
+	return k, why == ""
+}
+
+// mapKey reads argument 2 of __index or __newindex as a key of type kt,
+// or says why a Go map cannot hold it as a Lua table holds it: a Lua type
+// other than the key kind's; a function or coroutine (each one reaching
+// Go is a new handle, a key no later read finds); a value that does not
+// convert; one whose Go value is not comparable (a table becomes a Go map
+// or slice); NaN (Lua's "table index is NaN"). An integral float reaching
+// an interface key is an int64, as a Lua table normalises 1.0 to 1.
+func (g *Gate) mapKey(fr cgo.Frame, kt reflect.Type) (k reflect.Value, why string) {
+	a := arg(fr, 1)
 	k = reflect.New(kt).Elem()
-	if g.readArg(fr, 1, k) != nil || !k.Comparable() {
-		return k, false
+	if want, typ := keyLuaType(kt); want != "" && a.Type != typ {
+		return k, want + " expected, got " + g.typeName(fr.Thread(), 2, &a)
 	}
-	return k, true
+	if kt.Kind() == reflect.Interface && (a.Type == int32(cgo.TFunction) || a.Type == int32(cgo.TThread)) {
+		return k, "a " + g.typeName(fr.Thread(), 2, &a) + " key cannot be a Go map key"
+	}
+	if err := g.readArg(fr, 1, k); err != nil {
+		return k, err.Error()
+	}
+	if !k.Comparable() {
+		return k, "a " + g.typeName(fr.Thread(), 2, &a) + " key cannot be a Go map key"
+	}
+	v := k
+	if v.Kind() == reflect.Interface {
+		v = v.Elem()
+	}
+	if (v.Kind() == reflect.Float64 || v.Kind() == reflect.Float32) && v.Float() != v.Float() {
+		return k, "table index is NaN"
+	}
+	if k.Kind() == reflect.Interface && v.Kind() == reflect.Float64 {
+		if f := v.Float(); f == math.Trunc(f) && f >= -(1<<63) && f < 1<<63 {
+			k.Set(reflect.ValueOf(int64(f)))
+		}
+	}
+	return k, ""
 }
 
 // keyLuaType is the Lua type a map key of type kt must have, by name and
