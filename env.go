@@ -175,7 +175,9 @@ func (e *Env) init() error {
 // while Lua code of this Env is running (from a Go function Lua called):
 // close after the outermost call returns, or Reset. It returns
 // ErrConcurrentUse, and does nothing, while another goroutine is running
-// a call of the Env.
+// a call of the Env, or a Pump with posted functions (the whole batch, as
+// long as it takes): to close from another goroutine, Post a function that
+// calls Close.
 //
 // An Env abandoned by runtime.Goexit (ErrAbandoned) is closed all the
 // same: the functions posted before run first, outside the Env (their
