@@ -37,6 +37,10 @@ var slowCallLoops = []struct {
 	{zlua.LibsSafe, `local t = T while true do table.insert(t, 1, 0) end`},
 	{zlua.LibsAll, `local s = ("x"):rep(4 * 1024 * 1024) debug.sethook(function() end, "", 100000)
 		while true do local u = s:upper() end`},
+	// a script's small count is kept exact (hook.c apply): the checks
+	// come at its events, however slow the instructions
+	{zlua.LibsAll, `local t = T debug.sethook(function() end, "", 8)
+		while true do table.insert(t, 1, 0) end`},
 }
 
 func TestDeadlineStopsLoopsOfSlowCalls(t *testing.T) {

@@ -114,7 +114,18 @@ static int apply(lua_State *L, zlua_env *env, int idx, zlua_hookrec *rec, int fo
 	int mask = rec != NULL ? rec->mask : 0;
 	int count = (mask & LUA_MASKCOUNT) ? rec->left : 0;
 	if (env->limit_depth > 0) {
-		if (!(mask & LUA_MASKCOUNT) || count <= 0 || count > env->hook_count)
+		/* A script's count of at most ZLUA_HOOK_EXACT is kept as it
+		 * is, even when the limit's adaptive count is smaller (slow
+		 * instructions or a slow Go call shrank it): with any other
+		 * count, the count events lost while the script's hook function
+		 * runs (hooks are off there; stock Lua loses them too) would not
+		 * be stock's. So few instructions between checks keep the
+		 * deadline. A larger count is composed with the limit's, which
+		 * is exact unless the limit's count falls below the number of
+		 * instructions the hook function runs. */
+		int exact = (mask & LUA_MASKCOUNT) && rec->count <= ZLUA_HOOK_EXACT &&
+			    count <= ZLUA_HOOK_EXACT; /* (left: bounded in a forged record too) */
+		if (!(mask & LUA_MASKCOUNT) || count <= 0 || (count > env->hook_count && !exact))
 			count = env->hook_count; /* (a record forged through the registry may say 0) */
 		mask |= LUA_MASKCOUNT;
 #ifdef ZLUA_LUAJIT

@@ -555,6 +555,9 @@ enum zlua_interrupt_reason {
 /* The count a limited call starts with; it doubles at each check that
  * came sooner than a quarter of ZLUA_HOOK_SPAN_NS, up to ZLUA_HOOK_COUNT. */
 #define ZLUA_HOOK_COUNT_START 100
+/* A script's own hook count up to this many instructions is kept exact
+ * inside limited calls (hook.c apply): the limit checks at its events. */
+#define ZLUA_HOOK_EXACT 8
 /* The time between two checks the count aims below (1 ms). */
 #define ZLUA_HOOK_SPAN_NS 1000000u
 
