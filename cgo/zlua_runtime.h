@@ -1,0 +1,499 @@
+/*
+ * zlua_runtime.h: part of zlua.h, which includes it (never include it
+ * alone): the state, its allocator, time limits and hooks, interruption,
+ * the libraries zlua replaces, protected operations and calls from Go.
+ * The rules of zlua.h's opening comment hold here.
+ */
+#ifndef ZLUA_RUNTIME_H
+#define ZLUA_RUNTIME_H
+
+/* ---- C stack bound of library recursion (cstack.c) ---- */
+
+/* [go-safe] LuaJIT: whether the running thread's C stack is too deep for
+ * one more level of library recursion: more than ZLUA_CSTACK_LIMIT below
+ * env->cstack_base, or within ZLUA_CSTACK_RESERVE of the thread's stack
+ * end. Lua 5.4 (which bounds C calls itself): always 0. */
+int zlua_cstack_over(zlua_env *env);
+/* [lua] LuaJIT: replaces coroutine.resume, coroutine.wrap (and the
+ * functions it returns), table.sort, require, print, dofile, load and
+ * loadstring with Lua closures that raise or return "C stack overflow"
+ * when zlua_cstack_over says so, and otherwise tail-call the original.
+ * Lua 5.4: nothing. [-0, +0] */
+void zlua_open_cstack(lua_State *L, zlua_env *env);
+/* [go-safe] Tests: runs the Go function of handle h (zluaSmallStackRun) on a
+ * new C thread whose stack is size bytes and waits for it; 0, or the
+ * pthread error. */
+int zlua_run_on_stack(uintptr_t h, size_t size);
+
+/* ---- state (state.c) ---- */
+
+/* [go-safe] Creates the state and the env; NULL on allocation failure. */
+zlua_env *zlua_env_new(uintptr_t goid);
+/* [go-safe] lua_close (runs every __gc), then frees the env. */
+void zlua_env_close(zlua_env *env);
+/* [go-safe] Forgets the per-call state of a call whose C frames a Go
+ * function abandoned (runtime.Goexit), so that lua_close can run on
+ * another thread: nothing in the env points into those frames after it.
+ * The state stays as it was. [-0, +0] */
+void zlua_env_abandoned(zlua_env *env);
+/* [go-safe] lua_close only: the env stays readable (queues of released
+ * ids and slots) until zlua_env_close frees it. */
+void zlua_env_close_state(zlua_env *env);
+/* [lua] Makes a metatable for zlua userdata: marker, protected __metatable,
+ * __name. [-0, +1] */
+void zlua_new_metatable(lua_State *L, zlua_env *env, const char *name);
+/* [lua] Pushes registry[ref], raising unless it is a table: scripts with
+ * debug.getregistry can replace zlua's entries, and lua_setmetatable or a
+ * raw access on another type would corrupt memory. [-0, +1] */
+void zlua_push_regtable(lua_State *L, int ref);
+/* [go-safe] Grows env->prog to at least need bytes; 0 on failure. */
+int zlua_prog_reserve(zlua_env *env, size_t need);
+/* [go-safe] Grows env->armed to hold index n; 0 on failure. */
+int zlua_armed_reserve(zlua_env *env, size_t n);
+/* [go-safe] Ensures n free stack slots; 0 when the stack cannot grow.
+ * [-0, +0] */
+int zlua_reserve(zlua_env *env, lua_State *L, int n);
+/* [go-safe] Whether registry refs a and b hold the same value (rawequal);
+ * 0 also when the stack cannot grow for the comparison. [-0, +0] */
+int zlua_ref_same(zlua_env *env, lua_State *L, int a, int b);
+
+/* [lua] The message handler of every protected call zlua makes: records
+ * the error's traceback (zlua_errinfo_record). protect.c. */
+int zlua_msgh(lua_State *L);
+/* [lua] The dispatcher every operation Go asks for runs under (protect.c). */
+int zlua_dispatch(lua_State *L);
+
+/* [-0, +1] Pushes zlua_msgh. On Lua 5.4 it is a light C function, pushed
+ * without a registry lookup and without allocating; LuaJIT's
+ * lua_pushcfunction allocates a closure, so there it comes from the
+ * registry, where boot keeps it (env->msgh_ref). */
+static inline void zlua_push_msgh(lua_State *L, zlua_env *env)
+{
+#ifdef ZLUA_LUAJIT
+	lua_rawgeti(L, LUA_REGISTRYINDEX, env->msgh_ref);
+#else
+	(void)env;
+	lua_pushcfunction(L, zlua_msgh);
+#endif
+}
+
+/* ---- allocator (alloc.c) ---- */
+
+/* [go-safe] The env of the state L belongs to. C functions a script can
+ * reach find their env here, never in an upvalue, argument or registry
+ * entry, which a script with the debug library can replace. Lua 5.4: the
+ * thread's extra space (LUA_EXTRASPACE, a pointer), a load with no call:
+ * zlua_newstate writes it in the main thread before any other thread
+ * exists, and lua_newthread copies the main thread's extra space into
+ * every new thread (coroutine.create and zlua's own lua_newthread calls
+ * alike); nothing but C code can write it. LuaJIT has no extra space:
+ * the allocator's ud (lua_getallocf, a call). [-0, +0] */
+static inline zlua_env *zlua_envof(lua_State *L)
+{
+#ifndef ZLUA_LUAJIT
+	return *(zlua_env **)lua_getextraspace(L);
+#else
+	void *ud;
+	lua_getallocf(L, &ud);
+	return (zlua_env *)ud;
+#endif
+}
+
+/* [lua] The lua_Alloc of every state: counts bytes, enforces mem_limit and
+ * the test-only failure of one allocation. Never calls Go. */
+void *zlua_alloc(void *ud, void *ptr, size_t osize, size_t nsize);
+/* Heap bytes in use and their peak. */
+typedef struct zlua_memstats {
+	size_t used, peak;
+} zlua_memstats;
+/* [go-safe] Reads mem_used and mem_peak atomically, from any thread while
+ * the env lives; used <= peak holds. */
+zlua_memstats zlua_mem_stats(const zlua_env *env);
+/* [go-safe] env->calls, from any thread while the env lives. */
+uint64_t zlua_calls(const zlua_env *env);
+/* [go-safe] Creates a state whose allocator is zlua_alloc with env as ud
+ * (LuaJIT without GC64: its own allocator wrapped, see alloc.c). NULL on
+ * failure. */
+lua_State *zlua_newstate(zlua_env *env);
+#ifdef ZLUA_LUAJIT
+/* [go-safe] Whether the linked LuaJIT takes a custom allocator in
+ * lua_newstate (a GC64 build, found once per process: alloc.c). */
+int zlua_jit_own_allocator(void);
+/* [go-safe] Destroys the arena of a closed state's allocator (closes the
+ * bare state that owns it, alloc.c); no-op without one. */
+void zlua_close_arena(zlua_env *env);
+#endif
+
+/* ---- time limits (hook.c) ---- */
+
+/* [go-safe] Starts a limited call on thread L: installs the count hook
+ * (LuaJIT: also switches the JIT compiler off and flushes compiled code,
+ * under protection) and names the calling thread as the call's
+ * (zlua_poke_begin). Returns env->running before and what
+ * zlua_poke_begin returned, for zlua_limit_end. [-0, +0] */
+typedef struct zlua_limitprev {
+	lua_State *running; /* env->running before */
+	uintptr_t poke;     /* what zlua_poke_begin returned */
+	int tid;            /* the calling thread's kernel id */
+} zlua_limitprev;
+zlua_limitprev zlua_limit_begin(zlua_env *env, lua_State *L);
+/* [go-safe] Ends a limited call begun on L; prev is what its begin
+ * returned, prev_poke and tid what it stored. The outermost one removes
+ * the hook (LuaJIT: switches the compiler back on). [-0, +0] */
+void zlua_limit_end(zlua_env *env, lua_State *L, lua_State *prev, uintptr_t prev_poke, int tid);
+/* The real-time signal that makes a limited call's hook fire (poke.c). */
+#define ZLUA_POKE_SIGNO() (SIGRTMIN + 8)
+/* [go-safe] From zlua_limit_begin, on the thread that will run the
+ * limited call: names env as the one limited on this thread (for the
+ * signal's handler) and the thread as env's (for zlua_poke); installs
+ * the handler at the first call. Returns the env named before, for
+ * zlua_poke_end. [-0, +0] */
+uintptr_t zlua_poke_begin(zlua_env *env);
+/* [go-safe] The calling thread's kernel id (cached per thread). */
+int zlua_own_tid(void);
+/* [go-safe] From zlua_limit_end: names prev again on this thread, if it
+ * is the thread of the begin (tid: zlua_own_tid there). A goroutine that
+ * moved meanwhile (its code unlocked the thread it did not lock) leaves
+ * the begin thread naming env: env is then never freed (zlua_env_close
+ * keeps the struct, with no limit running), so the handler there never
+ * reads freed memory. [-0, +0] */
+void zlua_poke_end(zlua_env *env, uintptr_t prev, int tid);
+/* [go-safe] zlua_poke_end for a call abandoned by Goexit, which never
+ * reaches zlua_limit_end: names no env on this thread. */
+void zlua_poke_forget(zlua_env *env, int tid);
+/* [go-safe] From any thread while env's limited call runs, once its
+ * context is done: signals the thread last named env's, whose handler
+ * makes the running Lua thread's hook fire at its next instruction.
+ * Returns whether a signal was sent. */
+int zlua_poke(zlua_env *env);
+/* [go-safe] How many envs zlua_env_close kept (see zlua_poke_end). */
+int zlua_kept_envs(void);
+/* [go-safe] ZLUA_POKE_SIGNO(), for Go. */
+int zlua_poke_signo(void);
+/* [go-safe] Whether zlua's handler is installed and still the signal's. */
+int zlua_poke_ready(void);
+/* [go-safe] Marks one context done with a ZLUA_INT_* reason; callable from
+ * any thread (an atomic store, no Lua call). */
+void zlua_interrupt(zlua_env *env, int reason);
+/* [go-safe] Withdraws one context done whose limited call has ended. */
+void zlua_interrupt_clear(zlua_env *env);
+/* [lua] Opens what limits need in the libraries present: the coroutine
+ * functions (coroutine.c), xpcall (xpcall.c), debug.sethook/gethook
+ * (debughook.c), LuaJIT's C stack bound (cstack.c). [-0, +0] */
+void zlua_open_limits(lua_State *L, zlua_env *env);
+/* [lua] The lua_Hook of every state: the limit's count events and the
+ * script's events. */
+void zlua_hook(lua_State *L, lua_Debug *ar);
+/* [go-safe] Installs the hook the thread at index idx of L (0: L itself)
+ * needs: the script's, merged with the limit's count while a limited call
+ * runs; none when neither. force restarts the count even when nothing
+ * changes. Needs 3 free stack slots when scripts set hooks. [-0, +0] */
+void zlua_hook_apply(lua_State *L, zlua_env *env, int idx, int force);
+/* [go-safe] zlua_hook_apply on the thread at idx unless its hook already
+ * checks the limit (coroutines about to run in a limited call). [-0, +0] */
+void zlua_hook_thread(lua_State *L, zlua_env *env, int idx);
+/* [go-safe] Whether zlua_rearm_hooks can act: the layout of lua_State's
+ * first bytes was checked against the linked library (rearm.c; always 1
+ * on LuaJIT). */
+int zlua_rearm_supported(void);
+#ifndef ZLUA_LUAJIT
+/* [go-safe] Turns hooks back on for co after lua_resume returned an error
+ * (a hook's error leaves them off: rearm.c). No-op for a live thread.
+ * [-0, +0] */
+void zlua_rearm_hooks(lua_State *co);
+#endif
+/* [go-safe] Makes L's hook fire at its next instruction (and, on Lua
+ * 5.4, at its next call: hook.c). [-0, +0] */
+void zlua_hook_hurry(lua_State *L);
+/* [go-safe] From zlua_alloc, once a context is done during a limited
+ * call: makes the running thread's hook fire at its next instruction (a
+ * C function allocating in a loop is stopped right after it returns, not
+ * at the next count event). Lua allows lua_sethook at any point of the
+ * thread's own execution (lua.c calls it from a signal handler); no Lua
+ * value is touched. Once per hook event. [-0, +0] */
+void zlua_hook_hurry_running(zlua_env *env);
+/* [go-safe] Whether a message handler must not run the script's code now:
+ * inside a limited call, a context is done or the error being handled was
+ * raised from a hook, so the handler runs without hooks and nothing could
+ * stop it. Clears the hook mark. */
+int zlua_handler_guard(zlua_env *env);
+/* [lua] Opens coroutine.create/resume/wrap/close (Lua 5.4). [-0, +0] */
+void zlua_open_coroutines(lua_State *L, zlua_env *env);
+/* [lua] Opens xpcall (and LuaJIT's jit.on) for limits. [-0, +0] */
+void zlua_open_xpcall(lua_State *L, zlua_env *env);
+
+/* ---- scripts' hooks (debughook.c) ---- */
+
+/* [go-safe] The hook record of the thread at idx of L (0: L itself; LuaJIT:
+ * the state's), or NULL; with pushfn, also pushes its function (or nil).
+ * Allocates nothing. [-0, +pushfn] */
+zlua_hookrec *zlua_hookrec_of(lua_State *L, zlua_env *env, int idx, int pushfn);
+/* [lua] Calls the script's hook function of L for event ar, as the stock
+ * library does. [-0, +0] */
+void zlua_script_hook(lua_State *L, zlua_env *env, lua_Debug *ar);
+/* [lua] Gives the new thread at idx the record its creator's hook implies
+ * (Lua 5.4). [-0, +0] */
+void zlua_hook_inherit(lua_State *L, zlua_env *env, int idx);
+/* [lua] Replaces debug.sethook and debug.gethook when debug is open.
+ * [-0, +0] */
+void zlua_open_debughook(lua_State *L, zlua_env *env);
+
+/* ---- interruption (interrupt.c) ---- */
+
+/* [go-safe] Whether a context of a running limited call is done (an atomic
+ * read; Go sets the count from any thread). */
+static inline int zlua_interrupted(zlua_env *env)
+{
+	return env->limit_depth > 0 && __atomic_load_n(&env->interrupt, __ATOMIC_ACQUIRE) > 0;
+}
+/* [go-safe] zlua_interrupted, for Go code that runs long inside a
+ * limited call (a big conversion). */
+int zlua_interrupted_now(zlua_env *env);
+/* [go-safe] The interruption message of the last context done:
+ * "interrupted: context deadline exceeded" or "... canceled". */
+const char *zlua_interrupt_text(zlua_env *env);
+/* [lua] Raises "interrupted: context deadline exceeded" (or "... canceled")
+ * prefixed with the position of the function at level (0: the running
+ * function, as in a hook; 1: the caller of a C function), or of the first
+ * function above it that is not one of zlua's own Lua closures (see
+ * zlua_where_script). [-0, +1, raises] */
+int zlua_raise_interrupt(lua_State *L, zlua_env *env, int level);
+/* [lua] luaL_where(L, level), except that levels running one of zlua's
+ * own Lua closures (chunks named "=zlua.*": LuaJIT's leaf and field
+ * closures, its pairs/ipairs, gmatch and xpcall helpers) are skipped: they
+ * serve a call or an index of the script's, as C functions do on Lua 5.4,
+ * so an error raised inside them (by a hook) names the script's line.
+ * [-0, +1] */
+void zlua_where_script(lua_State *L, int level);
+
+/* ---- pattern matching (pattern.c, pattern_lib.c) ---- */
+
+/* [lua] Replaces string.find, match, gmatch and gsub with zlua's, whose
+ * matcher bounds its work and stops when a limited call's context is done;
+ * the originals stay in the registry under ZLUA_STOCK_PATTERNS (tests).
+ * [-0, +0] */
+void zlua_open_patterns(lua_State *L, zlua_env *env);
+/* [lua] Lua 5.4: replaces string.rep, table.move, table.insert and
+ * table.remove by versions whose loops a limited call can stop
+ * (guards.c); nothing on LuaJIT. [-0, +0] */
+void zlua_open_guards(lua_State *L);
+/* Registry key of the table of the backend's original pattern functions. */
+#define ZLUA_STOCK_PATTERNS "zlua.stockpatterns"
+
+/* ---- warnings (warn.c) ---- */
+
+/* [go-safe] Installs zlua's warning function (Lua 5.4; a no-op on LuaJIT,
+ * which has no warnings). to_go != 0 sends whole messages to Go and turns
+ * warnings on; otherwise they start off and go to stderr as lua5.4 prints
+ * them. Never allocates Lua memory. [-0, +0] */
+void zlua_open_warnings(lua_State *L, zlua_env *env, int to_go);
+
+/* ---- sandbox (sandbox.c) ---- */
+
+/* [lua] Opens the standard libraries reduced to the safe set (see
+ * docs/SANDBOX.md). [-0, +0] */
+void zlua_open_safe(lua_State *L, zlua_env *env);
+
+/* ---- protected operations (protect.c) ---- */
+
+/* [go-safe] Runs opcode under lua_pcall with zlua's message handler; the
+ * push program in env->prog is copied first. Needs 3 free stack slots.
+ * Stack: [-nargs, +results or +1 error value]. Returns a LUA_* status. */
+int zlua_op(zlua_env *env, lua_State *L, int opcode, int nargs, int nres,
+	    zlua_opargs *a);
+/* [go-safe] Frees large-program copies left behind by raises. Call only
+ * when no Lua code of this env is running. */
+void zlua_reclaim(zlua_env *env);
+#ifdef ZLUA_LUAJIT
+/* [go-safe] LuaJIT: a full collection after an operation failed while the
+ * memory limit had refused an allocation (Lua 5.4 collects before it
+ * reports one); unsticks a collector the limit stopped mid-cycle (see
+ * protect.c). [-0, +0] */
+void zlua_collect_after_refusal(zlua_env *env, lua_State *L);
+#endif
+/* [lua] Records in errinfo what zlua's message handler records for an
+ * error value: the message of the value at errv (a string or number as is,
+ * else __tostring unless zlua_handler_guard says no script code may run,
+ * else "(error object is a T value)"), the traceback string at tb, and the
+ * value itself. [-0, +0] */
+void zlua_errinfo_record(lua_State *L, zlua_env *env, int errv, int tb);
+/* [go-safe] Test hook: runs a protected operation (a registry ref of nil)
+ * whose opargs sit in a fresh mapping in another light userdata segment
+ * than the env and the C stack; -1 when no such mapping could be made.
+ * [-0, +0] */
+int zlua_op_far_opargs(zlua_env *env, lua_State *L);
+/* [go-safe] Copies errinfo (message, traceback) into out pointers valid
+ * while the errinfo table holds them; returns 0 if the handler did not run.
+ * [-0, +0] */
+int zlua_errinfo(zlua_env *env, lua_State *L, const char **msg, size_t *msglen,
+		 const char **tb, size_t *tblen);
+/* [go-safe] Releases a registry ref. [-0, +0] */
+void zlua_unref(lua_State *L, int ref);
+
+/* ---- calls from Go (call.c) ---- */
+
+#define ZLUA_CALL_RES 4
+#define ZLUA_CALL_IN 4
+
+/* Results of zlua_callref, in memory Go owns for the call. */
+typedef struct zlua_callres {
+	int32_t n;      /* results produced */
+	int32_t popped; /* 1: all were scalars, read here and popped */
+	int32_t base;   /* stack top before the call (results start above) */
+	int32_t status; /* zlua_resume_scalars: the thread's status */
+	zlua_arg res[ZLUA_CALL_RES];
+	/* Arguments of zlua_callscalars, written by Go before the call: nil,
+	 * booleans (v.b), integers (isint, v.i), floats (v.n) and opaque
+	 * handles (light userdata, v.i) only. */
+	zlua_arg in[ZLUA_CALL_IN];
+} zlua_callres;
+
+/* [go-safe] Calls the committed program "REF f, args..." under lua_pcall
+ * with zlua's message handler. simple != 0 promises the program only holds
+ * ops that need not allocate (nil, booleans, numbers, refs, objects) and
+ * at most 12 values: then it runs without the dispatcher, unless an
+ * object's userdata is not in the cache. nres is a count or LUA_MULTRET.
+ * Up to ZLUA_CALL_RES results are read into r; if every result is a scalar
+ * they are popped. Stack: [-0, +results (unless popped) or +1 error]. */
+int zlua_callref(zlua_env *env, lua_State *L, int nres, int simple, zlua_callres *r);
+/* [go-safe] Calls the function at registry ref (with the value at
+ * selfref first unless selfref is LUA_NOREF: a bound method's receiver)
+ * with the nin scalar arguments of r->in, under lua_pcall with zlua's
+ * message handler, and reads the results like zlua_callref. Nothing before
+ * lua_pcall can raise (registry reads and scalar pushes, nin <=
+ * ZLUA_CALL_IN), so no push program and no dispatcher is needed.
+ * Stack: [-0, +results (unless popped) or +1 error]. */
+int zlua_callscalars(zlua_env *env, lua_State *L, int ref, int selfref, int nin, int nres,
+		     zlua_callres *r);
+/* [go-safe] Pushes _G[name] under protection (the committed program holds
+ * name) and reads it into r->res[0] like a call's one result: popped when
+ * it is a scalar. Stack: [-0, +1 (unless popped) or +1 error]. */
+int zlua_getglobal(zlua_env *env, lua_State *L, zlua_callres *r);
+/* The thread-local byte whose address is zlua_tid(). Initial-exec: the
+ * variable lives in the program itself (or a library loaded with it),
+ * and the access is then two instructions with no call (the model Go's
+ * own runtime uses for its TLS slot). */
+extern __thread char zlua_tid_anchor __attribute__((tls_model("initial-exec")));
+/* [go-safe] The calling thread's yield clock (call.c): when any Env last
+ * yielded the goroutine on this thread to the Go scheduler. [-0, +0] */
+int64_t zlua_thread_yield_at(void);
+void zlua_set_thread_yield_at(int64_t t);
+/* [go-safe] An address unique to the calling OS thread; inline, since
+ * the trampoline takes it on every Lua→Go call. [-0, +0] */
+static inline uintptr_t zlua_tid(void)
+{
+	return (uintptr_t)&zlua_tid_anchor;
+}
+/* [go-safe] Records the calling thread as the owner's around a call into
+ * Go (zluaGateCall, zluaLeafCall): the outermost one on this thread
+ * stores tid and zlua_owner_end clears it when Go returns; a nested one,
+ * or one inside Go's Hold (which recorded the thread itself), finds tid
+ * there and leaves it. The thread is the owner goroutine's for the whole
+ * cgo call that runs Lua, so no other goroutine can run on it while the
+ * word names it. Release stores: plain moves on x86. Returns whether this
+ * call recorded it. [-0, +0] */
+static inline int zlua_owner_begin(zlua_env *env, uintptr_t tid)
+{
+	if (__atomic_load_n(env->owner_tid, __ATOMIC_RELAXED) == tid)
+		return 0;
+	__atomic_store_n(env->owner_tid, tid, __ATOMIC_RELEASE);
+	return 1;
+}
+/* [go-safe] Ends what zlua_owner_begin recorded (own != 0). A Go function
+ * that called runtime.Goexit never comes back here: Go clears the word
+ * itself (callbackgate's abandon). [-0, +0] */
+static inline void zlua_owner_end(zlua_env *env, int own)
+{
+	if (own)
+		__atomic_store_n(env->owner_tid, 0, __ATOMIC_RELEASE);
+}
+/* [go-safe] Counts one Lua->Go call (env->calls, see there) and raises
+ * env->queued when env->tick_left runs out, which sends the call down the
+ * dispatcher's slow path, where Go sees whether the goroutine ran too long
+ * without passing through its scheduler and sets the next tick
+ * (callbackgate's yield.go). Until then tick_left has wrapped around and
+ * queued stays raised. [-0, +0] */
+static inline void zlua_count_call(zlua_env *env)
+{
+	__atomic_store_n(&env->calls, env->calls + 1, __ATOMIC_RELAXED);
+	if (__builtin_expect(env->tick_left-- == 0, 0))
+		env->queued = 1;
+}
+/* [go-safe] Whether *owner (read atomically) is zlua_tid(): load and
+ * compare happen in one call, on one thread, so a goroutine that moved
+ * threads cannot match a thread it has left. */
+int zlua_on_thread(const uintptr_t *owner);
+
+/* [go-safe] Pushes the value of one non-allocating push-program op (nil,
+ * booleans, integers, floats, registry refs) and advances *pp past its
+ * operand; returns 0, pushing nothing, for any other op. Shared by the
+ * protected interpreter and the unprotected fast call path. [-0, +1|0] */
+static inline int zlua_push_scalar_op(lua_State *L, int op, const unsigned char **pp)
+{
+	const unsigned char *p = *pp;
+	switch (op) {
+	case ZLUA_OP_NIL:
+		lua_pushnil(L);
+		return 1;
+	case ZLUA_OP_TRUE:
+	case ZLUA_OP_FALSE:
+		lua_pushboolean(L, op == ZLUA_OP_TRUE);
+		return 1;
+	case ZLUA_OP_INT: {
+		int64_t i;
+		memcpy(&i, p, sizeof i);
+		*pp = p + sizeof i;
+#ifdef ZLUA_LUAJIT
+		lua_pushnumber(L, (lua_Number)i);
+#else
+		lua_pushinteger(L, (lua_Integer)i);
+#endif
+		return 1;
+	}
+	case ZLUA_OP_NUM: {
+		double d;
+		memcpy(&d, p, sizeof d);
+		*pp = p + sizeof d;
+		lua_pushnumber(L, (lua_Number)d);
+		return 1;
+	}
+	case ZLUA_OP_REF: {
+		int32_t ref;
+		memcpy(&ref, p, sizeof ref);
+		*pp = p + sizeof ref;
+		lua_rawgeti(L, LUA_REGISTRYINDEX, ref);
+		return 1;
+	}
+	}
+	return 0;
+}
+
+/* [go-safe] Pushes a scalar argument written by Go (zlua_callres.in:
+ * nil, booleans, integers, floats, opaque handles as light userdata);
+ * never allocates: handles lie below 2^39, in the LuaJIT light userdata
+ * segment zlua_sv_init interned at boot. Shared by zlua_callscalars and
+ * zlua_resume_scalars. [-0, +1] */
+static inline void zlua_push_in(lua_State *L, const zlua_arg *a)
+{
+	switch (a->type) {
+	case LUA_TLIGHTUSERDATA:
+		lua_pushlightuserdata(L, (void *)(uintptr_t)a->v.i);
+		break;
+	case LUA_TBOOLEAN:
+		lua_pushboolean(L, a->v.b);
+		break;
+	case LUA_TNUMBER:
+#ifndef ZLUA_LUAJIT
+		if (a->isint) {
+			lua_pushinteger(L, a->v.i);
+			break;
+		}
+#endif
+		lua_pushnumber(L, a->isint ? (lua_Number)a->v.i : a->v.n);
+		break;
+	default:
+		lua_pushnil(L);
+	}
+}
+
+#endif
