@@ -143,13 +143,21 @@ func TestMisuseMessagesSayWhatIsWrong(t *testing.T) {
 		t.Errorf("wrapped Yield: %v", err)
 	}
 	must(t, e.SetGlobal("ne", &nilEmb{}))
+	must(t, e.SetGlobal("nv", nilEmb{})) // a by-value copy: the other field path
+	panics := e.Stats().Panics
 	for chunk, want := range map[string]string{
 		`local x = ne.Name`: `field 'Name' of nilEmb: embedded *zlua_test.nilBase is nil`,
 		`ne.Name = "q"`:     `cannot set field 'Name' of nilEmb: embedded *zlua_test.nilBase is nil`,
+		`local x = nv.Name`: `field 'Name' of nilEmb: embedded *zlua_test.nilBase is nil`,
+		`nv.Name = "q"`:     `cannot set field 'Name' of nilEmb: embedded *zlua_test.nilBase is nil`,
+		`error(tostring(nv))`: `nilEmb{Name=<nil>}`,
 	} {
 		if err := e.DoString(chunk); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: %v, want %q", chunk, err, want)
 		}
+	}
+	if n := e.Stats().Panics; n != panics {
+		t.Errorf("%d Go panics recovered for nil embedded pointers", n-panics)
 	}
 	for _, v := range []any{refArr{}, &refArr{}} {
 		if err := e.SetGlobal("ra", v); err == nil || !strings.Contains(err.Error(), `lua:",ref" needs a slice or map, got [3]int`) {

@@ -305,7 +305,10 @@ func valFieldGet(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
 	if f == nil {
 		return g.raiseText(fmt.Sprintf("%s has no field or method '%s'", vt.name, g.keyText(fr, &key)), nil)
 	}
-	fv := self.FieldByIndex(f.Index)
+	fv, err := self.FieldByIndexErr(f.Index)
+	if err != nil { // promoted through a nil embedded pointer
+		return g.raiseText(fmt.Sprintf("field '%s' of %s: %s", f.Name, vt.name, nilEmbedded(self, f.Index)), nil)
+	}
 	switch fv.Kind() {
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
 		return retInt(fr, fv.Int())
@@ -316,7 +319,7 @@ func valFieldGet(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
 		return cgo.StatusReturn1
 	}
 	g.S.ProgReset()
-	err := g.pushValue(fv, f.Name, 0)
+	err = g.pushValue(fv, f.Name, 0)
 	if err != nil {
 		return g.raiseText(fmt.Sprintf("field '%s' of %s: %v", f.Name, vt.name, err), err)
 	}
@@ -338,7 +341,11 @@ func valFieldSet(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
 	if f == nil {
 		return g.raiseText(fmt.Sprintf("%s has no field '%s'", vt.name, g.keyText(fr, &key)), nil)
 	}
-	if err := g.readAssign(fr, 2, self.FieldByIndex(f.Index)); err != nil {
+	fv, err := self.FieldByIndexErr(f.Index)
+	if err != nil {
+		return g.raiseText(fmt.Sprintf("cannot set field '%s' of %s: %s", f.Name, vt.name, nilEmbedded(self, f.Index)), nil)
+	}
+	if err := g.readAssign(fr, 2, fv); err != nil {
 		if err == errReleased {
 			return g.raiseText(err.Error(), nil)
 		}
@@ -363,7 +370,11 @@ func valToString(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
 		if i > 0 {
 			b = append(b, ' ')
 		}
-		b = fmt.Appendf(b, "%s=%v", f.Name, self.FieldByIndex(f.Index))
+		if fv, err := self.FieldByIndexErr(f.Index); err == nil {
+			b = fmt.Appendf(b, "%s=%v", f.Name, fv)
+		} else {
+			b = fmt.Appendf(b, "%s=<nil>", f.Name) // behind a nil embedded pointer, as fmt prints it
+		}
 	}
 	return g.retStr(string(append(b, '}')))
 }
