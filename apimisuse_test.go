@@ -146,10 +146,10 @@ func TestMisuseMessagesSayWhatIsWrong(t *testing.T) {
 	must(t, e.SetGlobal("nv", nilEmb{})) // a by-value copy: the other field path
 	panics := e.Stats().Panics
 	for chunk, want := range map[string]string{
-		`local x = ne.Name`: `field 'Name' of nilEmb: embedded *zlua_test.nilBase is nil`,
-		`ne.Name = "q"`:     `cannot set field 'Name' of nilEmb: embedded *zlua_test.nilBase is nil`,
-		`local x = nv.Name`: `field 'Name' of nilEmb: embedded *zlua_test.nilBase is nil`,
-		`nv.Name = "q"`:     `cannot set field 'Name' of nilEmb: embedded *zlua_test.nilBase is nil`,
+		`local x = ne.Name`:   `field 'Name' of nilEmb: embedded *zlua_test.nilBase is nil`,
+		`ne.Name = "q"`:       `cannot set field 'Name' of nilEmb: embedded *zlua_test.nilBase is nil`,
+		`local x = nv.Name`:   `field 'Name' of nilEmb: embedded *zlua_test.nilBase is nil`,
+		`nv.Name = "q"`:       `cannot set field 'Name' of nilEmb: embedded *zlua_test.nilBase is nil`,
 		`error(tostring(nv))`: `nilEmb{Name=<nil>}`,
 	} {
 		if err := e.DoString(chunk); err == nil || !strings.Contains(err.Error(), want) {

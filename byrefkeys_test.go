@@ -80,3 +80,29 @@ func TestByRefAnyMapsHoldKeysAsTablesDo(t *testing.T) {
 		t.Errorf("LiveRefs %d after the refused keys, %d before", got, refs)
 	}
 }
+
+// TestByRefSlicesIndexOnlyByNumbers: a slice pushed by reference is
+// indexed as a table's array part: s["1"] is another key than s[1] (before,
+// numeric strings, "0x1" and " 2 " included, read and wrote elements), so
+// it reads nil, as does a fraction; writing either is an error.
+func TestByRefSlicesIndexOnlyByNumbers(t *testing.T) {
+	e := newEnv(t)
+	s := []string{"a", "b"}
+	must(t, e.SetGlobal("s", zlua.ByRef(s)))
+	run(t, e, `
+		assert(s[1] == "a" and s[2.0] == "b")
+		assert(s["1"] == nil and s["0x1"] == nil and s[" 2 "] == nil and s[1.5] == nil and s.x == nil and s[true] == nil)
+		local n = 0 for i, v in ipairs(s) do n = n + 1 end assert(n == 2)`)
+	for chunk, want := range map[string]string{
+		`s["1"] = "z"`:  "bad index for []string (number expected, got string)",
+		`s[true] = "z"`: "bad index for []string (number expected, got boolean)",
+		`s[1.5] = "z"`:  "bad index for []string (number has no integer representation)",
+	} {
+		if err := e.DoString(chunk); err == nil || !strings.HasSuffix(err.Error(), want) {
+			t.Errorf("%s: %v, want suffix %q", chunk, err, want)
+		}
+	}
+	if s[0] != "a" || s[1] != "b" {
+		t.Errorf("a refused write changed the slice: %q", s)
+	}
+}

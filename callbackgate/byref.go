@@ -12,7 +12,9 @@ import (
 // Maps and slices pushed by reference (Ref, or a pointer to a map or a
 // slice) are indexed like tables: a map by its key type, a slice by
 // 1-based integers. An index past the end reads nil, as in a table, so
-// ipairs and `while t[i]` loops stop there. Only a slice reached through
+// ipairs and `while t[i]` loops stop there; so does any key but an
+// integral number (s["1"] is not s[1], as in a table), which writing
+// refuses. Only a slice reached through
 // a pointer (ByRef(&s), a struct field tagged lua:",ref") can grow:
 // assigning index #s+1 appends through the pointer. A map reads nil for a
 // key it cannot hold, as a table reads nil for a key it does not have:
@@ -43,11 +45,14 @@ func (g *Gate) elemGet(fr cgo.Frame, b *binding, ov reflect.Value, key *cgo.Arg)
 			return cgo.StatusReturn1
 		}
 	} else {
-		n, err := g.readInt(fr.Thread(), 2, key)
-		if err != nil {
-			return g.raiseText(fmt.Sprintf("bad index for %s (%v)", b.name, err), nil)
+		// Only a number that is an integer can be an index: another key
+		// (t["1"], t[1.5]) reads nil, as in a table that lacks it.
+		if key.Type != int32(cgo.TNumber) {
+			fr.ReturnNil()
+			return cgo.StatusReturn1
 		}
-		if n < 1 || n > int64(ov.Len()) {
+		n, err := g.readInt(fr.Thread(), 2, key)
+		if err != nil || n < 1 || n > int64(ov.Len()) {
 			fr.ReturnNil() // past the end, as a table reads
 			return cgo.StatusReturn1
 		}
@@ -154,6 +159,9 @@ func (g *Gate) elemSet(fr cgo.Frame, b *binding, ov reflect.Value, key *cgo.Arg)
 		}
 		ov.SetMapIndex(k, ev)
 		return g.ret0()
+	}
+	if key.Type != int32(cgo.TNumber) { // no string-to-number conversion: s["1"] is not s[1]
+		return g.raiseText(fmt.Sprintf("bad index for %s (number expected, got %s)", b.name, g.typeName(fr.Thread(), 2, key)), nil)
 	}
 	n, err := g.readInt(fr.Thread(), 2, key)
 	if err != nil {
