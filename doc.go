@@ -91,7 +91,10 @@
 //
 // A struct value (not a pointer) pushed to Lua becomes a userdata holding
 // a copy: changing it in Lua never changes the Go original, and a Go
-// function taking the struct receives a copy of Lua's. Structs of only
+// function taking the struct receives a copy of Lua's. The copy is Go's
+// (shallow): what its pointer fields and embedded pointers point to is
+// shared with the original, as after `c := orig` in Go, so v.Ptr.X = 9,
+// or v.ID = 5 for an ID promoted from an embedded *Base, writes there. Structs of only
 // numbers, booleans, arrays and structs of those are copied into Lua
 // memory and their numeric and boolean fields are read and written
 // without entering Go; others keep their copy on the Go side until Lua

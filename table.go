@@ -21,7 +21,8 @@ import (
 //
 // A Lua table becomes a *Table when read with Env.Global or Table.Get
 // into a *Table, or passed to a Go function parameter of type *Table. An
-// any parameter still receives a copy ([]any or map[any]any).
+// any parameter still receives a copy ([]any for a sequence,
+// map[string]any when every key is a string, else map[any]any).
 type Table struct{ h callbackgate.Table }
 
 // NewTable creates an empty Lua table and returns a handle on it.
