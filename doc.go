@@ -138,7 +138,8 @@
 // script can therefore make its error read as a host's sentinel error
 // (ErrMemory included); a host that must tell them apart raises error
 // objects. Error objects (tables raised with error) keep their identity
-// through any number of Go frames.
+// through any number of Go frames, and [LuaError.Value] reads one into a
+// Go value (error{code = 5} into a struct, a map or a *Table).
 //
 // # Lifetimes
 //

@@ -2,6 +2,8 @@ package zlua
 
 import (
 	"fmt"
+	"reflect"
+	"runtime"
 	"strings"
 	"unsafe"
 
@@ -32,6 +34,29 @@ func (e *LuaError) Error() string { return e.Message }
 // Unwrap returns the Go error or *PanicError that a Go function raised, if
 // this Lua error started as one.
 func (e *LuaError) Unwrap() error { return e.st.Cause() }
+
+// Value converts the value the script raised into out, a non-nil pointer,
+// as a Go function's argument converts: error{code = 5, item = "sword"}
+// reads into a struct, a map, any (map[string]any) or a *Table handle. An
+// error raised as a string or a number, and one Go code or zlua made, has
+// no other value than its Message, which a *string or *any out receives.
+//
+// A table or other value is read in the Env's state, as [Table.Get] reads:
+// call Value where Env calls may be made (on the Env's goroutine, or in a
+// Go function Lua called), before a Reset or Close of the Env
+// (ErrStale after). A *Table read this way is a handle to release.
+func (e *LuaError) Value(out any) error {
+	rv := reflect.ValueOf(out)
+	if rv.Kind() != reflect.Pointer || rv.IsNil() {
+		return fmt.Errorf("zlua: error value: out must be a non-nil pointer, got %T", out)
+	}
+	err := e.st.ValueInto(e.Message, rv.Elem())
+	runtime.KeepAlive(e) // its cleanup releases the value's ref
+	if err != nil {
+		return opErrorf(err, "error value")
+	}
+	return nil
+}
 
 // PanicError is a Go panic recovered at the gate. Lua sees it as an error
 // whose message names the function and the panic value; pcall catches it.

@@ -64,6 +64,28 @@ func ExamplePanicError() {
 	// Output: explode out of ammo
 }
 
+// A table a script raises as its error reads into a Go value.
+func ExampleLuaError_Value() {
+	env, _ := zlua.New(zlua.Options{})
+	defer env.Close()
+
+	err := env.DoString(`error({code = "E_GOLD", need = 5})`)
+	var le *zlua.LuaError
+	if errors.As(err, &le) {
+		var e struct {
+			Code string
+			Need int
+		}
+		if err := le.Value(&e); err == nil {
+			fmt.Println(le.Message)
+			fmt.Println(e.Code, e.Need)
+		}
+	}
+	// Output:
+	// (error object is a table value)
+	// E_GOLD 5
+}
+
 // A Go function yields the coroutine that called it; the values passed to
 // resume become its results.
 func ExampleYield() {

@@ -3,6 +3,7 @@ package callbackgate
 import (
 	"errors"
 	"fmt"
+	"reflect"
 	"runtime"
 	"strings"
 
@@ -301,3 +302,42 @@ func (e *stepError) Error() string {
 }
 
 func (e *stepError) Unwrap() error { return e.err }
+
+// ValueInto converts the value behind a Lua error into v, as a Go
+// function argument converts. An error without a Lua value behind it (a
+// string or number raised, or an error zlua or Go code made) is its
+// message msg, for a string or interface v. The value is read on the
+// Env's state: the gate must be open and not reset since the error was
+// made, and enterable by the caller (Enter's rules).
+func (s *LuaErrorState) ValueInto(msg string, v reflect.Value) error {
+	if s.ref == noRef {
+		switch {
+		case v.Kind() == reflect.String:
+			v.SetString(msg)
+		case v.Kind() == reflect.Interface && reflect.TypeFor[string]().AssignableTo(v.Type()):
+			v.Set(reflect.ValueOf(msg))
+		default:
+			return fmt.Errorf("the error is a string, %s cannot hold it", v.Type())
+		}
+		return nil
+	}
+	g := s.gate
+	if err := g.Enter(); err != nil {
+		if err == ErrClosed {
+			return ErrStale
+		}
+		return err
+	}
+	defer g.Exit()
+	if s.gen != g.gen {
+		return ErrStale
+	}
+	t := g.cur
+	top := t.Top()
+	defer g.RestoreTop(t, top)
+	if !g.S.Reserve(t, ReadStack) {
+		return ErrMemory
+	}
+	t.PushRef(int32(s.ref))
+	return g.ReadInto(t, t.Top(), v)
+}

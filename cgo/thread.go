@@ -132,6 +132,12 @@ func (t Thread) RawLen(idx int) int { return int(C.zlua_len(t.p, C.int(idx))) }
 // RawGetI pushes t[i] of the table at idx without metamethods.
 func (t Thread) RawGetI(idx int, i int64) { C.zlua_rawgeti(t.p, C.int(idx), C.longlong(i)) }
 
+// PushRef pushes the value registry ref ref holds (nil for a free ref);
+// one free stack slot needed. [-0, +1]
+func (t Thread) PushRef(ref int32) {
+	C.zlua_rawgeti(t.p, C.LUA_REGISTRYINDEX, C.longlong(ref))
+}
+
 // PushNil pushes nil (the first key for Next).
 func (t Thread) PushNil() { C.zlua_pushnil(t.p) }
 
