@@ -3,6 +3,7 @@ package zlua
 import (
 	"context"
 	"fmt"
+	"os"
 
 	"github.com/zlua-go/zlua/callbackgate"
 	"github.com/zlua-go/zlua/cgo"
@@ -49,10 +50,37 @@ func (e *Env) DoStringContext(ctx context.Context, chunk string) error {
 	if ctx.Done() == nil {
 		return e.DoString(chunk)
 	}
+	return e.doLimited(ctx, chunk, doStringName)
+}
+
+// DoFileContext runs the file at path like DoFile (a UTF-8 byte order
+// mark and a first line starting with # skipped, positions named
+// "path:line") under ctx, as DoStringContext runs a chunk. The file is
+// read before the limit starts: its reading is not interrupted.
+func (e *Env) DoFileContext(ctx context.Context, path string) error {
+	if e.g == nil {
+		return errUnmade
+	}
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("zlua: dofile: %w", err)
+	}
+	if ctx.Done() == nil {
+		return e.DoFile(path)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return opErrorf(err, "dofile")
+	}
+	return e.doLimited(ctx, fileChunk(b), "@"+path)
+}
+
+// doLimited loads chunk under name and runs it limited by ctx, whose
+// Done channel is not nil.
+func (e *Env) doLimited(ctx context.Context, chunk, name string) error {
 	var fired bool
 	err := e.protect(func(t cgo.Thread) int {
 		st, f := e.g.Limited(ctx, t, func() int {
-			return e.g.S.DoString(t, chunk, doStringName, e.opts.Libs.chunkMode())
+			return e.g.S.DoString(t, chunk, name, e.opts.Libs.chunkMode())
 		})
 		fired = f
 		return st

@@ -162,7 +162,7 @@
 // [Options].MemoryLimit caps the Lua heap: a script that allocates past it
 // gets Lua's "not enough memory" error (pcall can catch it; uncaught, the
 // Go caller's error matches [ErrMemory]) and the Env stays usable;
-// [Env.Stats] reports the heap. [Env.DoStringContext] stops a script when
+// [Env.Stats] reports the heap. [Env.DoStringContext] ([Env.DoFileContext] for a file) stops a script when
 // its context is done, infinite loops included, and ends with the
 // context's error even if the script caught the interruption; only
 // finalizers, Go code the script calls and (with LibsAll) a script's hook
