@@ -9,6 +9,20 @@
 #include "zlua.h"
 
 #ifndef ZLUA_LUAJIT
+/* Whether the value at idx is an interruption's message: a string that
+ * ends with the text of env's interruption. [-0, +0] */
+static int is_interruption(lua_State *L, zlua_env *env, int idx)
+{
+	size_t n, m;
+	const char *s, *want;
+	if (lua_type(L, idx) != LUA_TSTRING)
+		return 0;
+	s = lua_tolstring(L, idx, &n);
+	want = zlua_interrupt_text(env);
+	m = strlen(want);
+	return n >= m && memcmp(s + n - m, want, m) == 0;
+}
+
 /* [lua] Resumes the coroutine at index coidx of L (co) with narg values
  * from L's top; pushes the results on L and returns their count, or
  * pushes the error and returns -1. A coroutine that failed while a
@@ -40,8 +54,18 @@ static int resume(lua_State *L, zlua_env *env, int coidx, lua_State *co, int nar
 		return nres;
 	}
 	lua_xmove(co, L, 1);
-	if (zlua_interrupted(env))
-		lua_error(L); /* L was hurried above */
+	if (zlua_interrupted(env)) { /* L was hurried above */
+		/* The coroutine's own interruption goes on as it is (its
+		 * position is the coroutine's); any other failure met while the
+		 * context is done (lua_resume refusing a dead coroutine, an
+		 * error of the coroutine's code) gives way to the interruption,
+		 * or it would become the limited call's error. */
+		if (!is_interruption(L, env, -1)) {
+			lua_pop(L, 1);
+			return zlua_raise_interrupt(L, env, 1);
+		}
+		lua_error(L);
+	}
 	return -1;
 }
 
