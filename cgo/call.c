@@ -126,6 +126,12 @@ int zlua_callref(zlua_env *env, lua_State *L, int nres, int simple, zlua_callres
 {
 	int base = lua_gettop(L), st;
 	r->base = base;
+#ifdef ZLUA_LUAJIT
+	/* garbage a refused allocation left (see zlua_op) is collected after
+	 * the program is copied, which zlua_op does: take that path */
+	if (env->mem_refused && env->cstack_base == 0)
+		simple = 0;
+#endif
 	if (simple) {
 		size_t n = env->prog_len;
 		env->prog_len = 0;
@@ -168,6 +174,10 @@ int zlua_callscalars(zlua_env *env, lua_State *L, int ref, int selfref, int nin,
 {
 	int base = lua_gettop(L), st, i, nargs = nin;
 	r->base = base;
+#ifdef ZLUA_LUAJIT
+	if (env->mem_refused && env->cstack_base == 0) /* see zlua_op */
+		zlua_collect_after_refusal(env, L);
+#endif
 	zlua_push_msgh(L, env);
 	lua_rawgeti(L, LUA_REGISTRYINDEX, ref);
 	if (selfref != LUA_NOREF) {

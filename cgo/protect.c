@@ -304,6 +304,17 @@ int zlua_op(zlua_env *env, lua_State *L, int opcode, int nargs, int nres,
 		}
 	}
 
+#ifdef ZLUA_LUAJIT
+	/* An outermost operation that ended normally after the limit refused
+	 * an allocation (a script caught its memory error and went on) left
+	 * the heap full of garbage that LuaJIT, which reports a failed
+	 * allocation without collecting first, may not reach before this
+	 * operation allocates: this call would fail for the last one's
+	 * garbage. Collect it first (after the program copy: finalizers may
+	 * re-enter Go; one stack slot, of the three reserved for below). */
+	if (env->mem_refused && env->cstack_base == 0)
+		zlua_collect_after_refusal(env, L);
+#endif
 	/* message handler, dispatcher, opargs below the arguments (with no
 	 * arguments each is pushed in place: no rotation). On Lua 5.4 both
 	 * are light C functions, pushed without a registry lookup and without
