@@ -236,10 +236,14 @@ func (g *Gate) ErrorFromTop(t cgo.Thread, status int) error {
 		} else {
 			le.Message = "(error object is a " + g.S.TypeName(t, -1) + " value)"
 		}
+		goErr := g.goErrorAt(t, t.Top())
 		if ref, err := g.refTop(t); err == nil {
 			le.ref, le.gate, le.gen = ref, g, g.gen
 			track(g, le, int32(ref)) // the error value lives while le does
 			le.cause = g.wrappedCause(t, ref)
+		}
+		if le.cause == nil {
+			le.cause = goErr
 		}
 	}
 	if le.ref == noRef { // a string: Go errors are raised as strings
@@ -340,4 +344,25 @@ func (s *LuaErrorState) ValueInto(msg string, v reflect.Value) error {
 	}
 	t.PushRef(int32(s.ref))
 	return g.ReadInto(t, t.Top(), v)
+}
+
+// goErrorAt is the Go error a script raised as an object, error(obj) of
+// a Go object (ByObj) whose type implements error and whose view, if it
+// was pushed as one, keeps Error; else nil. It becomes the LuaError's
+// cause, so errors.As reaches it as it reaches an error a Go function
+// returned.
+func (g *Gate) goErrorAt(t cgo.Thread, idx int) error {
+	a := t.Arg(idx)
+	if a.Type != int32(cgo.TUserdata) {
+		return nil
+	}
+	s, b, ok, err := g.objAt(t, idx, &a)
+	if !ok || err != nil || b == nil {
+		return nil
+	}
+	ge, isErr := g.objs.Val(s).(error)
+	if !isErr || (b.view != nil && !b.view.Implements(errorType)) {
+		return nil
+	}
+	return ge
 }

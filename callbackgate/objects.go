@@ -366,6 +366,10 @@ func objToString(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
 	if s == nil {
 		return st
 	}
+	// As fmt prints it: Error first, then String.
+	if e, ok := g.objs.Val(s).(error); ok && (b.view == nil || b.view.Implements(errorType)) {
+		return g.retStr(e.Error())
+	}
 	if str, ok := g.objs.Val(s).(fmt.Stringer); ok && (b.view == nil || b.view.Implements(stringerType)) {
 		return g.retStr(str.String())
 	}
