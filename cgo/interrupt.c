@@ -33,3 +33,45 @@ int zlua_raise_interrupt(lua_State *L, zlua_env *env, int level)
 	lua_concat(L, 2);
 	return lua_error(L);
 }
+
+/* The state of zlua_load_chunk's reader: what is left of the chunk. */
+typedef struct piece_reader {
+	zlua_env *env;
+	const char *p;
+	size_t left;
+} piece_reader;
+
+/* [lua] lua_Reader of zlua_load_chunk: the next ZLUA_LOAD_PIECE bytes,
+ * unless the limited call's context is done: then the interruption is
+ * raised, out of lua_load, which returns it as its error. */
+static const char *read_piece(lua_State *L, void *ud, size_t *size)
+{
+	piece_reader *r = (piece_reader *)ud;
+	const char *p = r->p;
+	size_t n = r->left < ZLUA_LOAD_PIECE ? r->left : ZLUA_LOAD_PIECE;
+	if (zlua_interrupted(r->env)) {
+		zlua_hook_hurry(L); /* the caller's next instruction raises it too */
+		lua_pushstring(L, zlua_interrupt_text(r->env));
+		lua_error(L);
+	}
+	r->p += n;
+	r->left -= n;
+	*size = n;
+	return n > 0 ? p : NULL;
+}
+
+int zlua_load_chunk(lua_State *L, zlua_env *env, const char *chunk, size_t len, const char *name,
+		    const char *mode)
+{
+	piece_reader r;
+	if (env->limit_depth == 0 || len <= ZLUA_LOAD_PIECE)
+		return luaL_loadbufferx(L, chunk, len, name, mode);
+	r.env = env;
+	r.p = chunk;
+	r.left = len;
+#ifdef ZLUA_LUAJIT
+	return lua_loadx(L, read_piece, &r, name, mode);
+#else
+	return lua_load(L, read_piece, &r, name, mode);
+#endif
+}

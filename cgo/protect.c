@@ -130,7 +130,7 @@ int zlua_dispatch(lua_State *L)
 		return 1;
 	case ZLUA_DO_LOAD:
 	case ZLUA_DO_DOSTRING:
-		st = luaL_loadbufferx(L, a->chunk, a->chunk_len, a->chunk_name, a->mode);
+		st = zlua_load_chunk(L, env, a->chunk, a->chunk_len, a->chunk_name, a->mode);
 		if (st != LUA_OK)
 			return lua_error(L); /* the syntax error message */
 		if (opcode == ZLUA_DO_LOAD)

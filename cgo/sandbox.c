@@ -20,6 +20,25 @@ static const char *const refused_gc[] = { "stop",         "restart",      "setpa
 					  "incremental", "generational", "isrunning", NULL };
 static const char *const allowed_gc[] = { "collect", "count", "step", NULL };
 
+/* [lua] A reader function for load over the string at upvalue 1, from
+ * the offset at upvalue 2: ZLUA_LOAD_PIECE bytes at a time, or the
+ * interruption once the limited call's context is done. */
+static int piece_reader(lua_State *L)
+{
+	zlua_env *env = zlua_envof(L);
+	size_t len, off = (size_t)lua_tointeger(L, lua_upvalueindex(2)), n;
+	const char *s = lua_tolstring(L, lua_upvalueindex(1), &len);
+	if (zlua_interrupted(env))
+		return zlua_raise_interrupt(L, env, 1);
+	if (s == NULL || off >= len)
+		return 0; /* the end */
+	n = len - off < ZLUA_LOAD_PIECE ? len - off : ZLUA_LOAD_PIECE;
+	lua_pushinteger(L, (lua_Integer)(off + n));
+	lua_replace(L, lua_upvalueindex(2));
+	lua_pushlstring(L, s + off, n);
+	return 1;
+}
+
 /* [lua] load / loadstring that only accept text: a reader function's
  * pieces are gathered first, so binary chunks are refused the same way on
  * both backends. Upvalue 1: the original load. */
@@ -86,6 +105,19 @@ static int safe_load(lua_State *L)
 		lua_pushfstring(L, "attempt to load a text chunk (mode is '%s')", mode);
 #endif
 		return 2;
+	}
+	if (len > ZLUA_LOAD_PIECE && zlua_envof(L)->limit_depth > 0) {
+		/* Inside a limited call the parser gets the chunk in pieces,
+		 * and the interruption between two (zlua_load_chunk): a reader
+		 * over the string, named as the string would name itself. */
+		if (lua_isnil(L, 2)) {
+			lua_pushvalue(L, 1);
+			lua_replace(L, 2);
+		}
+		lua_pushvalue(L, 1);
+		lua_pushinteger(L, 0);
+		lua_pushcclosure(L, piece_reader, 2);
+		lua_replace(L, 1);
 	}
 	base = lua_gettop(L);
 	lua_pushvalue(L, lua_upvalueindex(1));

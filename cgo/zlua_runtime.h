@@ -265,6 +265,17 @@ int zlua_raise_interrupt(lua_State *L, zlua_env *env, int level);
  * so an error raised inside them (by a hook) names the script's line.
  * [-0, +1] */
 void zlua_where_script(lua_State *L, int level);
+/* Bytes of a chunk the parser gets at a time inside a limited call. */
+#define ZLUA_LOAD_PIECE 1024
+/* [lua] luaL_loadbufferx, except that inside a limited call a chunk is
+ * given to the parser ZLUA_LOAD_PIECE bytes at a time, and the
+ * interruption is raised between two pieces once the context is done: a
+ * crafted chunk can make parsing superlinear (each of many names searched
+ * through every enclosing function's locals), and no instruction runs
+ * while it compiles. Returns lua_load's status, the function or the error
+ * on top. [-0, +1] */
+int zlua_load_chunk(lua_State *L, zlua_env *env, const char *chunk, size_t len, const char *name,
+		    const char *mode);
 
 /* ---- pattern matching (pattern.c, pattern_lib.c) ---- */
 
