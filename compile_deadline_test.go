@@ -71,13 +71,15 @@ func TestLimitedLoadsReadAsPlainOnes(t *testing.T) {
 	must(t, e.SetGlobal("good", body))
 	must(t, e.SetGlobal("bad", body+"\nlocal = 1"))
 	must(t, e.SetGlobal("late", body+"\nerror('late')"))
+	must(t, e.SetGlobal("envd", strings.Repeat("local a = 1\n", 200)+"return x"))
 	script := `
 		local f = assert(load(good))
 		local n, s = f()
 		local _, bad = load(bad)
 		local _, late = pcall(load(late))
 		local _, named = pcall(load(late, "=named"))
-		result = table.concat({n, s, bad, late, named}, "|")`
+		local inenv = load(envd, "=envd", "t", {x = "env"})()
+		result = table.concat({n, s, bad, late, named, inenv}, "|")`
 	run(t, e, script)
 	plain := global[string](t, e, "result")
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
@@ -98,5 +100,36 @@ func TestLimitedLoadsReadAsPlainOnes(t *testing.T) {
 	b := hostErr(func(s string) error { return e.DoStringContext(ctx, s) })
 	if a != b || a == "" {
 		t.Errorf("syntax errors differ: %q limited, %q plain", b, a)
+	}
+}
+
+// TestHooksStayOnAfterAnInterruptedLoad: the sandbox's load, interrupted
+// while it compiles, leaves the hooks on, so the next limited call stops
+// at its deadline too. (Given to LuaJIT's load as a reader function, the
+// pieces made the hurried hook raise inside the reader's call, which left
+// every hook of the state off: the next loop ran forever.)
+func TestHooksStayOnAfterAnInterruptedLoad(t *testing.T) {
+	e, err := zlua.New(zlua.Options{Libs: zlua.LibsSafe})
+	must(t, err)
+	defer e.Close()
+	must(t, e.SetGlobal("src", slowToCompile(60, 200000)))
+	for i := 0; i < 2; i++ {
+		for _, chunk := range []string{
+			`local ok, f, err = pcall(load, src) local x = 0 while true do x = x + 1 end`,
+			`local x = 0 while true do x = x + 1 end`,
+		} {
+			ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+			done := make(chan error, 1)
+			go func() { done <- e.DoStringContext(ctx, chunk) }()
+			select {
+			case err := <-done:
+				if !errors.Is(err, context.DeadlineExceeded) {
+					t.Errorf("%s: %v", chunk, err)
+				}
+			case <-time.After(10 * time.Second):
+				t.Fatalf("%s ran on past its deadline (hooks off?)", chunk)
+			}
+			cancel()
+		}
 	}
 }

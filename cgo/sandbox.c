@@ -20,25 +20,6 @@ static const char *const refused_gc[] = { "stop",         "restart",      "setpa
 					  "incremental", "generational", "isrunning", NULL };
 static const char *const allowed_gc[] = { "collect", "count", "step", NULL };
 
-/* [lua] A reader function for load over the string at upvalue 1, from
- * the offset at upvalue 2: ZLUA_LOAD_PIECE bytes at a time, or the
- * interruption once the limited call's context is done. */
-static int piece_reader(lua_State *L)
-{
-	zlua_env *env = zlua_envof(L);
-	size_t len, off = (size_t)lua_tointeger(L, lua_upvalueindex(2)), n;
-	const char *s = lua_tolstring(L, lua_upvalueindex(1), &len);
-	if (zlua_interrupted(env))
-		return zlua_raise_interrupt(L, env, 1);
-	if (s == NULL || off >= len)
-		return 0; /* the end */
-	n = len - off < ZLUA_LOAD_PIECE ? len - off : ZLUA_LOAD_PIECE;
-	lua_pushinteger(L, (lua_Integer)(off + n));
-	lua_replace(L, lua_upvalueindex(2));
-	lua_pushlstring(L, s + off, n);
-	return 1;
-}
-
 /* [lua] load / loadstring that only accept text: a reader function's
  * pieces are gathered first, so binary chunks are refused the same way on
  * both backends. Upvalue 1: the original load. */
@@ -108,16 +89,33 @@ static int safe_load(lua_State *L)
 	}
 	if (len > ZLUA_LOAD_PIECE && zlua_envof(L)->limit_depth > 0) {
 		/* Inside a limited call the parser gets the chunk in pieces,
-		 * and the interruption between two (zlua_load_chunk): a reader
-		 * over the string, named as the string would name itself. */
-		if (lua_isnil(L, 2)) {
-			lua_pushvalue(L, 1);
-			lua_replace(L, 2);
+		 * and the interruption between two (zlua_load_chunk). Loaded
+		 * here, through a C reader, not by giving the original load a
+		 * reader function: on LuaJIT the hurried hook's call event would
+		 * raise inside that function's call, which leaves LuaJIT's hooks
+		 * off for good (cstack.c). Then as the stock load ends: the
+		 * chunk named by itself by default, the env argument set (5.4:
+		 * the first upvalue; LuaJIT: a table as the environment), nil
+		 * and the message on failure. */
+		int st = zlua_load_chunk(L, zlua_envof(L), s, len, luaL_optstring(L, 2, s), "t");
+		if (st != LUA_OK) {
+			lua_pushnil(L);
+			lua_insert(L, -2);
+			return 2;
 		}
-		lua_pushvalue(L, 1);
-		lua_pushinteger(L, 0);
-		lua_pushcclosure(L, piece_reader, 2);
-		lua_replace(L, 1);
+		if (n >= 4) {
+#ifdef ZLUA_LUAJIT
+			if (lua_istable(L, 4)) {
+				lua_pushvalue(L, 4);
+				lua_setfenv(L, -2);
+			}
+#else
+			lua_pushvalue(L, 4);
+			if (!lua_setupvalue(L, -2, 1))
+				lua_pop(L, 1);
+#endif
+		}
+		return 1;
 	}
 	base = lua_gettop(L);
 	lua_pushvalue(L, lua_upvalueindex(1));
