@@ -23,6 +23,10 @@
 #ifdef ZLUA_LUAJIT
 #include <pthread.h>
 
+/* The longest table a limited sort without comparator sorts with the
+ * stock compare (bigsort). */
+#define ZLUA_SORT_STOCK 4096
+
 /* The lowest address a thread's C stack may reach before zlua_cstack_over
  * says so: its end (pthread_getattr_np) plus ZLUA_CSTACK_RESERVE, found
  * once per thread; 0 when unknown (then only the base rule applies). */
@@ -61,6 +65,35 @@ static int deep(lua_State *L)
 	return 1;
 }
 
+/* [lua] Whether table.sort's arguments (on the stack) are a long table
+ * without a comparator, inside a limited call where the script's hook
+ * asks for no call events: LuaJIT's sort is a median-of-three quicksort
+ * without a random pivot, so a crafted order makes it quadratic (40,000
+ * numbers: 9 s), and without a comparator it runs no instruction and
+ * makes no call the deadline could stop. The wrapper then gives it
+ * sort_lt, whose calls the hurried hook's call events stop. Shorter
+ * tables (the quadratic case stays in milliseconds) and calls outside
+ * limited calls keep the stock compare. */
+static int bigsort(lua_State *L)
+{
+	zlua_env *env = zlua_envof(L);
+	zlua_hookrec *rec;
+	int big = lua_gettop(L) >= 1 && lua_gettop(L) <= 2 && lua_isnoneornil(L, 2) &&
+		  lua_type(L, 1) == LUA_TTABLE && env->limit_depth > 0 &&
+		  lua_objlen(L, 1) > ZLUA_SORT_STOCK;
+	if (big && (rec = zlua_hookrec_of(L, env, 0, 0)) != NULL && (rec->mask & LUA_MASKCALL))
+		big = 0; /* the script's call hook would see sort_lt's calls */
+	lua_pushboolean(L, big);
+	return 1;
+}
+
+/* [lua] The comparator bigsort's sorts get: the stock default, a < b. */
+static int sort_lt(lua_State *L)
+{
+	lua_pushboolean(L, lua_lessthan(L, 1, 2));
+	return 1;
+}
+
 /* Each wrapper errs the way its original reports failure: resume and load
  * return false/nil and the message, wrap's function raises it at its
  * caller's line (as Lua 5.4's does), the others raise it without a
@@ -78,7 +111,7 @@ static int deep(lua_State *L)
  * functions). That call is not a tail call, so a message load positions
  * at its caller names this chunk: the prefix is taken off. */
 static const char wrap_src[] =
-	"local deep, co, tbl, G = ...\n"
+	"local deep, co, tbl, G, bigsort, lt = ...\n"
 	"local error, type = error, type\n"
 	"local msg = 'C stack overflow'\n"
 	"local cocreate, coresume = co and co.create, co and co.resume\n"
@@ -100,6 +133,7 @@ static const char wrap_src[] =
 	"end\n"
 	"if tbl and tbl.sort then local sort = tbl.sort tbl.sort = function(...)\n"
 	"  if deep() then error(msg, 0) end\n"
+	"  if bigsort(...) then return sort((...), lt) end\n"
 	"  return sort(...)\n"
 	"end end\n"
 	"local function raising(name)\n"
@@ -151,7 +185,9 @@ void zlua_open_cstack(lua_State *L, zlua_env *env)
 		lua_pushnil(L);
 	}
 	zlua_pushglobaltable(L);
-	lua_call(L, 4, 0);
+	lua_pushcfunction(L, bigsort);
+	lua_pushcfunction(L, sort_lt);
+	lua_call(L, 6, 0);
 }
 #endif
 
