@@ -50,7 +50,9 @@
 // converted from Lua with Lua's own rules and wording: a wrong argument
 // raises "bad argument #2 to 'add' (number expected, got string)". A last
 // result of type error raises a Lua error when non-nil; returning
-// [Yield](values...) there yields the calling coroutine. A panic is
+// [Yield](values...) there yields the calling coroutine. A result of type
+// [Values] returns as many results as it has elements (none for nil). A
+// panic is
 // recovered and raised as a Lua error naming the function; if no pcall
 // catches it, the Go caller gets a [*PanicError].
 //

@@ -86,6 +86,31 @@ func ExampleLuaError_Value() {
 	// E_GOLD 5
 }
 
+// A Go function returns a variable number of results with Values.
+func ExampleValues() {
+	env, _ := zlua.New(zlua.Options{})
+	defer env.Close()
+
+	env.SetGlobal("find", func(name string) zlua.Values {
+		if name == "sword" {
+			return zlua.Values{"sword", 12}
+		}
+		return zlua.Values{nil, "no " + name}
+	})
+	env.DoString(`
+		item, damage = find("sword")
+		missing, why = find("shield")
+		count = select("#", find("sword"))`)
+	var item, why string
+	var damage, count int
+	env.Global("item", &item)
+	env.Global("damage", &damage)
+	env.Global("why", &why)
+	env.Global("count", &count)
+	fmt.Println(item, damage, why, count)
+	// Output: sword 12 no shield 2
+}
+
 // A Go function yields the coroutine that called it; the values passed to
 // resume become its results.
 func ExampleYield() {

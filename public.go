@@ -20,6 +20,7 @@ func init() {
 		LuaError:   reflect.TypeFor[*LuaError](),
 		PanicError: reflect.TypeFor[*PanicError](),
 		Thread:     reflect.TypeFor[*Thread](),
+		Values:     reflect.TypeFor[Values](),
 	})
 }
 

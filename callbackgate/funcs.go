@@ -224,7 +224,8 @@ func giveBack(spare *atomic.Pointer[[]reflect.Value], held *[]reflect.Value) {
 
 // results pushes the results of a reflective call: a non-nil last error
 // raises instead; a result declared as a non-empty interface is pushed
-// with that interface as its view.
+// with that interface as its view; a result of the public Values type is
+// as many results as it has elements.
 func (g *Gate) results(out []reflect.Value, types []reflect.Type, name string) int32 {
 	if n := len(types); n > 0 && types[n-1] == errorType {
 		last := out[n-1]
@@ -236,7 +237,15 @@ func (g *Gate) results(out []reflect.Value, types []reflect.Type, name string) i
 	g.S.ProgReset()
 	for i, v := range out {
 		var err error
-		if t := types[i]; t.Kind() == reflect.Interface && t.NumMethod() > 0 {
+		if t := types[i]; t == pub.Values {
+			// each element is a result of its own
+			for j := range v.Len() {
+				if err := g.pushValue(v.Index(j), name, 0); err != nil {
+					return g.raiseText(fmt.Sprintf("result #%d of '%s' (element %d of its Values): %v", i+1, name, j+1, err), err)
+				}
+			}
+			continue
+		} else if t.Kind() == reflect.Interface && t.NumMethod() > 0 {
 			err = g.pushViewed(v, t)
 		} else {
 			err = g.pushValue(v, name, 0)

@@ -22,14 +22,20 @@ import (
 type PublicTypes struct {
 	Function, Table, LuaError, PanicError reflect.Type
 	Thread                                reflect.Type
+	// Values is the public multiple-results type: a slice of any whose
+	// elements a Go function's result of that type returns one by one.
+	Values reflect.Type
 }
+
+// Values is the gate's own multiple-results type (see PublicTypes).
+type Values []any
 
 var (
 	luaErrorType   = reflect.TypeFor[*LuaError]()
 	panicErrorType = reflect.TypeFor[*PanicError]()
 
 	// pub holds the registered public types; until then, the gate's own.
-	pub = PublicTypes{functionType, tableType, luaErrorType, panicErrorType, threadType}
+	pub = PublicTypes{functionType, tableType, luaErrorType, panicErrorType, threadType, reflect.TypeFor[Values]()}
 )
 
 // RegisterPublic makes the gate produce and accept p's types. Each must be
@@ -44,6 +50,9 @@ func RegisterPublic(p PublicTypes) {
 		if c.got == nil || c.got.Kind() != reflect.Pointer || !sameLayout(c.got.Elem(), c.want.Elem()) {
 			panic(fmt.Sprintf("zlua: public type %v is not laid out as %v", c.got, c.want))
 		}
+	}
+	if v := p.Values; v == nil || v.Kind() != reflect.Slice || v.Elem() != reflect.TypeFor[any]() {
+		panic(fmt.Sprintf("zlua: public multiple-results type %v is not a slice of any", p.Values))
 	}
 	pub = p
 }
