@@ -79,3 +79,20 @@ func ExampleAsTable() {
 	fmt.Println(summary)
 	// Output: arena: sword, bow (table)
 }
+
+// RawGet reads a proxy table's own contents, past its __index.
+func ExampleTable_RawGet() {
+	env, _ := zlua.New(zlua.Options{})
+	defer env.Close()
+
+	env.DoString(`config = setmetatable({speed = 3}, {__index = function() return "default" end})`)
+	var config *zlua.Table
+	env.Global("config", &config)
+	defer config.Release()
+
+	var viaIndex, raw any
+	config.Get("color", &viaIndex)
+	config.RawGet("color", &raw)
+	fmt.Println(viaIndex, raw)
+	// Output: default <nil>
+}

@@ -204,6 +204,13 @@ int zlua_dispatch(lua_State *L)
 		lua_gettable(L, -2);
 		lua_pushboolean(L, zlua_callable(L, -1));
 		return 2;
+	case ZLUA_DO_RAWINDEX:
+	case ZLUA_DO_RAWNEWINDEX:
+	case ZLUA_DO_RAWLEN:
+	case ZLUA_DO_GETMETA:
+	case ZLUA_DO_SETMETA:
+		zlua_prog_run(L, env, a->prog, a->prog_len);
+		return zlua_raw_op(L, opcode);
 	case ZLUA_DO_NEWTHREAD: /* program: f */
 		return zlua_thread_new(L, env, a);
 	case ZLUA_DO_RESUME: /* program: co, args */
@@ -283,7 +290,8 @@ int zlua_op(zlua_env *env, lua_State *L, int opcode, int nargs, int nres,
 	if (opcode == ZLUA_DO_SETGLOBAL || opcode == ZLUA_DO_GETGLOBAL ||
 	    opcode == ZLUA_DO_CALL || opcode == ZLUA_DO_PROGREF ||
 	    opcode == ZLUA_DO_CALLPROG || opcode == ZLUA_DO_SVINIT ||
-	    (opcode >= ZLUA_DO_INDEX && opcode <= ZLUA_DO_PAIRS) || opcode == ZLUA_DO_METHOD ||
+	    (opcode >= ZLUA_DO_INDEX && opcode <= ZLUA_DO_PAIRS) ||
+	    (opcode >= ZLUA_DO_METHOD && opcode <= ZLUA_DO_SETMETA) ||
 	    opcode == ZLUA_DO_NEWTHREAD || opcode == ZLUA_DO_RESUME) {
 		a->prog_len = env->prog_len;
 		env->prog_len = 0;

@@ -48,3 +48,30 @@ int zlua_callable(lua_State *L, int idx)
 	lua_pop(L, 1);
 	return 1;
 }
+
+int zlua_raw_op(lua_State *L, int opcode)
+{
+	int obj = opcode == ZLUA_DO_RAWNEWINDEX ? -3 : opcode == ZLUA_DO_RAWLEN || opcode == ZLUA_DO_GETMETA ? -1 : -2;
+	if (lua_type(L, obj) != LUA_TTABLE)
+		return luaL_error(L, "table expected, got %s", luaL_typename(L, obj));
+	switch (opcode) {
+	case ZLUA_DO_RAWINDEX:
+		lua_rawget(L, -2);
+		return 1;
+	case ZLUA_DO_RAWNEWINDEX:
+		lua_rawset(L, -3);
+		return 0;
+	case ZLUA_DO_RAWLEN:
+		lua_pushinteger(L, (lua_Integer)zlua_rawlen(L, -1));
+		return 1;
+	case ZLUA_DO_GETMETA:
+		if (!lua_getmetatable(L, -1))
+			lua_pushnil(L);
+		return 1;
+	default: /* ZLUA_DO_SETMETA */
+		if (!lua_istable(L, -1) && !lua_isnil(L, -1))
+			return luaL_error(L, "metatable must be a table or nil");
+		lua_setmetatable(L, -2);
+		return 0;
+	}
+}

@@ -157,6 +157,18 @@ const (
 	// Lua can call it (a function, or a value whose metatable has
 	// __call). Program: [obj,] key.
 	OpMethod = int(C.ZLUA_DO_METHOD)
+	// OpRawIndex leaves rawget(obj, key). Program: [obj,] key.
+	OpRawIndex = int(C.ZLUA_DO_RAWINDEX)
+	// OpRawNewIndex does rawset(obj, key, value). Program: [obj,] key, value.
+	OpRawNewIndex = int(C.ZLUA_DO_RAWNEWINDEX)
+	// OpRawLen leaves the raw length of obj. Program: [obj].
+	OpRawLen = int(C.ZLUA_DO_RAWLEN)
+	// OpGetMeta leaves obj's metatable, or nil (no __metatable field
+	// consulted). Program: [obj].
+	OpGetMeta = int(C.ZLUA_DO_GETMETA)
+	// OpSetMeta sets obj's metatable to mt, a table or nil. Program:
+	// [obj,] mt.
+	OpSetMeta = int(C.ZLUA_DO_SETMETA)
 )
 
 // Unrefs releases the registry refs of refs in one crossing.

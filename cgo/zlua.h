@@ -296,6 +296,12 @@ enum zlua_opcode {
 	ZLUA_DO_PAIRS = 43,    /* program: [obj]; leaves {k1, v1, k2, v2, ...} */
 	ZLUA_DO_METHOD = 48,   /* program: [obj,] key; leaves obj[key] and whether
 	                        * Lua can call it (zlua_callable) */
+	/* The same without metamethods; obj must be a table (tables.c). */
+	ZLUA_DO_RAWINDEX = 49,    /* program: [obj,] key; leaves rawget(obj, key) */
+	ZLUA_DO_RAWNEWINDEX = 50, /* program: [obj,] key, value; rawset */
+	ZLUA_DO_RAWLEN = 51,      /* program: [obj]; leaves rawlen(obj) */
+	ZLUA_DO_GETMETA = 52,     /* program: [obj]; leaves its metatable or nil */
+	ZLUA_DO_SETMETA = 53,     /* program: [obj,] mt (a table or nil) */
 	/* Threads driven from Go (resume.c). */
 	ZLUA_DO_NEWTHREAD = 44, /* program: f; leaves a new thread running f */
 	ZLUA_DO_RESUME = 45,    /* program: co, args; leaves the results, or the

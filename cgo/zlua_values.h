@@ -398,6 +398,11 @@ void zlua_pairs(lua_State *L);
  * stock Lua). Table.Method binds such values. Raises only a memory error
  * (the field name is pushed). [-0, +0] */
 int zlua_callable(lua_State *L, int idx);
+/* [lua] The raw operations (ZLUA_DO_RAWINDEX .. ZLUA_DO_SETMETA) on the
+ * operands the program pushed: [obj, key], [obj, key, value], [obj] or
+ * [obj, mt]. obj must be a table (else an error: the raw API functions
+ * assume one), mt a table or nil. Returns the results left. */
+int zlua_raw_op(lua_State *L, int opcode);
 
 /* ---- reading values from Go (read.c) ---- */
 

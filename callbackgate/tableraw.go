@@ -1,0 +1,94 @@
+package callbackgate
+
+import (
+	"reflect"
+
+	"github.com/zlua-go/zlua/cgo"
+)
+
+// RawGet reads rawget(tb, key) into out, converted like a Go function
+// argument: no __index runs.
+func (tb *Table) RawGet(key any, out reflect.Value) error {
+	return tb.call(func(g *Gate, t cgo.Thread) error {
+		g.S.ProgReset()
+		g.S.PutRef(tb.ref)
+		if err := g.push(key, "", 0); err != nil {
+			return err
+		}
+		if err := g.run(t, cgo.OpRawIndex, 1); err != nil {
+			return err
+		}
+		if !g.S.Reserve(t, ReadStack) {
+			return ErrMemory
+		}
+		return g.ReadInto(t, t.Top(), out)
+	})
+}
+
+// RawSet does rawset(tb, key, value): no __newindex runs. A nil or NaN
+// key is refused as Lua refuses it.
+func (tb *Table) RawSet(key, value any) error {
+	if err := checkKey(key); err != nil {
+		return err
+	}
+	return tb.call(func(g *Gate, t cgo.Thread) error {
+		g.S.ProgReset()
+		g.S.PutRef(tb.ref)
+		if err := g.push(key, "", 0); err != nil {
+			return err
+		}
+		name, _ := key.(string)
+		if err := g.push(value, name, 0); err != nil {
+			return err
+		}
+		return g.run(t, cgo.OpRawNewIndex, 0)
+	})
+}
+
+// RawLen returns the raw length of tb (the border of its sequence part;
+// no __len runs).
+func (tb *Table) RawLen() (n int, err error) {
+	err = tb.call(func(g *Gate, t cgo.Thread) error {
+		g.S.ProgReset()
+		g.S.PutRef(tb.ref)
+		if err := g.run(t, cgo.OpRawLen, 1); err != nil {
+			return err
+		}
+		n = int(t.ToInteger(t.Top()))
+		return nil
+	})
+	return n, err
+}
+
+// Metatable returns a handle on tb's metatable, or nil when it has none.
+// The metatable itself, whatever its __metatable field says.
+func (tb *Table) Metatable() (mt *Table, err error) {
+	err = tb.call(func(g *Gate, t cgo.Thread) error {
+		g.S.ProgReset()
+		g.S.PutRef(tb.ref)
+		if err := g.run(t, cgo.OpGetMeta, 1); err != nil {
+			return err
+		}
+		if t.Type(t.Top()) != int(cgo.TTable) {
+			return nil
+		}
+		mt, err = g.NewTableRef(t, t.Top())
+		return err
+	})
+	return mt, err
+}
+
+// SetMetatable sets tb's metatable to mt (nil removes it), as
+// debug.setmetatable does: a __metatable field does not protect it.
+func (tb *Table) SetMetatable(mt *Table) error {
+	return tb.call(func(g *Gate, t cgo.Thread) error {
+		g.S.ProgReset()
+		g.S.PutRef(tb.ref)
+		if mt == nil {
+			g.S.PutNil()
+		} else if err := mt.put(g, "table"); err != nil {
+			return err
+		}
+		return g.run(t, cgo.OpSetMeta, 0)
+	})
+}
