@@ -16,7 +16,9 @@ import (
 // it. Pushed into its own Env it is the table itself.
 //
 // Get, Set, Len and Method index the table as Lua code does (metamethods
-// run, under protection); ForEach reads it raw. Each is one API call, made
+// run, under protection); ForEach, RawGet, RawSet and RawLen read and
+// write it raw, and Metatable and SetMetatable reach its metatable as the
+// debug library does. Each is one API call, made
 // on the Env's goroutine.
 //
 // A Lua table becomes a *Table when read with Env.Global or Table.Get
