@@ -76,16 +76,28 @@ func (e *Env) Globals() (*Table, error) {
 // Get reads t[key] into *out, converting it as Env.Global does; __index
 // runs. key converts like a SetGlobal value (a Go string is a Lua string,
 // a Go int a Lua integer). A missing key reads as nil.
-func (t *Table) Get(key, out any) error {
+func (t *Table) Get(key, out any) error { return t.get("get", key, out, t.handle().Get) }
+
+// handle is the gate's table (nil for a nil *Table).
+func (t *Table) handle() *callbackgate.Table {
+	if t == nil {
+		return nil
+	}
+	return &t.h
+}
+
+// get checks out and reads t[key] into it with read (Get or RawGet of the
+// gate's table); what names the operation in errors.
+func (t *Table) get(what string, key, out any, read func(any, reflect.Value) error) error {
 	rv := reflect.ValueOf(out)
 	if rv.Kind() != reflect.Pointer || rv.IsNil() {
-		return fmt.Errorf("zlua: table get %s: out must be a non-nil pointer, got %T", keyText(key), out)
+		return fmt.Errorf("zlua: table %s %s: out must be a non-nil pointer, got %T", what, keyText(key), out)
 	}
 	if t == nil {
-		return fmt.Errorf("zlua: table get %s: %w", keyText(key), errNilHandle)
+		return fmt.Errorf("zlua: table %s %s: %w", what, keyText(key), errNilHandle)
 	}
-	if err := t.h.Get(key, rv.Elem()); err != nil {
-		return opErrorf(err, "table get %s", keyText(key))
+	if err := read(key, rv.Elem()); err != nil {
+		return opErrorf(err, "table %s %s", what, keyText(key))
 	}
 	return nil
 }
@@ -93,15 +105,19 @@ func (t *Table) Get(key, out any) error {
 // Set does t[key] = value; __newindex runs. key and value convert like
 // SetGlobal values; a nil value removes the key, a nil or NaN key is an
 // error.
-func (t *Table) Set(key, value any) error {
+func (t *Table) Set(key, value any) error { return t.set("set", key, value, t.handle().Set) }
+
+// set stores value at key with write (Set or RawSet of the gate's
+// table); what names the operation in errors.
+func (t *Table) set(what string, key, value any, write func(any, any) error) error {
 	if t == nil {
-		return fmt.Errorf("zlua: table set %s: %w", keyText(key), errNilHandle)
+		return fmt.Errorf("zlua: table %s %s: %w", what, keyText(key), errNilHandle)
 	}
 	if isOpaque(key) || isOpaque(value) {
-		return fmt.Errorf("zlua: table set %s: %w", keyText(key), errOpaqueStored)
+		return fmt.Errorf("zlua: table %s %s: %w", what, keyText(key), errOpaqueStored)
 	}
-	if err := t.h.Set(key, value); err != nil {
-		return opErrorf(err, "table set %s", keyText(key))
+	if err := write(key, value); err != nil {
+		return opErrorf(err, "table %s %s", what, keyText(key))
 	}
 	return nil
 }

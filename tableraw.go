@@ -2,7 +2,6 @@ package zlua
 
 import (
 	"fmt"
-	"reflect"
 
 	"github.com/zlua-go/zlua/callbackgate"
 )
@@ -10,35 +9,12 @@ import (
 // RawGet reads t[key] into out, a non-nil pointer, as Lua's rawget does:
 // no __index runs, so a proxy table's own contents are read. out converts
 // as in Get.
-func (t *Table) RawGet(key, out any) error {
-	rv := reflect.ValueOf(out)
-	if rv.Kind() != reflect.Pointer || rv.IsNil() {
-		return fmt.Errorf("zlua: table rawget %s: out must be a non-nil pointer, got %T", keyText(key), out)
-	}
-	if t == nil {
-		return fmt.Errorf("zlua: table rawget %s: %w", keyText(key), errNilHandle)
-	}
-	if err := t.h.RawGet(key, rv.Elem()); err != nil {
-		return opErrorf(err, "table rawget %s", keyText(key))
-	}
-	return nil
-}
+func (t *Table) RawGet(key, out any) error { return t.get("rawget", key, out, t.handle().RawGet) }
 
 // RawSet does t[key] = value as Lua's rawset does: no __newindex runs.
 // key and value convert as in Set; a nil value removes the key, a nil or
 // NaN key is an error.
-func (t *Table) RawSet(key, value any) error {
-	if t == nil {
-		return fmt.Errorf("zlua: table rawset %s: %w", keyText(key), errNilHandle)
-	}
-	if isOpaque(key) || isOpaque(value) {
-		return fmt.Errorf("zlua: table rawset %s: %w", keyText(key), errOpaqueStored)
-	}
-	if err := t.h.RawSet(key, value); err != nil {
-		return opErrorf(err, "table rawset %s", keyText(key))
-	}
-	return nil
-}
+func (t *Table) RawSet(key, value any) error { return t.set("rawset", key, value, t.handle().RawSet) }
 
 // RawLen returns the length of the table as Lua's rawlen does: the border
 // of its sequence part, without __len. Appending is

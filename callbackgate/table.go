@@ -92,14 +92,17 @@ func (g *Gate) run(t cgo.Thread, op, nres int) error {
 
 // Get reads tb[key] (__index runs) into out, converted like a Go function
 // argument.
-func (tb *Table) Get(key any, out reflect.Value) error {
+func (tb *Table) Get(key any, out reflect.Value) error { return tb.get(key, out, cgo.OpIndex) }
+
+// get reads the value op (OpIndex or OpRawIndex) leaves for key into out.
+func (tb *Table) get(key any, out reflect.Value, op int) error {
 	return tb.call(func(g *Gate, t cgo.Thread) error {
 		g.S.ProgReset()
 		g.S.PutRef(tb.ref)
 		if err := g.push(key, "", 0); err != nil {
 			return err
 		}
-		if err := g.run(t, cgo.OpIndex, 1); err != nil {
+		if err := g.run(t, op, 1); err != nil {
 			return err
 		}
 		if !g.S.Reserve(t, ReadStack) {
@@ -111,7 +114,10 @@ func (tb *Table) Get(key any, out reflect.Value) error {
 
 // Set does tb[key] = value (__newindex runs); value converts like a
 // SetGlobal value. A nil or NaN key is refused as Lua refuses it.
-func (tb *Table) Set(key, value any) error {
+func (tb *Table) Set(key, value any) error { return tb.set(key, value, cgo.OpNewIndex) }
+
+// set stores value at key with op (OpNewIndex or OpRawNewIndex).
+func (tb *Table) set(key, value any, op int) error {
 	if err := checkKey(key); err != nil {
 		return err
 	}
@@ -125,7 +131,7 @@ func (tb *Table) Set(key, value any) error {
 		if err := g.push(value, name, 0); err != nil {
 			return err
 		}
-		return g.run(t, cgo.OpNewIndex, 0)
+		return g.run(t, op, 0)
 	})
 }
 

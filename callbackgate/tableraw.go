@@ -8,42 +8,11 @@ import (
 
 // RawGet reads rawget(tb, key) into out, converted like a Go function
 // argument: no __index runs.
-func (tb *Table) RawGet(key any, out reflect.Value) error {
-	return tb.call(func(g *Gate, t cgo.Thread) error {
-		g.S.ProgReset()
-		g.S.PutRef(tb.ref)
-		if err := g.push(key, "", 0); err != nil {
-			return err
-		}
-		if err := g.run(t, cgo.OpRawIndex, 1); err != nil {
-			return err
-		}
-		if !g.S.Reserve(t, ReadStack) {
-			return ErrMemory
-		}
-		return g.ReadInto(t, t.Top(), out)
-	})
-}
+func (tb *Table) RawGet(key any, out reflect.Value) error { return tb.get(key, out, cgo.OpRawIndex) }
 
 // RawSet does rawset(tb, key, value): no __newindex runs. A nil or NaN
 // key is refused as Lua refuses it.
-func (tb *Table) RawSet(key, value any) error {
-	if err := checkKey(key); err != nil {
-		return err
-	}
-	return tb.call(func(g *Gate, t cgo.Thread) error {
-		g.S.ProgReset()
-		g.S.PutRef(tb.ref)
-		if err := g.push(key, "", 0); err != nil {
-			return err
-		}
-		name, _ := key.(string)
-		if err := g.push(value, name, 0); err != nil {
-			return err
-		}
-		return g.run(t, cgo.OpRawNewIndex, 0)
-	})
-}
+func (tb *Table) RawSet(key, value any) error { return tb.set(key, value, cgo.OpRawNewIndex) }
 
 // RawLen returns the raw length of tb (the border of its sequence part;
 // no __len runs).
