@@ -2,7 +2,9 @@ package zlua_test
 
 import (
 	"errors"
+	"fmt"
 	"reflect"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -103,4 +105,45 @@ func TestLuaErrorValue(t *testing.T) {
 	if err := le.Value(&q); !errors.Is(err, zlua.ErrStale) {
 		t.Errorf("after Reset: %v", err)
 	}
+}
+
+// savedError returns a copy of the LuaError a script raised, as a user
+// keeping the error in a struct of its own would.
+func savedError(t *testing.T, e *zlua.Env) zlua.LuaError {
+	var le *zlua.LuaError
+	if !errors.As(e.DoString(`error({code = 1, item = "original"})`), &le) {
+		t.Fatal("no LuaError")
+	}
+	return *le
+}
+
+// TestACopiedLuaErrorKeepsItsValue: the error value's ref lives while any
+// copy of the LuaError does. It was freed with the original, whose
+// cleanup owned it, and the copy then read (or re-raised) whatever table
+// took the ref next (probe K2).
+func TestACopiedLuaErrorKeepsItsValue(t *testing.T) {
+	e := newEnv(t)
+	cp := savedError(t, e)
+	for i := 0; i < 5; i++ {
+		runtime.GC()
+		must(t, e.Pump())
+	}
+	var held []*zlua.Table
+	for i := 0; i < 20; i++ {
+		var tb *zlua.Table
+		must(t, e.Eval(fmt.Sprintf(`{code = %d, item = "other"}`, 100+i), &tb))
+		held = append(held, tb)
+	}
+	defer func() {
+		for _, tb := range held {
+			tb.Release()
+		}
+	}()
+	var q questError
+	must(t, cp.Value(&q))
+	if q != (questError{1, "original"}) {
+		t.Errorf("the copy read %+v", q)
+	}
+	must(t, e.SetGlobal("reraise", func() error { return &cp }))
+	run(t, e, `local ok, err = pcall(reraise) assert(not ok and err.item == "original", tostring(err.item))`)
 }

@@ -29,10 +29,26 @@ type LuaError struct {
 // LuaErrorState is what zlua keeps of a Lua error besides its text: the
 // Go cause and the original error value.
 type LuaErrorState struct {
-	cause error  // Go error or panic raised by a Go function, if any
-	gate  *Gate  // gate whose registry holds ref
-	gen   uint64 // gate generation of ref
-	ref   int    // registry ref of a non-string error value, else noRef
+	cause error     // Go error or panic raised by a Go function, if any
+	val   *errValue // the non-string error value, else nil
+}
+
+// errValue is the registry ref of a non-string error value. It is a
+// separate allocation, the one the ref's cleanup watches, so that copies
+// of a LuaError share it: the ref lives while any copy does.
+type errValue struct {
+	gate *Gate  // gate whose registry holds ref
+	gen  uint64 // gate generation of ref
+	ref  int
+}
+
+// valueRef returns the ref of the error value when it is g's current
+// state's (ok false for a string error, another Env, or one reset since).
+func (s *LuaErrorState) valueRef(g *Gate) (ref int, ok bool) {
+	if v := s.val; v != nil && v.gate == g && v.gen == g.gen {
+		return v.ref, true
+	}
+	return noRef, false
 }
 
 // Cause returns the Go error or *PanicError that a Go function raised, if
@@ -218,7 +234,6 @@ func (g *Gate) cause(msg string) error {
 // protected operation with status) into a *LuaError and pops it.
 func (g *Gate) ErrorFromTop(t cgo.Thread, status int) error {
 	le := &LuaError{}
-	le.ref = noRef
 	if status == cgo.ErrMem {
 		le.Message = ErrMemory.Error()
 		le.cause = ErrMemory
@@ -238,15 +253,15 @@ func (g *Gate) ErrorFromTop(t cgo.Thread, status int) error {
 		}
 		goErr := g.goErrorAt(t, t.Top())
 		if ref, err := g.refTop(t); err == nil {
-			le.ref, le.gate, le.gen = ref, g, g.gen
-			track(g, le, int32(ref)) // the error value lives while le does
+			le.val = &errValue{gate: g, gen: g.gen, ref: ref}
+			track(g, le.val, int32(ref)) // the error value lives while a copy of le does
 			le.cause = g.wrappedCause(t, ref)
 		}
 		if le.cause == nil {
 			le.cause = goErr
 		}
 	}
-	if le.ref == noRef { // a string: Go errors are raised as strings
+	if le.val == nil { // a string: Go errors are raised as strings
 		le.cause = g.cause(le.Message)
 		if le.cause == nil && isMemoryMessage(le.Message) {
 			le.cause = ErrMemory // caught by a pcall and raised again
@@ -289,7 +304,7 @@ func (g *Gate) refTop(t cgo.Thread) (int, error) {
 // no Lua value behind it (an error zlua reports for Lua, such as an
 // interruption a script caught).
 func NewLuaError(msg string) error {
-	return pubLuaError(&LuaError{Message: msg, LuaErrorState: LuaErrorState{ref: noRef}})
+	return pubLuaError(&LuaError{Message: msg, })
 }
 
 // stepError is "zlua: <step>: <cause>" with the cause's own "zlua: "
@@ -314,7 +329,7 @@ func (e *stepError) Unwrap() error { return e.err }
 // Env's state: the gate must be open and not reset since the error was
 // made, and enterable by the caller (Enter's rules).
 func (s *LuaErrorState) ValueInto(msg string, v reflect.Value) error {
-	if s.ref == noRef {
+	if s.val == nil {
 		switch {
 		case v.Kind() == reflect.String:
 			v.SetString(msg)
@@ -325,7 +340,7 @@ func (s *LuaErrorState) ValueInto(msg string, v reflect.Value) error {
 		}
 		return nil
 	}
-	g := s.gate
+	g := s.val.gate
 	if err := g.Enter(); err != nil {
 		if err == ErrClosed {
 			return ErrStale
@@ -333,7 +348,8 @@ func (s *LuaErrorState) ValueInto(msg string, v reflect.Value) error {
 		return err
 	}
 	defer g.Exit()
-	if s.gen != g.gen {
+	ref, ok := s.valueRef(g)
+	if !ok {
 		return ErrStale
 	}
 	t := g.cur
@@ -342,7 +358,7 @@ func (s *LuaErrorState) ValueInto(msg string, v reflect.Value) error {
 	if !g.S.Reserve(t, ReadStack) {
 		return ErrMemory
 	}
-	t.PushRef(int32(s.ref))
+	t.PushRef(int32(ref))
 	return g.ReadInto(t, t.Top(), v)
 }
 

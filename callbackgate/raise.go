@@ -41,18 +41,19 @@ func (g *Gate) raiseError(err error) int32 {
 	if !direct && wraps(err) {
 		le = findLuaError(err)
 	}
-	if le != nil && (direct || le.ref != noRef) {
+	if le != nil && (direct || le.val != nil) {
 		g.S.ProgReset()
-		if le.ref != noRef && le.gate == g && le.gen == g.gen {
-			g.S.PutRef(int32(le.ref))
+		ref, ours := le.valueRef(g)
+		if ours {
+			g.S.PutRef(int32(ref))
 		} else {
 			g.S.PutStr(le.Message)
 		}
 		if le.cause != nil {
 			g.remember(le.Message, le.cause, false)
 		}
-		if !direct && le.ref != noRef && le.gate == g && le.gen == g.gen {
-			g.rememberWrapped(le.ref, err) // the wrapper stays its Go cause
+		if !direct && ours {
+			g.rememberWrapped(ref, err) // the wrapper stays its Go cause
 		}
 		if g.S.Commit() != nil {
 			return g.raiseNoMemory()
