@@ -304,7 +304,7 @@ func (g *Gate) refTop(t cgo.Thread) (int, error) {
 // no Lua value behind it (an error zlua reports for Lua, such as an
 // interruption a script caught).
 func NewLuaError(msg string) error {
-	return pubLuaError(&LuaError{Message: msg, })
+	return pubLuaError(&LuaError{Message: msg})
 }
 
 // stepError is "zlua: <step>: <cause>" with the cause's own "zlua: "

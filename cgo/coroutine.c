@@ -149,6 +149,10 @@ static int co_close(lua_State *L)
 	if (n >= 2 && lua_toboolean(L, -n) == 0 && zlua_interrupted(env)) {
 		zlua_hook_hurry(L);
 		lua_settop(L, lua_gettop(L) - n + 2);
+		if (!is_interruption(L, env, -1)) { /* the coroutine's own error: as in resume */
+			lua_pop(L, 1);
+			return zlua_raise_interrupt(L, env, 1);
+		}
 		return lua_error(L); /* the interruption a __close handler met */
 	}
 	return n;
