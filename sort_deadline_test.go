@@ -120,6 +120,22 @@ func TestDeadlineStopsACraftedSort(t *testing.T) {
 	if !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("crafted sort: %v", err)
 	}
+	// fewer elements, each comparison long: 4,096 strings sharing an 8 KB
+	// prefix, in the crafted order (7-8 s past the deadline while only
+	// tables of more than 4,096 elements got the comparator; probe K2)
+	must(t, e.SetGlobal("order", killer(4096)))
+	ctx2, cancel2 := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel2()
+	run(t, e, `local p = string.rep("x", 8000) strs = {}
+		for i, v in ipairs(order) do strs[i] = p .. string.format("%08d", v) end`)
+	start = time.Now()
+	err = e.DoStringContext(ctx2, `table.sort(strs) while true do end`)
+	if over := time.Since(start) - 50*time.Millisecond; over > 500*time.Millisecond {
+		t.Errorf("strings: ran %v past the deadline", over)
+	}
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("crafted sort of strings: %v", err)
+	}
 }
 
 // TestLongSortsInLimitedCallsSortAsStock: the comparator a long sort gets

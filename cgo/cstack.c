@@ -24,8 +24,9 @@
 #include <pthread.h>
 
 /* The longest table a limited sort without comparator sorts with the
- * stock compare (bigsort). */
-#define ZLUA_SORT_STOCK 4096
+ * stock compare (bigsort): a crafted order of so few long strings still
+ * compares in milliseconds. */
+#define ZLUA_SORT_STOCK 16
 
 /* The lowest address a thread's C stack may reach before zlua_cstack_over
  * says so: its end (pthread_getattr_np) plus ZLUA_CSTACK_RESERVE, found
@@ -65,15 +66,16 @@ static int deep(lua_State *L)
 	return 1;
 }
 
-/* [lua] Whether table.sort's arguments (on the stack) are a long table
- * without a comparator, inside a limited call where the script's hook
- * asks for no call events: LuaJIT's sort is a median-of-three quicksort
- * without a random pivot, so a crafted order makes it quadratic (40,000
- * numbers: 9 s), and without a comparator it runs no instruction and
+/* [lua] Whether table.sort's arguments (on the stack) are a table of
+ * more than ZLUA_SORT_STOCK elements without a comparator, inside a
+ * limited call where the script has no hook of its own: LuaJIT's sort is
+ * a median-of-three quicksort without a random pivot, so a crafted order
+ * makes it quadratic (40,000 numbers: 9 s; 4,000 strings sharing a 16 KB
+ * prefix: 13 s), and without a comparator it runs no instruction and
  * makes no call the deadline could stop. The wrapper then gives it
- * sort_lt, whose calls the hurried hook's call events stop. Shorter
- * tables (the quadratic case stays in milliseconds) and calls outside
- * limited calls keep the stock compare. */
+ * sort_lt, whose calls the hurried hook's call events stop. Tiny tables,
+ * calls outside limited calls and scripts that set a hook (whose events
+ * sort_lt's calls would change) keep the stock compare. */
 static int bigsort(lua_State *L)
 {
 	zlua_env *env = zlua_envof(L);
@@ -81,8 +83,8 @@ static int bigsort(lua_State *L)
 	int big = lua_gettop(L) >= 1 && lua_gettop(L) <= 2 && lua_isnoneornil(L, 2) &&
 		  lua_type(L, 1) == LUA_TTABLE && env->limit_depth > 0 &&
 		  lua_objlen(L, 1) > ZLUA_SORT_STOCK;
-	if (big && (rec = zlua_hookrec_of(L, env, 0, 0)) != NULL && (rec->mask & LUA_MASKCALL))
-		big = 0; /* the script's call hook would see sort_lt's calls */
+	if (big && (rec = zlua_hookrec_of(L, env, 0, 0)) != NULL && rec->mask != 0)
+		big = 0; /* the script's hook would see sort_lt's calls */
 	lua_pushboolean(L, big);
 	return 1;
 }
