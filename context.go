@@ -24,7 +24,12 @@ import (
 // check the same flag while they work and raise the same error; on Lua
 // 5.4 so do table.move, insert and remove (their loops can be as long as
 // an argument or __len says). Other C calls run to their end (one
-// table.sort of a few million elements takes seconds). After the
+// table.sort of a few million elements takes seconds on Lua 5.4; on
+// LuaJIT a sort without comparator of more than 16 elements is given a C
+// comparator inside limited calls, whose calls the check stops). A chunk
+// compiles in 1 KB pieces with the check between two, host chunks and
+// the LibsSafe load and require; with LibsAll a script's own load and
+// require compile in one piece. After the
 // interruption no script code runs: on Lua 5.4 pending to-be-closed
 // variables are closed, but every __close handler, Lua or Go function,
 // is stopped at its start by the same error.

@@ -141,10 +141,11 @@
 // (ErrMemory included); a host that must tell them apart raises error
 // objects. Error objects (tables raised with error) keep their identity
 // through any number of Go frames, and [LuaError.Value] reads one into a
-// Go value (error{code = 5} into a struct, a map or a *Table). A Go object
-// whose type implements error, raised by a script (error(obj)), is the
-// LuaError's cause, as if a Go function had returned it, and prints (in
-// Message and tostring) as its Error text.
+// Go value (error{code = 5} into a struct, a map or a *Table). A Go value
+// whose type implements error (an object, or a struct copy with value
+// receivers), raised by a script (error(obj)), is the LuaError's cause,
+// as if a Go function had returned it, and prints (in Message and
+// tostring) as its Error text.
 //
 // # Lifetimes
 //

@@ -37,9 +37,11 @@ func (e *LuaError) Unwrap() error { return e.st.Cause() }
 
 // Value converts the value the script raised into out, a non-nil pointer,
 // as a Go function's argument converts: error{code = 5, item = "sword"}
-// reads into a struct, a map, any (map[string]any) or a *Table handle. An
-// error raised as a string or a number, and one Go code or zlua made, has
-// no other value than its Message, which a *string or *any out receives.
+// reads into a struct, a map, any (map[string]any) or a *Table handle; on
+// Lua 5.4 error(42) reads as the number (LuaJIT's error turns a number
+// into a string with its position, as stock LuaJIT does). An error raised
+// as a string, and one Go code or zlua made, has no other value than its
+// Message, which a *string or *any out receives.
 //
 // A table or other value is read in the Env's state, as [Table.Get] reads:
 // call Value where Env calls may be made (on the Env's goroutine, or in a

@@ -13,6 +13,11 @@ type gameErr struct{ Code int }
 
 func (e *gameErr) Error() string { return fmt.Sprintf("game error %d", e.Code) }
 
+// valErr is a Go error type with a value receiver, pushed by copy.
+type valErr struct{ Code int }
+
+func (e valErr) Error() string { return fmt.Sprintf("val error %d", e.Code) }
+
 // TestAGoErrorObjectRaisedByAScriptIsTheCause: error(obj) of a Go object
 // whose type implements error reaches Go as the LuaError's cause, as the
 // same error returned by a Go function does, and prints as its Error
@@ -34,9 +39,18 @@ func TestAGoErrorObjectRaisedByAScriptIsTheCause(t *testing.T) {
 		}
 	}
 	run(t, e, `assert(tostring(mkerr(7)) == "game error 7")`)
+	// a struct copy (ByVal) whose type implements error with a value
+	// receiver (probe K2: it was neither the cause nor printed by Error)
+	must(t, e.SetGlobal("mkval", func(c int) valErr { return valErr{c} }))
+	var ve valErr
+	var le *zlua.LuaError
+	if err := e.DoString(`error(mkval(6))`); !errors.As(err, &ve) || ve.Code != 6 ||
+		!errors.As(err, &le) || le.Message != "val error 6" {
+		t.Errorf("a value error: %v (as valErr: %v)", err, ve)
+	}
+	run(t, e, `assert(tostring(mkval(3)) == "val error 3")`)
 	// an object that is not an error is no cause
 	must(t, e.SetGlobal("mkobj", func() *opq { return &opq{HP: 1} }))
-	var le *zlua.LuaError
 	if err := e.DoString(`error(mkobj())`); !errors.As(err, &le) || le.Unwrap() != nil {
 		t.Errorf("a plain object raised: %v (cause %v)", err, le.Unwrap())
 	}

@@ -364,7 +364,8 @@ func (s *LuaErrorState) ValueInto(msg string, v reflect.Value) error {
 
 // goErrorAt is the Go error a script raised as an object, error(obj) of
 // a Go object (ByObj) whose type implements error and whose view, if it
-// was pushed as one, keeps Error; else nil. It becomes the LuaError's
+// was pushed as one, keeps Error, or of a struct copy (ByVal) whose type
+// does; else nil. It becomes the LuaError's
 // cause, so errors.As reaches it as it reaches an error a Go function
 // returned.
 func (g *Gate) goErrorAt(t cgo.Thread, idx int) error {
@@ -373,7 +374,17 @@ func (g *Gate) goErrorAt(t cgo.Thread, idx int) error {
 		return nil
 	}
 	s, b, ok, err := g.objAt(t, idx, &a)
-	if !ok || err != nil || b == nil {
+	if !ok {
+		// not an object: a struct copy (ByVal) whose type implements
+		// error with value receivers converts to one
+		a := t.Arg(idx)
+		if _, v, ok, err := g.valAt(t, idx, &a); ok && err == nil {
+			ge, _ := v.Interface().(error) // a copy: the payload is Lua memory
+			return ge
+		}
+		return nil
+	}
+	if err != nil || b == nil {
 		return nil
 	}
 	ge, isErr := g.objs.Val(s).(error)

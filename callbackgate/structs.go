@@ -362,6 +362,9 @@ func valToString(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
 	if !self.IsValid() {
 		return st
 	}
+	if e, ok := self.Interface().(error); ok { // as fmt prints it: Error first
+		return g.retStr(e.Error())
+	}
 	if s, ok := self.Interface().(fmt.Stringer); ok {
 		return g.retStr(s.String())
 	}
