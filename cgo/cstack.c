@@ -75,7 +75,7 @@ static int deep(lua_State *L)
  * makes no call the deadline could stop. The wrapper then gives it
  * sort_lt, whose calls the hurried hook's call events stop. Tiny tables,
  * calls outside limited calls and scripts that set a hook (whose events
- * sort_lt's calls would change) keep the stock compare. */
+ * sort_lt's calls would change) keep the stock compare. [-0, +1] */
 static int bigsort(lua_State *L)
 {
 	zlua_env *env = zlua_envof(L);
@@ -89,7 +89,9 @@ static int bigsort(lua_State *L)
 	return 1;
 }
 
-/* [lua] The comparator bigsort's sorts get: the stock default, a < b. */
+/* [lua] The comparator bigsort's sorts get: the stock default, a < b
+ * (its errors, for values that do not compare, are the stock ones).
+ * [-0, +1] */
 static int sort_lt(lua_State *L)
 {
 	lua_pushboolean(L, lua_lessthan(L, 1, 2));

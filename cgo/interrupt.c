@@ -43,7 +43,8 @@ typedef struct piece_reader {
 
 /* [lua] lua_Reader of zlua_load_chunk: the next ZLUA_LOAD_PIECE bytes,
  * unless the limited call's context is done: then the interruption is
- * raised, out of lua_load, which returns it as its error. */
+ * raised, out of lua_load, which returns it as its error. [-0, +0],
+ * or [-0, +1] and raises */
 static const char *read_piece(lua_State *L, void *ud, size_t *size)
 {
 	piece_reader *r = (piece_reader *)ud;

@@ -401,7 +401,9 @@ int zlua_callable(lua_State *L, int idx);
 /* [lua] The raw operations (ZLUA_DO_RAWINDEX .. ZLUA_DO_SETMETA) on the
  * operands the program pushed: [obj, key], [obj, key, value], [obj] or
  * [obj, mt]. obj must be a table (else an error: the raw API functions
- * assume one), mt a table or nil. Returns the results left. */
+ * assume one), mt a table or nil. Returns the results left: rawget,
+ * rawlen and the metatable push one, rawset and setmetatable pop the
+ * program's operands but obj. [-k, +0|1] */
 int zlua_raw_op(lua_State *L, int opcode);
 
 /* ---- reading values from Go (read.c) ---- */
