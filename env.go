@@ -21,7 +21,9 @@ type Options struct {
 	// MemoryLimit caps the Lua heap in bytes; 0 means no limit. An
 	// allocation past it fails: Lua raises "not enough memory", which pcall
 	// can catch, and an uncaught one reaches Go as an error matching
-	// ErrMemory. The Env stays usable. See docs/RELIABILITY.md.
+	// ErrMemory. The Env stays usable. Go memory zlua keeps for a script
+	// (struct copies its calls make, objects built from its tables) counts
+	// too: see Stats.CopyBytes. See docs/RELIABILITY.md.
 	MemoryLimit int64
 	// Libs selects the standard libraries scripts get: LibsAll (the zero
 	// value) or LibsSafe for untrusted scripts.
@@ -323,6 +325,16 @@ type Stats struct {
 	// by value (one Go companion copy each, released after Lua collects
 	// the userdata). Blittable ones live in Lua memory and are not counted.
 	LiveStructs int
+	// CopyBytes is what Go memory zlua keeps for scripts is charged
+	// against Options.MemoryLimit, which compares LuaBytes + CopyBytes with
+	// it: the struct copies a script's calls make (Go functions' results,
+	// nested struct fields read), each its type's size plus the bytes it
+	// reaches through strings, slices, maps and interfaces (not pointers),
+	// and the objects zlua builds from a script's tables (a table assigned
+	// to a pointer field) that the script then holds, each what its
+	// conversion built. Given back when Lua collects the userdata. The
+	// host's own pushes and objects are not charged.
+	CopyBytes uint64
 	// Yields counts the times zlua yielded the calling goroutine to the
 	// Go scheduler (runtime.Gosched) while Lua kept calling Go: at the
 	// return of an API call once 4 ms of calls went by since the last
@@ -352,5 +364,5 @@ func (e *Env) Stats() Stats {
 		LuaBytes:     s.LuaBytes, LuaPeakBytes: s.LuaPeakBytes,
 		LiveObjects: o.Live, PeakObjects: o.Peak, ObjectPushes: o.Pushes,
 		CacheHits: o.Hits, SlotCapacity: o.Capacity, LiveStructs: s.LiveStructs,
-		PinnedObjects: o.Pinned, Yields: s.Yields}
+		PinnedObjects: o.Pinned, CopyBytes: s.CopyBytes, Yields: s.Yields}
 }

@@ -192,6 +192,7 @@ func (g *Gate) readTable(t cgo.Thread, idx int, v reflect.Value, depth int) (han
 	if !ptr {
 		return true, g.decodeStruct(t, idx, v, p, depth)
 	}
+	before := g.conv.bytes
 	if err := g.convCharge(int64(typ.Size())); err != nil {
 		return true, err
 	}
@@ -200,6 +201,9 @@ func (g *Gate) readTable(t cgo.Thread, idx int, v reflect.Value, depth int) (han
 		return true, err
 	}
 	v.Set(nv)
+	if depth == 0 { // what it holds, nested objects included (charge.go)
+		g.noteBuilt(nv.UnsafePointer(), g.conv.bytes-before)
+	}
 	return true, nil
 }
 

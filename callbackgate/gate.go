@@ -132,21 +132,15 @@ type Gate struct {
 	pairs    *cgo.Pairs // a flat table's pairs, read in one crossing (decodeflat.go)
 	flat     flatCache  // the last flat table shape decoded (decodeflat.go)
 	conv     convBudget // the conversion of a Lua value in progress (convbudget.go)
+	// built holds the objects the outermost call's conversions built from
+	// a script's tables, with their bytes, until pushed (charge.go);
+	// builtN counts the entries in use.
+	built  [builtKeep]builtObj
+	builtN int
 
 	warn func(string) // Lua 5.4 warnings sink (warn.go); nil: stderr
 
 	lf leafState // the leaf method running (leaf.go)
-}
-
-// Stats are the gate's counters (see zlua.Stats for their meaning).
-type Stats struct {
-	LiveFuncs              int // Go functions reachable from Lua
-	Calls, Panics          uint64
-	LiveRefs, PendingRefs  int
-	LuaBytes, LuaPeakBytes uint64
-	Objects                objreg.Stats
-	LiveStructs            int
-	Yields                 uint64 // yields to the Go scheduler (yield.go)
 }
 
 type funcEntry struct {
@@ -401,41 +395,6 @@ func (g *Gate) CountPanic() { g.panics.Add(1) }
 // Depth returns how many API or gate calls are in progress.
 func (g *Gate) Depth() int { return g.deep }
 
-// Stats returns the gate's counters. It is safe from any goroutine, while
-// the owner runs Lua code, resets or closes the state: every counter is an
-// atomic, and lifeMu keeps the registries and the C env it reads through
-// from being replaced or freed meanwhile. The counters are read one by
-// one, so they need not agree with each other while the owner runs.
-func (g *Gate) Stats() Stats {
-	st := Stats{LiveFuncs: int(g.liveFuncs.Load()),
-		Panics: g.panics.Load(), LiveRefs: int(g.liveRefs.Load())}
-	g.lifeMu.Lock()
-	defer g.lifeMu.Unlock()
-	st.Calls = g.callsBefore // a closed S is counted there already
-	st.Yields = g.yields.Load()
-	if g.S != nil && !g.S.Closed() {
-		st.Calls += g.S.Calls()
-	}
-	if g.objs != nil {
-		st.Objects = g.objs.Stats()
-	}
-	if g.sv.reg != nil {
-		st.LiveStructs = g.sv.reg.Live()
-	}
-	if g.unrefs != nil {
-		st.PendingRefs = g.unrefs.Len()
-	}
-	if g.S != nil && !g.S.Closed() {
-		st.LuaBytes, st.LuaPeakBytes = g.S.MemUsed()
-	}
-	return st
-}
-
-// LeakedSlots returns how many object slots and struct companions were
-// still live after Close ran every __gc: each one a value Lua could never
-// release (a bug).
-func (g *Gate) LeakedSlots() int { return g.leaked }
-
 // DrainObjects releases the slots whose userdata Lua collected. It is safe
 // at any depth: slots handed to programs not yet run wait for Settle.
 func (g *Gate) DrainObjects() {
@@ -524,6 +483,9 @@ func (g *Gate) quiet() bool {
 // and copies of large programs left by raises. Call it only when no Lua
 // code of this state is running. Refs queued by Go wait for DrainRefs.
 func (g *Gate) Settle() {
+	if g.builtN != 0 {
+		g.forgetBuilt()
+	}
 	// The common outermost return: nothing was handed out, nothing
 	// waits in C. One test instead of the walk.
 	if g.quiet() {

@@ -43,6 +43,9 @@ func (g *Gate) pushObj(v reflect.Value, view reflect.Type) error {
 	if keyed {
 		if slot, gen, ok := g.objs.Lookup(key); ok {
 			g.S.PutObj(slot, gen, b.id, b.mtref, true)
+			if g.builtN != 0 && v.Kind() == reflect.Pointer {
+				g.chargeBuilt(slotPtr(v), slot)
+			}
 			return nil
 		}
 	}
@@ -54,6 +57,9 @@ func (g *Gate) pushObj(v reflect.Value, view reflect.Type) error {
 		g.S.PutNewObj(slot, gen, b.id, b.mtref)
 	} else {
 		g.S.PutObj(slot, gen, b.id, b.mtref, false)
+	}
+	if g.builtN != 0 && v.Kind() == reflect.Pointer {
+		g.chargeBuilt(slotPtr(v), slot)
 	}
 	return nil
 }
@@ -90,6 +96,14 @@ func (g *Gate) retPtr(fr cgo.Frame, p unsafe.Pointer, typ reflect.Type, name str
 // retPtrAs is retPtr once the binding of typ (or the error binding it
 // gave) is known.
 func (g *Gate) retPtrAs(fr cgo.Frame, p unsafe.Pointer, typ reflect.Type, b *binding, err error, name string) int32 {
+	if g.builtN != 0 && err == nil && g.isBuilt(p) {
+		// an object built from a script's table: pushed by a program,
+		// which carries its charge (charge.go)
+		g.S.ProgReset()
+		if err = g.pushObj(reflect.NewAt(typ.Elem(), p), nil); err == nil {
+			return g.commitReturn()
+		}
+	}
 	if err == nil {
 		key, keyed := objreg.MakeKey(p, b.id)
 		if keyed {

@@ -23,6 +23,8 @@ type valType struct {
 	// (push.go); size is then their size.
 	copied bool
 	size   int
+	// reach is the type's charge plan, set at its first charge (charge.go)
+	reach *reachPlan
 }
 
 // valMethod is one value-receiver method callable on ByVal userdata; its
@@ -46,6 +48,9 @@ type structState struct {
 	opq     []opaqueEntry
 	opqGen  uint32
 	opqLast opaqueType // the handle type pushed last (opaque.go)
+	// reach caches, per type descriptor, what a charge's walk needs
+	// (charge.go).
+	reach map[unsafe.Pointer]*reachPlan
 }
 
 func newStructState(s *cgo.State) structState {
@@ -205,7 +210,7 @@ func (g *Gate) pushStruct(v reflect.Value, p unsafe.Pointer) error {
 	if err != nil {
 		return err
 	}
-	g.S.PutByVal(vt.id, vt.mtref, nil, 0, idx, gen)
+	g.S.PutCompanion(vt.id, vt.mtref, idx, gen, g.companionCharge(vt, c.Elem()))
 	return nil
 }
 
@@ -345,13 +350,43 @@ func valFieldSet(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
 	if err != nil {
 		return g.raiseText(fmt.Sprintf("cannot set field '%s' of %s: %s", f.Name, vt.name, nilEmbedded(self, f.Index)), nil)
 	}
+	// what the field reaches before and after the write changes the
+	// companion's charge (charge.go); a payload field reaches nothing
+	charged := g.reaches(fv.Type())
+	var before int64
+	if charged {
+		budget := reachVisits
+		before = g.reachBytes(fv, &budget)
+	}
 	if err := g.readAssign(fr, 2, fv); err != nil {
 		if err == errReleased {
 			return g.raiseText(err.Error(), nil)
 		}
 		return g.raiseText(fmt.Sprintf("bad value for field '%s' of %s (%v)", f.Name, vt.name, err), nil)
 	}
+	if charged {
+		budget := reachVisits
+		if d := g.reachBytes(fv, &budget) - before; d != 0 {
+			return g.chargeSelf(fr, d)
+		}
+	}
 	return g.ret0()
+}
+
+// chargeSelf ends a companion field write that changed what the copy
+// reaches by d bytes: C changes the charge of the receiver's slot.
+func (g *Gate) chargeSelf(fr cgo.Frame, d int64) int32 {
+	a := arg(fr, 0)
+	h, ours, checked := a.OwnVal()
+	if !checked {
+		h, ours = g.S.ValAt(fr.Thread(), 1)
+	}
+	if !ours || h.Companion == 0 {
+		return g.ret0()
+	}
+	g.S.ProgReset()
+	g.S.PutCompanionCharge(h.Companion, d)
+	return g.commitReturn()
 }
 
 // valToString is __tostring: String() when the type has it, else

@@ -19,10 +19,15 @@ void *zlua_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
 			zlua_hook_hurry_running(env);
 		if (env->alloc_fail_at != 0 && env->alloc_count >= env->alloc_fail_at)
 			return NULL; /* every later one too: Lua 5.4 retries once after a collection */
+		/* Go copies charged to the limit (ext_used, structs.c) count
+		 * with the heap: a plain addition, as neither nears SIZE_MAX */
 		if (env->mem_limit != 0 &&
-		    (nsize - old > env->mem_limit || env->mem_used > env->mem_limit - (nsize - old))) {
+		    (nsize - old > env->mem_limit ||
+		     env->mem_used + env->ext_used > env->mem_limit - (nsize - old))) {
 			if (env->mem_grace == 0 || nsize - old > env->mem_limit / 2) {
 				env->mem_refused = 1;
+				if (env->ext_used != 0)
+					env->ext_refused = 1;
 				return NULL;
 			}
 			env->mem_grace--; /* LuaJIT's stuck collector, see protect.c */
@@ -73,6 +78,7 @@ zlua_memstats zlua_mem_stats(const zlua_env *env)
 	zlua_memstats m;
 	m.used = __atomic_load_n(&env->mem_used, __ATOMIC_ACQUIRE);
 	m.peak = __atomic_load_n(&env->mem_peak, __ATOMIC_RELAXED); /* >= used */
+	m.ext = __atomic_load_n(&env->ext_used, __ATOMIC_RELAXED);
 	return m;
 }
 

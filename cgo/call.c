@@ -126,12 +126,10 @@ int zlua_callref(zlua_env *env, lua_State *L, int nres, int simple, zlua_callres
 {
 	int base = lua_gettop(L), st;
 	r->base = base;
-#ifdef ZLUA_LUAJIT
 	/* garbage a refused allocation left (see zlua_op) is collected after
 	 * the program is copied, which zlua_op does: take that path */
-	if (env->mem_refused && env->cstack_base == 0)
+	if (zlua_refusal_pending(env) && env->cstack_base == 0)
 		simple = 0;
-#endif
 	if (simple) {
 		size_t n = env->prog_len;
 		env->prog_len = 0;
@@ -162,10 +160,8 @@ int zlua_callref(zlua_env *env, lua_State *L, int nres, int simple, zlua_callres
 	}
 	if (st == LUA_OK)
 		read_results(env, L, base, 0, r);
-#ifdef ZLUA_LUAJIT
-	else if (simple && env->mem_refused) /* zlua_op did it on the other path */
+	else if (simple && zlua_refusal_pending(env)) /* zlua_op did it on the other path */
 		zlua_collect_after_refusal(env, L);
-#endif
 	return st;
 }
 
@@ -174,10 +170,8 @@ int zlua_callscalars(zlua_env *env, lua_State *L, int ref, int selfref, int nin,
 {
 	int base = lua_gettop(L), st, i, nargs = nin;
 	r->base = base;
-#ifdef ZLUA_LUAJIT
-	if (env->mem_refused && env->cstack_base == 0) /* see zlua_op */
+	if (zlua_refusal_pending(env) && env->cstack_base == 0) /* see zlua_op */
 		zlua_collect_after_refusal(env, L);
-#endif
 	zlua_push_msgh(L, env);
 	lua_rawgeti(L, LUA_REGISTRYINDEX, ref);
 	if (selfref != LUA_NOREF) {
@@ -194,10 +188,8 @@ int zlua_callscalars(zlua_env *env, lua_State *L, int ref, int selfref, int nin,
 		return st;
 	}
 	lua_remove(L, base + 1); /* the message handler, below the error value */
-#ifdef ZLUA_LUAJIT
-	if (env->mem_refused)
+	if (zlua_refusal_pending(env))
 		zlua_collect_after_refusal(env, L);
-#endif
 	return st;
 }
 

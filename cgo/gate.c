@@ -286,11 +286,17 @@ static void keep_where(lua_State *L, zlua_env *env)
  * returned. Out of line: the common statuses stay short. [-0, +k] */
 static __attribute__((noinline)) int finish(lua_State *L, zlua_env *env, const zlua_frame *fr, int st)
 {
+	int k, charging = env->charging;
 	switch (st) {
 	case ZLUA_RET:
-		return zlua_prog_run_env(L, env);
 	case ZLUA_YIELD:
-		return lua_yield(L, zlua_prog_run_env(L, env));
+		/* the companions of a script call's results are charged
+		 * (structs.c); a raise leaves charging set, which only the
+		 * results of Go calls read before zlua_op clears it */
+		env->charging = 1;
+		k = zlua_prog_run_env(L, env);
+		env->charging = charging;
+		return st == ZLUA_RET ? k : lua_yield(L, k);
 	case ZLUA_ERRPOS:
 		where(L);
 		if (env->raise_slot != 0)

@@ -51,6 +51,13 @@ func (s *State) MemUsed() (used, peak uint64) {
 	return uint64(m.used), uint64(m.peak)
 }
 
+// ChargedBytes returns the bytes of Go copies charged to the memory limit
+// (companions, see PutCompanion). Callable like MemUsed.
+func (s *State) ChargedBytes() uint64 {
+	m := C.zlua_mem_stats(s.env)
+	return uint64(m.ext)
+}
+
 // Calls returns how many Lua→Go calls the trampoline has entered, up to
 // Close after it. Like MemUsed it may be called from any goroutine while
 // the state is open (not concurrently with Close): the owner's thread

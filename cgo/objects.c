@@ -8,6 +8,12 @@
  * __gc. */
 void zlua_obj_queue_slot(zlua_env *env, uint32_t slot)
 {
+	/* the slot's charge goes with its last userdata (also from the
+	 * allocator's free hook: plain arithmetic, nothing of Lua) */
+	if (slot < env->objcharge_cap && env->objcharge[slot] != 0) {
+		__atomic_store_n(&env->ext_used, env->ext_used - env->objcharge[slot], __ATOMIC_RELAXED);
+		env->objcharge[slot] = 0;
+	}
 	if (env->objfreed_len == env->objfreed_cap) {
 		size_t cap = env->objfreed_cap ? env->objfreed_cap * 2 : 1024;
 		uint32_t *q = (uint32_t *)realloc(env->objfreed, cap * sizeof *q);
@@ -260,4 +266,30 @@ int zlua_objcnt_reserve(zlua_env *env, size_t n)
 	env->objcnt = p;
 	env->objcnt_cap = cap;
 	return 1;
+}
+
+size_t zlua_obj_charge(lua_State *L, zlua_env *env, const unsigned char *p)
+{
+	uint32_t slot;
+	uint64_t c;
+	memcpy(&slot, p, sizeof slot);
+	memcpy(&c, p + 4, sizeof c);
+	if (!env->charging || c == 0 || slot >= env->objcnt_cap || env->objcnt[slot] == 0)
+		return 12;
+	if (slot >= env->objcharge_cap) {
+		size_t cap = env->objcnt_cap;
+		size_t *q = (size_t *)realloc(env->objcharge, cap * sizeof *q);
+		if (q == NULL)
+			luaL_error(L, "not enough memory");
+		memset(q + env->objcharge_cap, 0, (cap - env->objcharge_cap) * sizeof *q);
+		env->objcharge = q;
+		env->objcharge_cap = cap;
+	}
+	if (env->objcharge[slot] != 0)
+		return 12; /* charged by an earlier push of the same object */
+	zlua_charge_room(L, env, (size_t)c);
+	/* the userdata is on the stack: the collection cannot have taken it */
+	if (env->objcnt[slot] != 0 && env->objcharge[slot] == 0)
+		zlua_charge_add(L, env, &env->objcharge[slot], (int64_t)c);
+	return 12;
 }

@@ -86,6 +86,21 @@ func (s *State) PutNewObj(slot, gen, typeID uint32, mtref int32) {
 	s.putObj(slot, gen, typeID, mtref, C.ZLUA_OBJ_NEWKEY)
 }
 
+// PutObjCharge appends a charge of n bytes to object slot (pushed just
+// before): inside a script call's results, a slot whose userdata lives
+// and holds no charge yet is charged until its last userdata goes, after
+// making room as PutCompanion's charge does. It pushes nothing.
+func (s *State) PutObjCharge(slot uint32, n uint64) {
+	s.progAlloc = true // it may collect and raise
+	if s.need(13) {
+		p := (*[13]byte)(s.prog[s.n:])
+		p[0] = C.ZLUA_OP_OBJCHARGE
+		binary.LittleEndian.PutUint32(p[1:5], slot)
+		binary.LittleEndian.PutUint64(p[5:13], n)
+		s.n += 13
+	}
+}
+
 func (s *State) putObj(slot, gen, typeID uint32, mtref int32, mode byte) {
 	if s.need(18) {
 		p := (*[18]byte)(s.prog[s.n:])

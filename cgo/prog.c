@@ -88,6 +88,12 @@ int zlua_prog_run(lua_State *L, zlua_env *env, const unsigned char *p, size_t n)
 		case ZLUA_OP_BYVAL:
 			p += zlua_sv_push(L, env, p);
 			break;
+		case ZLUA_OP_SVCHARGE:
+			p += zlua_sv_charge(L, env, p);
+			break;
+		case ZLUA_OP_OBJCHARGE:
+			p += zlua_obj_charge(L, env, p);
+			break;
 		case ZLUA_OP_SVMT:
 			zlua_sv_newmt(L, env, *p++);
 			break;

@@ -228,8 +228,9 @@ int zlua_dispatch(lua_State *L)
 	}
 }
 
-#ifdef ZLUA_LUAJIT
-/* [lua] A full collection; boot keeps it as a closure in the registry. */
+/* [lua] A full collection; LuaJIT's boot keeps it as a closure in the
+ * registry (Lua 5.4 pushes it as a light C function, which allocates
+ * nothing). */
 int zlua_collect(lua_State *L)
 {
 	lua_gc(L, LUA_GCCOLLECT, 0);
@@ -241,7 +242,11 @@ int zlua_collect(lua_State *L)
 static int collect(zlua_env *env, lua_State *L)
 {
 	int st;
+#ifdef ZLUA_LUAJIT
 	lua_rawgeti(L, LUA_REGISTRYINDEX, env->collect_ref);
+#else
+	lua_pushcfunction(L, zlua_collect);
+#endif
 	st = lua_pcall(L, 0, 0, 0);
 	if (st != LUA_OK)
 		lua_pop(L, 1);
@@ -264,6 +269,7 @@ void zlua_collect_after_refusal(zlua_env *env, lua_State *L)
 	 * strings and their slots share the heap); the cycle then completes and
 	 * frees the garbage. */
 	env->mem_refused = 0;
+	env->ext_refused = 0;
 	if (collect(env, L) != LUA_OK && env->mem_refused) {
 		env->mem_refused = 0;
 		env->mem_grace = 1;
@@ -271,8 +277,8 @@ void zlua_collect_after_refusal(zlua_env *env, lua_State *L)
 		env->mem_grace = 0;
 		env->mem_refused = 0;
 	}
+	env->ext_refused = 0;
 }
-#endif
 
 int zlua_op(zlua_env *env, lua_State *L, int opcode, int nargs, int nres,
 	    zlua_opargs *a)
@@ -280,7 +286,7 @@ int zlua_op(zlua_env *env, lua_State *L, int opcode, int nargs, int nres,
 	unsigned char inline_prog[ZLUA_PROG_INLINE];
 	unsigned char *heap_prog = NULL;
 	int base = lua_gettop(L) - nargs;
-	int st, outermost;
+	int st, outermost, charging = env->charging;
 	zlua_opargs *pending;
 
 	/* Copy the program before anything can allocate: a collection step
@@ -312,17 +318,17 @@ int zlua_op(zlua_env *env, lua_State *L, int opcode, int nargs, int nres,
 		}
 	}
 
-#ifdef ZLUA_LUAJIT
 	/* An outermost operation that ended normally after the limit refused
 	 * an allocation (a script caught its memory error and went on) left
 	 * the heap full of garbage that LuaJIT, which reports a failed
 	 * allocation without collecting first, may not reach before this
 	 * operation allocates: this call would fail for the last one's
-	 * garbage. Collect it first (after the program copy: finalizers may
-	 * re-enter Go; one stack slot, of the three reserved for below). */
-	if (env->mem_refused && env->cstack_base == 0)
+	 * garbage. So may Lua 5.4 when Go copies were charged: its emergency
+	 * collection runs no finalizer, and only those give charges back.
+	 * Collect it first (after the program copy: finalizers may re-enter
+	 * Go; one stack slot, of the three reserved for below). */
+	if (zlua_refusal_pending(env) && env->cstack_base == 0)
 		zlua_collect_after_refusal(env, L);
-#endif
 	/* message handler, dispatcher, opargs below the arguments (with no
 	 * arguments each is pushed in place: no rotation). On Lua 5.4 both
 	 * are light C functions, pushed without a registry lookup and without
@@ -350,6 +356,7 @@ int zlua_op(zlua_env *env, lua_State *L, int opcode, int nargs, int nres,
 	pending = env->op_pending;
 	env->op_pending = a;
 	env->errinfo_set = 0;
+	env->charging = 0; /* the host's pushes are not charged (structs.c) */
 	outermost = env->cstack_base == 0;
 	if (outermost) /* nested operations run on this thread, below us */
 		env->cstack_base = (uintptr_t)&outermost;
@@ -359,15 +366,14 @@ int zlua_op(zlua_env *env, lua_State *L, int opcode, int nargs, int nres,
 		zlua_jit_leafreset(env); /* no Lua runs: no leaf results wait */
 	}
 	env->op_pending = pending;
+	env->charging = charging;
 	if (lua_gettop(L) == base + 1)
 		lua_settop(L, base); /* the message handler, alone: no rotation */
 	else
 		lua_remove(L, base + 1); /* the message handler */
 	free(heap_prog);
-#ifdef ZLUA_LUAJIT
-	if (st != LUA_OK && env->mem_refused)
+	if (st != LUA_OK && zlua_refusal_pending(env))
 		zlua_collect_after_refusal(env, L);
-#endif
 	return st;
 }
 

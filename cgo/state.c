@@ -181,9 +181,11 @@ void zlua_env_close(zlua_env *env)
 	free(env->freed);
 	free(env->armed);
 	free(env->objcnt);
+	free(env->objcharge);
 	free(env->slot_ud);
 	free(env->objfreed);
 	free(env->svstate);
+	free(env->svcharge);
 	free(env->svfreed);
 	zlua_dirs_free(env);
 	free(env->warnbuf);

@@ -4,7 +4,13 @@
  * type's field directory (fields.c), without entering Go; the others name
  * a Go companion slot released by a pure-C __gc, and their scalar fields
  * are cached in Lua once read. */
+#include <limits.h>
+
 #include "zlua.h"
+
+/* What companions are charged between two collector steps taken for them
+ * (charge). */
+#define ZLUA_EXT_STEP (64 * 1024)
 
 static uint32_t sv_u32(const unsigned char *p)
 {
@@ -13,12 +19,68 @@ static uint32_t sv_u32(const unsigned char *p)
 	return v;
 }
 
+/* Whether charging c more bytes keeps the heap and the charges within
+ * the env's limit (always, without one). */
+static int charge_fits(const zlua_env *env, size_t c)
+{
+	size_t used = env->mem_used + env->ext_used;
+	return env->mem_limit == 0 || (c <= env->mem_limit && used <= env->mem_limit - c);
+}
+
+/* [lua] Raises Lua's memory error ("not enough memory", LUA_ERRMEM) the
+ * way an allocation the limit refuses does: by asking for a userdata
+ * larger than the limit. (LuaJIT refuses userdata of 2 GiB and more with
+ * another message: with so high a limit the error is a plain one.) */
+static void raise_nomem(lua_State *L, const zlua_env *env)
+{
+#ifdef ZLUA_LUAJIT
+	if (env->mem_limit < 0x7fff0000u)
+#endif
+		lua_newuserdata(L, env->mem_limit + 1);
+	luaL_error(L, "not enough memory");
+}
+
+void zlua_charge_room(lua_State *L, zlua_env *env, size_t c)
+{
+	if (charge_fits(env, c))
+		return;
+	lua_gc(L, LUA_GCCOLLECT, 0);
+	if (!charge_fits(env, c)) {
+		env->mem_refused = 1;
+		env->ext_refused = 1;
+		raise_nomem(L, env);
+	}
+}
+
+void zlua_charge_add(lua_State *L, zlua_env *env, size_t *slot, int64_t c)
+{
+	if (c < 0 && (size_t)-c > *slot)
+		c = -(int64_t)*slot;
+	*slot += (size_t)c;
+	__atomic_store_n(&env->ext_used, env->ext_used + (size_t)c, __ATOMIC_RELAXED);
+	if (c > 0)
+		env->ext_debt += (size_t)c;
+	if (env->ext_debt >= ZLUA_EXT_STEP && lua_gc(L, LUA_GCISRUNNING, 0)) {
+		size_t kb = env->ext_debt >> 10;
+		env->ext_debt = 0;
+		lua_gc(L, LUA_GCSTEP, kb > INT_MAX ? INT_MAX : (int)kb);
+	}
+}
+
 size_t zlua_sv_push(lua_State *L, zlua_env *env, const unsigned char *p)
 {
 	uint32_t type_id = sv_u32(p), size = sv_u32(p + 8);
 	uint32_t companion = sv_u32(p + 12), gen = sv_u32(p + 16);
 	int mtref = (int)(int32_t)sv_u32(p + 4);
-	ZLuaByValHeader *u = (ZLuaByValHeader *)zlua_newuserdata(L, sizeof *u + size);
+	size_t c = 0;
+	ZLuaByValHeader *u;
+	if (companion != 0) { /* no payload: the size word is the charge */
+		c = env->charging ? size : 0;
+		size = 0;
+		if (c != 0)
+			zlua_charge_room(L, env, c);
+	}
+	u = (ZLuaByValHeader *)zlua_newuserdata(L, sizeof *u + size);
 	memset(u, 0, sizeof *u);
 	u->header.magic = ZLUA_MAGIC;
 	u->header.kind = ZLUA_KIND_BYVAL;
@@ -29,9 +91,29 @@ size_t zlua_sv_push(lua_State *L, zlua_env *env, const unsigned char *p)
 	memcpy(ZLUA_BYVAL_PAYLOAD(u), p + 20, size);
 	zlua_push_regtable(L, mtref);
 	lua_setmetatable(L, -2);
-	if (companion != 0)
+	if (companion != 0) {
 		env->svstate[companion] = 1; /* from here on __gc owns the slot */
+		env->svcharge[companion] = 0;
+		if (c != 0)
+			zlua_charge_add(L, env, &env->svcharge[companion], (int64_t)c);
+	}
 	return 20 + size;
+}
+
+size_t zlua_sv_charge(lua_State *L, zlua_env *env, const unsigned char *p)
+{
+	uint32_t idx = sv_u32(p);
+	int64_t d;
+	memcpy(&d, p + 4, sizeof d);
+	/* only a slot whose userdata lives holds a charge (its __gc may have
+	 * run while Go converted the value written) */
+	if (idx == 0 || idx >= env->svstate_cap || env->svstate[idx] != 1)
+		return 12;
+	if (d > 0)
+		zlua_charge_room(L, env, (size_t)d);
+	if (env->svstate[idx] == 1) /* the collection may have finalized it */
+		zlua_charge_add(L, env, &env->svcharge[idx], d);
+	return 12;
 }
 
 void zlua_sv_newmt(lua_State *L, zlua_env *env, int gc)
@@ -221,6 +303,10 @@ int zlua_sv_gc(lua_State *L)
 		return 0;
 	u->header.flags |= ZLUA_F_RELEASED;
 	env->svstate[u->companion] = 2;
+	if (env->svcharge[u->companion] != 0) {
+		__atomic_store_n(&env->ext_used, env->ext_used - env->svcharge[u->companion], __ATOMIC_RELAXED);
+		env->svcharge[u->companion] = 0;
+	}
 	if (env->svfreed_len == env->svfreed_cap) {
 		size_t cap = env->svfreed_cap ? env->svfreed_cap * 2 : 256;
 		uint32_t *q = (uint32_t *)realloc(env->svfreed, cap * sizeof *q);
@@ -266,13 +352,19 @@ int zlua_svstate_reserve(zlua_env *env, size_t n)
 {
 	size_t cap = env->svstate_cap ? env->svstate_cap : 1024;
 	unsigned char *p;
+	size_t *q;
 	if (n < env->svstate_cap)
 		return 1;
 	while (cap <= n)
 		cap *= 2;
+	q = (size_t *)realloc(env->svcharge, cap * sizeof *q);
+	if (q == NULL)
+		return 0;
+	memset(q + env->svstate_cap, 0, (cap - env->svstate_cap) * sizeof *q);
+	env->svcharge = q;
 	p = (unsigned char *)realloc(env->svstate, cap);
 	if (p == NULL)
-		return 0;
+		return 0; /* svcharge is larger than needed, which is harmless */
 	memset(p + env->svstate_cap, 0, cap - env->svstate_cap);
 	env->svstate = p;
 	env->svstate_cap = cap;

@@ -93,7 +93,8 @@ func (a *Arg) Light() uint64 { return a.v }
 
 // PutByVal appends a push of a new ByVal userdata of type typeID with
 // metatable mtref: size bytes copied from payload (memory without Go
-// pointers), or none and companion slot (companion, gen).
+// pointers), or none and companion slot (companion, gen) with no charge
+// (PutCompanion charges one).
 func (s *State) PutByVal(typeID uint32, mtref int32, payload unsafe.Pointer, size int, companion, gen uint32) {
 	s.progAlloc = true
 	if n := 21 + size; s.need(n) {
@@ -109,6 +110,42 @@ func (s *State) PutByVal(typeID uint32, mtref int32, payload unsafe.Pointer, siz
 			copy(p[21:], unsafe.Slice((*byte)(payload), size))
 		}
 		s.n += n
+	}
+}
+
+// PutCompanion appends a push of a new ByVal userdata of type typeID
+// with metatable mtref naming companion slot (companion, gen), charged
+// charge bytes: C adds them to what the memory limit counts (making room
+// first with a full collection, else raising Lua's memory error) until the
+// userdata's __gc, and lets the collector step for them. A charge past
+// 2^32-1 counts as that (more than any limit the heap could keep).
+func (s *State) PutCompanion(typeID uint32, mtref int32, companion, gen uint32, charge uint64) {
+	s.progAlloc = true
+	if s.need(21) {
+		h := (*[21]byte)(s.prog[s.n : s.n+21])
+		h[0] = C.ZLUA_OP_BYVAL
+		binary.LittleEndian.PutUint32(h[1:5], typeID)
+		binary.LittleEndian.PutUint32(h[5:9], uint32(mtref))
+		binary.LittleEndian.PutUint32(h[9:13], uint32(min(charge, math.MaxUint32)))
+		binary.LittleEndian.PutUint32(h[13:17], companion)
+		binary.LittleEndian.PutUint32(h[17:21], gen)
+		s.n += 21
+	}
+}
+
+// PutCompanionCharge appends a change of delta bytes to the charge of
+// companion slot companion (a field write that changed what its copy
+// reaches); it pushes nothing. Growth makes room first as PutCompanion's
+// charge does. A slot whose userdata was collected meanwhile is left
+// alone.
+func (s *State) PutCompanionCharge(companion uint32, delta int64) {
+	s.progAlloc = true // it may collect and raise
+	if s.need(13) {
+		h := (*[13]byte)(s.prog[s.n : s.n+13])
+		h[0] = C.ZLUA_OP_SVCHARGE
+		binary.LittleEndian.PutUint32(h[1:5], companion)
+		binary.LittleEndian.PutUint64(h[5:13], uint64(delta))
+		s.n += 13
 	}
 }
 

@@ -226,52 +226,6 @@ typedef struct zlua_leafcall {
 	size_t prog_len, prog_cap;
 } zlua_leafcall;
 
-/* ---- push programs ----
- * Go never pushes a value that allocates: it writes a program of these ops
- * into env->prog and C interprets it where raising is safe. Operands are
- * little-endian and unaligned. */
-enum zlua_op {
-	ZLUA_OP_NIL = 1,
-	ZLUA_OP_TRUE = 2,
-	ZLUA_OP_FALSE = 3,
-	ZLUA_OP_INT = 4,      /* i64 */
-	ZLUA_OP_NUM = 5,      /* f64 */
-	ZLUA_OP_STR = 6,      /* u32 len, bytes */
-	ZLUA_OP_NEWTABLE = 7, /* u32 narr, u32 nrec */
-	ZLUA_OP_RAWSET = 8,   /* t[k] = v with t, k, v on top; pops k, v */
-	ZLUA_OP_GOFUNC = 9,   /* u32 fnid, u32 hints: Go function closure */
-	ZLUA_OP_REF = 10,     /* i32 registry ref */
-	ZLUA_OP_OBJ = 11,     /* u32 slot, gen, type_id, i32 mt ref, u8 cached:
-	                       * the ByObj userdata of slot (see objects.c) */
-	ZLUA_OP_NEWMT = 12,   /* stack: name -> a new ByObj metatable */
-	ZLUA_OP_INDEXER = 13, /* stack: mt, methods, getter -> mt (mt.__index set) */
-	ZLUA_OP_OBJFIELDS = 14, /* stack: mt, methods, getter, setter, fields,
-	                         * type id, size, name -> mt (__index and
-	                         * __newindex serving fields in C, objfields.c) */
-	ZLUA_OP_PLAININDEX = 15, /* stack: mt, methods, name -> mt (__index is
-	                          * the methods table; a miss is an error) */
-	ZLUA_OP_EQWRAP = 16,  /* stack: Go __eq -> the C __eq over it */
-	/* StructRegistry (structs.c) */
-	ZLUA_OP_BYVAL = 32,   /* u32 type_id, i32 mt ref, u32 size, u32 companion,
-	                       * u32 gen, size bytes: a ByVal userdata */
-	ZLUA_OP_SVMT = 33,    /* u8 gc; stack: name -> a new ByVal metatable */
-	ZLUA_OP_SVINDEX = 34, /* stack: mt, fields, methods, getter, setter,
-	                       * type id, size (0: a companion type), name -> mt
-	                       * (__index, __newindex set) */
-	ZLUA_OP_LIGHTUD = 35, /* u64: a light userdata (opaque handle) */
-	/* leaf methods (jitleaf.c) */
-	ZLUA_OP_LEAF = 36     /* u32 type_id, u32 fnid, u8 nparams, u8 boolean
-	                       * params (bit i), u8 nresults, u8 boolean results;
-	                       * stack: the method's Go function -> its LuaJIT
-	                       * leaf closure (unchanged on Lua 5.4 or without
-	                       * the FFI) */
-};
-
-/* Programs up to this size are copied onto the C stack before they run, so
- * Go code re-entered during the run (finalizers, metamethods) may reuse
- * env->prog; larger ones are copied into a Lua userdata. */
-#define ZLUA_PROG_INLINE 512
-
 /* Protected operations run by zlua_op under lua_pcall. */
 enum zlua_opcode {
 	ZLUA_DO_SETGLOBAL = 1, /* program: name, value */
@@ -463,6 +417,12 @@ typedef struct zlua_env {
 	size_t dirs_cap[2];
 	uint32_t *objcnt;
 	size_t objcnt_cap;
+	/* objcharge[slot] (objcnt_cap entries, NULL until the first charge):
+	 * the bytes an object zlua built from a script's table is charged
+	 * against mem_limit (callbackgate/charge.go), given back when the
+	 * slot's last userdata goes (zlua_obj_queue_slot) */
+	size_t *objcharge;
+	size_t objcharge_cap;
 	/* Ownership by address (read.c, zlua_ownaddr): slot_ud[slot] is the
 	 * address of the keyed ByObj userdata zlua created for slot while that
 	 * userdata's memory is allocated, else NULL; same capacity as objcnt.
@@ -494,6 +454,18 @@ typedef struct zlua_env {
 	uint32_t *svfreed;
 	size_t svfreed_len, svfreed_cap;
 	size_t svfreed_lost; /* slots dropped because the queue could not grow */
+	/* svcharge[i] (svstate_cap entries): the bytes companion slot i is
+	 * charged (structs.c), set when its userdata is made and changed by
+	 * field writes, given back by its __gc. ext_used is their sum, which
+	 * the allocator counts with mem_used against mem_limit (one writer,
+	 * atomic stores, read from any thread by zlua_mem_stats); ext_debt is
+	 * what was charged since the collector last stepped for it. */
+	size_t *svcharge;
+	size_t ext_used, ext_debt;
+	/* 1 while the trampoline runs a Go function's result program (gate.c
+	 * finish), 0 inside protected operations (zlua_op): only companions
+	 * a script's call made are charged, never the host's pushes */
+	int charging;
 
 	/* Lua heap accounting (alloc.c). The allocator's ud is the env, which
 	 * is how hooks find it too. mem_used and mem_peak have one writer (the
@@ -507,6 +479,8 @@ typedef struct zlua_env {
 	uint64_t alloc_count;  /* growing allocations so far */
 	uint64_t alloc_fail_at; /* tests: fail growing allocations from this number on (0: never) */
 	int mem_refused;       /* the limit refused an allocation since the last collection */
+	int ext_refused;       /* ... while Go copies were charged (ext_used != 0): on Lua 5.4
+	                        * too the next outermost operation collects first (protect.c) */
 	int mem_grace;         /* LuaJIT: growing allocations that may pass the limit (at most
 	                        * limit/2 bytes each) while zlua unsticks the collector */
 

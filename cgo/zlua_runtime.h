@@ -1,11 +1,64 @@
 /*
  * zlua_runtime.h: part of zlua.h, which includes it (never include it
- * alone): the state, its allocator, time limits and hooks, interruption,
- * the libraries zlua replaces, protected operations and calls from Go.
+ * alone): push programs' ops, the state, its allocator, time limits and
+ * hooks, interruption, the libraries zlua replaces, protected operations
+ * and calls from Go.
  * The rules of zlua.h's opening comment hold here.
  */
 #ifndef ZLUA_RUNTIME_H
 #define ZLUA_RUNTIME_H
+
+/* ---- push programs ----
+ * Go never pushes a value that allocates: it writes a program of these ops
+ * into env->prog and C interprets it where raising is safe. Operands are
+ * little-endian and unaligned. */
+enum zlua_op {
+	ZLUA_OP_NIL = 1,
+	ZLUA_OP_TRUE = 2,
+	ZLUA_OP_FALSE = 3,
+	ZLUA_OP_INT = 4,      /* i64 */
+	ZLUA_OP_NUM = 5,      /* f64 */
+	ZLUA_OP_STR = 6,      /* u32 len, bytes */
+	ZLUA_OP_NEWTABLE = 7, /* u32 narr, u32 nrec */
+	ZLUA_OP_RAWSET = 8,   /* t[k] = v with t, k, v on top; pops k, v */
+	ZLUA_OP_GOFUNC = 9,   /* u32 fnid, u32 hints: Go function closure */
+	ZLUA_OP_REF = 10,     /* i32 registry ref */
+	ZLUA_OP_OBJ = 11,     /* u32 slot, gen, type_id, i32 mt ref, u8 cached:
+	                       * the ByObj userdata of slot (see objects.c) */
+	ZLUA_OP_NEWMT = 12,   /* stack: name -> a new ByObj metatable */
+	ZLUA_OP_INDEXER = 13, /* stack: mt, methods, getter -> mt (mt.__index set) */
+	ZLUA_OP_OBJFIELDS = 14, /* stack: mt, methods, getter, setter, fields,
+	                         * type id, size, name -> mt (__index and
+	                         * __newindex serving fields in C, objfields.c) */
+	ZLUA_OP_PLAININDEX = 15, /* stack: mt, methods, name -> mt (__index is
+	                          * the methods table; a miss is an error) */
+	ZLUA_OP_EQWRAP = 16,  /* stack: Go __eq -> the C __eq over it */
+	/* StructRegistry (structs.c) */
+	ZLUA_OP_BYVAL = 32,   /* u32 type_id, i32 mt ref, u32 size, u32 companion,
+	                       * u32 gen, size bytes: a ByVal userdata. With a
+	                       * companion there is no payload and the size word
+	                       * is the companion's charge (structs.c) */
+	ZLUA_OP_SVMT = 33,    /* u8 gc; stack: name -> a new ByVal metatable */
+	ZLUA_OP_SVINDEX = 34, /* stack: mt, fields, methods, getter, setter,
+	                       * type id, size (0: a companion type), name -> mt
+	                       * (__index, __newindex set) */
+	ZLUA_OP_LIGHTUD = 35, /* u64: a light userdata (opaque handle) */
+	ZLUA_OP_SVCHARGE = 37, /* u32 companion, i64 delta: the slot's charge
+	                        * changes by delta (a field write); pushes nothing */
+	ZLUA_OP_OBJCHARGE = 38, /* u32 slot, u64 bytes: charges an object slot
+	                         * (objects.c); pushes nothing */
+	/* leaf methods (jitleaf.c) */
+	ZLUA_OP_LEAF = 36     /* u32 type_id, u32 fnid, u8 nparams, u8 boolean
+	                       * params (bit i), u8 nresults, u8 boolean results;
+	                       * stack: the method's Go function -> its LuaJIT
+	                       * leaf closure (unchanged on Lua 5.4 or without
+	                       * the FFI) */
+};
+
+/* Programs up to this size are copied onto the C stack before they run, so
+ * Go code re-entered during the run (finalizers, metamethods) may reuse
+ * env->prog; larger ones are copied into a Lua userdata. */
+#define ZLUA_PROG_INLINE 512
 
 /* ---- C stack bound of library recursion (cstack.c) ---- */
 
@@ -105,6 +158,7 @@ void *zlua_alloc(void *ud, void *ptr, size_t osize, size_t nsize);
 /* Heap bytes in use and their peak. */
 typedef struct zlua_memstats {
 	size_t used, peak;
+	size_t ext; /* ext_used: bytes of Go copies charged to the limit */
 } zlua_memstats;
 /* [go-safe] Reads mem_used and mem_peak atomically, from any thread while
  * the env lives; used <= peak holds. */
@@ -315,12 +369,17 @@ int zlua_op(zlua_env *env, lua_State *L, int opcode, int nargs, int nres,
 /* [go-safe] Frees large-program copies left behind by raises. Call only
  * when no Lua code of this env is running. */
 void zlua_reclaim(zlua_env *env);
-#ifdef ZLUA_LUAJIT
-/* [go-safe] LuaJIT: a full collection after an operation failed while the
- * memory limit had refused an allocation (Lua 5.4 collects before it
- * reports one); unsticks a collector the limit stopped mid-cycle (see
- * protect.c). [-0, +0] */
+/* [go-safe] A full collection after the memory limit refused an
+ * allocation: on LuaJIT after any refusal (Lua 5.4 collects before it
+ * reports one), and it unsticks a collector the limit stopped mid-cycle;
+ * on both after a refusal while Go copies were charged (structs.c: only a
+ * collection that runs finalizers gives their charges back, and Lua 5.4's
+ * emergency one runs none). zlua_refusal_pending says when. [-0, +0] */
 void zlua_collect_after_refusal(zlua_env *env, lua_State *L);
+#ifdef ZLUA_LUAJIT
+#define zlua_refusal_pending(env) ((env)->mem_refused)
+#else
+#define zlua_refusal_pending(env) ((env)->mem_refused && (env)->ext_refused)
 #endif
 /* [lua] Records in errinfo what zlua's message handler records for an
  * error value: the message of the value at errv (a string or number as is,

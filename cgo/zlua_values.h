@@ -300,6 +300,11 @@ void zlua_obj_freed(zlua_env *env, const void *p);
  * never raises: a slot the queue cannot hold is counted as lost.
  * [-0, +0] */
 void zlua_obj_queue_slot(zlua_env *env, uint32_t slot);
+/* [lua] Runs one ZLUA_OP_OBJCHARGE at p (after the op byte): inside a
+ * script call's results (env->charging), an object slot whose userdata
+ * lives and that holds no charge yet is charged the bytes, after making
+ * room (zlua_charge_room); returns the operand bytes consumed. [-0, +0] */
+size_t zlua_obj_charge(lua_State *L, zlua_env *env, const unsigned char *p);
 /* [go-safe] Grows env->objcnt (and slot_ud) to hold index n; 0 on
  * failure. */
 int zlua_objcnt_reserve(zlua_env *env, size_t n);
@@ -355,6 +360,25 @@ void zlua_sv_write(lua_State *L, const zlua_fielddir *d, int kind, unsigned char
 /* [lua] Runs one ZLUA_OP_BYVAL at p (after the op byte); returns the
  * operand bytes consumed. [-0, +1] */
 size_t zlua_sv_push(lua_State *L, zlua_env *env, const unsigned char *p);
+/* [lua] Makes room for a charge of c bytes (a Go copy or object zlua made
+ * for a script, counted with the heap against mem_limit): when it does not
+ * fit, a full collection runs first (its finalizers give back the charges
+ * of garbage; Lua 5.4's emergency collection, which a refused allocation
+ * triggers, runs none), and if it still does not fit Lua's memory error is
+ * raised. [-0, +0] */
+void zlua_charge_room(lua_State *L, zlua_env *env, size_t c);
+/* [lua] Adds c to the charge *slot (c may be negative: a field write that
+ * dropped bytes; the charge never goes below 0) and to ext_used; once
+ * ZLUA_EXT_STEP bytes were charged, a running collector steps for them:
+ * it then paces on Go memory as on its own allocations, and garbage
+ * copies are finalized (and uncharged) as garbage tables would be freed.
+ * [-0, +0] */
+void zlua_charge_add(lua_State *L, zlua_env *env, size_t *slot, int64_t c);
+/* [lua] Runs one ZLUA_OP_SVCHARGE at p (after the op byte): a live
+ * companion's charge grows or shrinks by the delta, after making room for
+ * growth under the limit (a full collection, then Lua's memory error);
+ * returns the operand bytes consumed. [-0, +0] */
+size_t zlua_sv_charge(lua_State *L, zlua_env *env, const unsigned char *p);
 /* [lua] Replaces the name on top with a new ByVal metatable (marker,
  * __name, __metatable, and __gc when gc). [-1, +1] */
 void zlua_sv_newmt(lua_State *L, zlua_env *env, int gc);
