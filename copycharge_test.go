@@ -265,3 +265,38 @@ func BenchmarkCopyResult(b *testing.B) {
 		})
 	}
 }
+
+type chargeCyclic struct{ M map[string]any }
+
+type chargeShared struct{ S []string }
+
+// The charge's walk is bounded whatever a value holds: a map that holds
+// itself ends it after its visit budget; a slice of a million strings is
+// sampled. A by-value result sharing a large host slice is charged what it
+// reaches (results a script keeps count, shared or not; a host exposes
+// such data by pointer, which is not charged).
+func TestTheChargeWalkIsBounded(t *testing.T) {
+	m := map[string]any{}
+	m["self"] = m
+	m["text"] = strings.Repeat("m", 1000)
+	big := make([]string, 1<<20)
+	for i := range big {
+		big[i] = "shared host string"
+	}
+	e := chargeEnv(t)
+	defer func() { must(t, e.Close()) }()
+	must(t, e.SetGlobal("cyclic", func() chargeCyclic { return chargeCyclic{M: m} }))
+	must(t, e.SetGlobal("shared", func() chargeShared { return chargeShared{S: big} }))
+	must(t, e.SetGlobal("sharedptr", func() *chargeShared { return &chargeShared{S: big} }))
+	run(t, e, `for i = 1, 100 do local c = cyclic() end keep = cyclic()`)
+	if st := e.Stats(); st.CopyBytes == 0 || st.CopyBytes > 1<<20 {
+		t.Errorf("a cyclic map's copy charged %d bytes", st.CopyBytes)
+	}
+	if err := e.DoString(`local s = shared()`); !errors.Is(err, zlua.ErrMemory) {
+		t.Errorf("a 16 MiB slice by value under a 4 MiB limit: %v", err)
+	}
+	run(t, e, `keep = nil collectgarbage() held = sharedptr()`)
+	if st := e.Stats(); st.CopyBytes != 0 {
+		t.Errorf("a host object returned by pointer charged %d bytes", st.CopyBytes)
+	}
+}
