@@ -22,8 +22,9 @@ type Options struct {
 	// allocation past it fails: Lua raises "not enough memory", which pcall
 	// can catch, and an uncaught one reaches Go as an error matching
 	// ErrMemory. The Env stays usable. Go memory zlua keeps for a script
-	// (struct copies its calls make, objects built from its tables) counts
-	// too: see Stats.CopyBytes. See docs/RELIABILITY.md.
+	// (struct copies its calls make, objects built from its tables, what
+	// its writes into Go fields built) counts too: see Stats.CopyBytes.
+	// See docs/RELIABILITY.md.
 	MemoryLimit int64
 	// Libs selects the standard libraries scripts get: LibsAll (the zero
 	// value) or LibsSafe for untrusted scripts.
@@ -332,8 +333,14 @@ type Stats struct {
 	// reaches through strings, slices, maps and interfaces (not pointers),
 	// and the objects zlua builds from a script's tables (a table assigned
 	// to a pointer field) that the script then holds, each what its
-	// conversion built. Given back when Lua collects the userdata. The
-	// host's own pushes and objects are not charged.
+	// conversion built, given back when Lua collects the userdata; and
+	// the script's writes into Go fields (a string or table stored in an
+	// object's field, a table in a copy's pointer field) that built 256
+	// bytes or more, each what it built, given back when the field is
+	// written again or once Go has collected what it built. Under a limit
+	// a copy is counted exactly; without one CopyBytes counts at most
+	// 1024 values of each and no writes. The host's own pushes and
+	// objects are not charged.
 	CopyBytes uint64
 	// Yields counts the times zlua yielded the calling goroutine to the
 	// Go scheduler (runtime.Gosched) while Lua kept calling Go: at the

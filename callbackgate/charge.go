@@ -30,13 +30,70 @@ import (
 // slot's last userdata goes. A script keeping such objects (e.Owner =
 // {...}; keep[i] = e.Owner) so meets the limit as with tables.
 
-// reachVisits bounds the values one reachBytes walk visits: past it,
-// collections are estimated from the elements already visited.
+// reachVisits bounds the values one reachBytes walk visits in an Env
+// without a MemoryLimit, where the charge is only Stats.CopyBytes: past
+// it, what is left is not counted. Under a limit the walk is exact (a
+// sample would be the script's to choose: 64 empty strings before twelve
+// 1 MiB ones) and ends when its total passes the limit, or after
+// limit/4 + reachVisits values (every value a walk visits adds at least
+// 8 bytes to it but for the fields of structs), with a charge over the
+// limit: the push is refused.
 const reachVisits = 1024
 
-// reachSample is how many elements of one slice, array or map are visited
-// at most; their mean stands for the rest.
-const reachSample = 64
+// reachWalk is one charge walk: the values it may still visit, its total,
+// the limit it stops past (0: none), and the maps and slices of
+// containers it has counted (a value reaching the same map or backing
+// array twice, or itself through an interface, counts it once).
+type reachWalk struct {
+	left  int
+	n     int64
+	limit int64
+	over  bool
+	seen  map[unsafe.Pointer]struct{}
+}
+
+// newWalk starts a charge walk for this Env's limit.
+func (g *Gate) newWalk() reachWalk {
+	lim := int64(min(g.S.MemoryLimit(), 1<<62))
+	if lim == 0 {
+		return reachWalk{left: reachVisits}
+	}
+	return reachWalk{left: int(min(lim/4, 1<<40)) + reachVisits, limit: lim}
+}
+
+// result is the walk's charge: its total, or past the limit one byte more
+// than the limit (C then refuses it).
+func (w *reachWalk) result() int64 {
+	if w.over && w.limit != 0 {
+		return w.limit + 1
+	}
+	return w.n
+}
+
+// add counts n bytes; it reports whether the walk goes on.
+func (w *reachWalk) add(n int64) bool {
+	w.n += n
+	if w.limit != 0 && w.n > w.limit {
+		w.over = true
+	}
+	return !w.over
+}
+
+// first reports whether the container at p is met for the first time
+// in this walk (p nil: a container with nothing to count).
+func (w *reachWalk) first(p unsafe.Pointer) bool {
+	if p == nil {
+		return true
+	}
+	if w.seen == nil {
+		w.seen = make(map[unsafe.Pointer]struct{})
+	}
+	if _, ok := w.seen[p]; ok {
+		return false
+	}
+	w.seen[p] = struct{}{}
+	return true
+}
 
 // companionCharge is the charge of a companion whose copy is v (of the
 // companion's type). C applies it only to the results of a Go function a
@@ -47,12 +104,23 @@ func (g *Gate) companionCharge(vt *valType, v reflect.Value) uint64 {
 		vt.reach = g.reachPlanOf(vt.typ)
 	}
 	if vt.reach.reaches { // v is a struct: its plan's fields, without a lookup
-		budget := reachVisits
+		w := g.newWalk()
 		for _, i := range vt.reach.fields {
-			n += uint64(g.reachBytes(v.Field(i), &budget))
+			if !g.reachBytes(&w, v.Field(i)) {
+				break
+			}
 		}
+		n += uint64(w.result())
 	}
 	return n
+}
+
+// fieldReach is what field value v of a companion reaches (the two sides
+// of a field write's change of charge).
+func (g *Gate) fieldReach(v reflect.Value) int64 {
+	w := g.newWalk()
+	g.reachBytes(&w, v)
+	return w.result()
 }
 
 // reachPlan is what a type's charge walk needs, computed once per type:
@@ -94,98 +162,103 @@ func (g *Gate) reachPlanOf(t reflect.Type) *reachPlan {
 // size that a charge counts (reachBytes is then worth walking).
 func (g *Gate) reaches(t reflect.Type) bool { return g.reachPlanOf(t).reaches }
 
-// reachBytes estimates the bytes v reaches outside its own size: string
+// reachBytes adds to w the bytes v reaches outside its own size: string
 // contents, slice backing arrays (their capacity), map entries, and the
 // values interfaces hold, recursively; not through pointers, channels or
-// functions. budget counts the values visited (reachVisits).
-func (g *Gate) reachBytes(v reflect.Value, budget *int) int64 {
-	*budget--
+// functions. It reports whether the walk goes on.
+func (g *Gate) reachBytes(w *reachWalk, v reflect.Value) bool {
+	if w.over {
+		return false
+	}
+	if w.left--; w.left < 0 {
+		w.over = true
+		return false
+	}
 	switch v.Kind() {
 	case reflect.String:
-		return int64(v.Len())
+		return w.add(int64(v.Len()))
 	case reflect.Slice:
 		if v.IsNil() {
-			return 0
+			return true
 		}
 		et := v.Type().Elem()
-		return int64(v.Cap())*int64(et.Size()) + g.reachElems(v, v.Len(), et, budget)
-	case reflect.Array:
-		return g.reachElems(v, v.Len(), v.Type().Elem(), budget)
-	case reflect.Struct:
-		var n int64
-		for _, i := range g.reachPlanOf(v.Type()).fields {
-			n += g.reachBytes(v.Field(i), budget)
+		deep := et.Kind() != reflect.String && g.reaches(et)
+		if deep && !w.first(v.UnsafePointer()) {
+			return true // a backing array counted already (or a cycle)
 		}
-		return n
+		if !w.add(int64(v.Cap()) * int64(et.Size())) {
+			return false
+		}
+		return g.reachElems(w, v, v.Len(), et)
+	case reflect.Array:
+		return g.reachElems(w, v, v.Len(), v.Type().Elem())
+	case reflect.Struct:
+		for _, i := range g.reachPlanOf(v.Type()).fields {
+			if !g.reachBytes(w, v.Field(i)) {
+				return false
+			}
+		}
+		return true
 	case reflect.Map:
-		return g.reachMap(v, budget)
+		return g.reachMap(w, v)
 	case reflect.Interface:
 		if v.IsNil() {
-			return 0
+			return true
 		}
 		e := v.Elem()
 		switch e.Kind() {
 		case reflect.Pointer, reflect.UnsafePointer, reflect.Chan, reflect.Func:
-			return 0
+			return true
 		}
 		// the boxed value's own bytes, and what it reaches
-		n := int64(e.Type().Size())
-		if g.reaches(e.Type()) && *budget > 0 {
-			n += g.reachBytes(e, budget)
+		if !w.add(int64(e.Type().Size())) {
+			return false
 		}
-		return n
+		if g.reaches(e.Type()) {
+			return g.reachBytes(w, e)
+		}
 	}
-	return 0
+	return true
 }
 
-// reachElems is what the n elements of slice or array v reach beyond
-// their own size: a sample of at most reachSample (fewer when the budget
-// runs low) scaled up to n.
-func (g *Gate) reachElems(v reflect.Value, n int, et reflect.Type, budget *int) int64 {
-	if n == 0 || !g.reaches(et) || *budget <= 0 {
-		return 0
+// reachElems adds what the n elements of slice or array v reach beyond
+// their own size.
+func (g *Gate) reachElems(w *reachWalk, v reflect.Value, n int, et reflect.Type) bool {
+	if n == 0 || !g.reaches(et) {
+		return true
 	}
-	k := min(n, reachSample, *budget)
-	var sum int64
-	for i := 0; i < k; i++ {
-		sum += g.reachBytes(v.Index(i), budget)
+	for i := 0; i < n; i++ {
+		if !g.reachBytes(w, v.Index(i)) {
+			return false
+		}
 	}
-	return scaleSample(sum, k, n)
+	return true
 }
 
-// reachMap is what map v holds: its entries' own sizes and what a sample
-// of them reaches, scaled up to its length.
-func (g *Gate) reachMap(v reflect.Value, budget *int) int64 {
-	if v.IsNil() {
-		return 0
+// reachMap adds what map v holds: its entries' own sizes and what they
+// reach.
+func (g *Gate) reachMap(w *reachWalk, v reflect.Value) bool {
+	if v.IsNil() || !w.first(v.UnsafePointer()) {
+		return true
 	}
 	t := v.Type()
 	n := v.Len()
-	own := int64(n) * int64(t.Key().Size()+t.Elem().Size())
+	if !w.add(int64(n) * int64(t.Key().Size()+t.Elem().Size())) {
+		return false
+	}
 	rk, re := g.reaches(t.Key()), g.reaches(t.Elem())
-	if n == 0 || (!rk && !re) || *budget <= 0 {
-		return own
+	if n == 0 || (!rk && !re) {
+		return true
 	}
-	k := min(n, reachSample, *budget)
-	var sum int64
-	it := v.MapRange()
-	for i := 0; i < k && it.Next(); i++ {
-		if rk {
-			sum += g.reachBytes(it.Key(), budget)
+	for it := v.MapRange(); it.Next(); {
+		if rk && !g.reachBytes(w, it.Key()) {
+			return false
 		}
-		if re {
-			sum += g.reachBytes(it.Value(), budget)
+		if re && !g.reachBytes(w, it.Value()) {
+			return false
 		}
 	}
-	return own + scaleSample(sum, k, n)
-}
-
-// scaleSample scales the sum of k sampled elements to n elements.
-func scaleSample(sum int64, k, n int) int64 {
-	if k <= 0 || k == n {
-		return sum
-	}
-	return sum / int64(k) * int64(n)
+	return true
 }
 
 // builtKeep is how many built objects a gate remembers: the newest ones

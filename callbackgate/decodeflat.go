@@ -66,6 +66,7 @@ func (g *Gate) decodeFlat(v reflect.Value, p *tablePlan, kv []cgo.Arg) bool {
 					return false // decodeStruct reads it again and says why
 				}
 				fc.str[j] = strings.Clone(s)
+				g.storeBuilt(unsafe.Pointer(unsafe.StringData(fc.str[j])))
 			}
 			*(*string)(ptr) = fc.str[j]
 			continue

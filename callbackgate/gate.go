@@ -137,6 +137,7 @@ type Gate struct {
 	// builtN counts the entries in use.
 	built  [builtKeep]builtObj
 	builtN int
+	stores storeState // the charges of a script's stores (storecharge.go)
 
 	warn func(string) // Lua 5.4 warnings sink (warn.go); nil: stderr
 
@@ -251,6 +252,7 @@ func (g *Gate) Teardown() error {
 	g.unrefs.Close()
 	err := g.closeLua() // every __gc runs and queues its slot
 	g.leaked = g.objs.Close() + g.closeStructs()
+	g.stores = storeState{} // their bytes went with the state
 	g.lifeMu.Lock()
 	g.S.Close()
 	g.callsBefore += g.S.Calls() // the count at Close, kept across Reset
@@ -451,6 +453,9 @@ func (g *Gate) Exit() {
 // record of it), release the claim, and yield to the Go scheduler if the
 // calls made a yield due (yield.go).
 func (g *Gate) exitOutermost() {
+	if g.stores.charged != 0 {
+		g.storeSettle()
+	}
 	if g.quiet() {
 		g.forgetRecent()
 	} else {
@@ -485,6 +490,9 @@ func (g *Gate) quiet() bool {
 func (g *Gate) Settle() {
 	if g.builtN != 0 {
 		g.forgetBuilt()
+	}
+	if g.stores.charged != 0 {
+		g.storeSettle()
 	}
 	// The common outermost return: nothing was handed out, nothing
 	// waits in C. One test instead of the walk.

@@ -46,6 +46,9 @@ func (g *Gate) pushObj(v reflect.Value, view reflect.Type) error {
 			if g.builtN != 0 && v.Kind() == reflect.Pointer {
 				g.chargeBuilt(slotPtr(v), slot)
 			}
+			if len(g.stores.byObj) != 0 && v.Kind() == reflect.Pointer {
+				g.chargeStored(slotPtr(v), slot)
+			}
 			return nil
 		}
 	}
@@ -60,6 +63,9 @@ func (g *Gate) pushObj(v reflect.Value, view reflect.Type) error {
 	}
 	if g.builtN != 0 && v.Kind() == reflect.Pointer {
 		g.chargeBuilt(slotPtr(v), slot)
+	}
+	if len(g.stores.byObj) != 0 && v.Kind() == reflect.Pointer {
+		g.chargeStored(slotPtr(v), slot)
 	}
 	return nil
 }
@@ -355,8 +361,11 @@ func fieldSet(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
 	if err != nil { // the value may be fine: the field is not there to set
 		return g.raiseText(fmt.Sprintf("cannot set field '%s' of %s: %s", key.View(), b.name, nilEmbedded(ov.Elem(), f.index)), nil)
 	}
-	err = g.readAssign(fr, 2, fv) // a refused value leaves the field as it was
+	err = g.assignStored(fr, 2, fv) // a refused value leaves the field as it was
 	if err != nil {
+		if err == errStoreNoMem || errors.Is(err, ErrMemory) { // a memory error stays one
+			return g.raiseStoreNoMem()
+		}
 		if err == errReleased {
 			return g.raiseText(err.Error(), nil)
 		}

@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+	"unsafe"
 
 	"github.com/zlua-go/zlua/cgo"
 )
@@ -160,7 +161,11 @@ func (g *Gate) readFloat(t cgo.Thread, idx int, a *cgo.Arg) (float64, error) {
 func (g *Gate) readString(t cgo.Thread, idx int, a *cgo.Arg) (string, error) {
 	switch a.Type {
 	case int32(cgo.TString):
-		return a.String(), nil
+		str := a.String()
+		if g.stores.tracking && len(str) > 0 { // a store's conversion (storecharge.go)
+			g.stores.built = append(g.stores.built, unsafe.Pointer(unsafe.StringData(str)))
+		}
+		return str, nil
 	case int32(cgo.TNumber):
 		if a.IsInt() {
 			return strconv.FormatInt(a.Int(), 10), nil
@@ -314,15 +319,21 @@ func (g *Gate) read(t cgo.Thread, idx int, a *cgo.Arg, v reflect.Value, depth in
 			// A byte slice takes what luaL_checklstring takes: a string,
 			// or a number spelled as tostring spells it (a table of
 			// bytes still reads element by element, below).
+			var b []byte
 			if a.Type == int32(cgo.TString) {
-				v.SetBytes(a.Bytes())
-				return nil
+				b = a.Bytes()
+			} else {
+				s, err := g.readString(t, idx, a)
+				if err != nil {
+					return err
+				}
+				b = []byte(s)
 			}
-			s, err := g.readString(t, idx, a)
-			if err != nil {
+			if err := g.convCharge(int64(cap(b))); err != nil {
 				return err
 			}
-			v.SetBytes([]byte(s))
+			g.storeBuilt(unsafe.Pointer(unsafe.SliceData(b)))
+			v.SetBytes(b)
 			return nil
 		}
 		if a.Type != int32(cgo.TTable) {
@@ -339,6 +350,7 @@ func (g *Gate) read(t cgo.Thread, idx int, a *cgo.Arg, v reflect.Value, depth in
 		if err := g.readSeq(t, idx, s, n, depth); err != nil {
 			return err // v unchanged
 		}
+		g.storeBuilt(s.UnsafePointer())
 		v.Set(s)
 		return nil
 	case reflect.Array:

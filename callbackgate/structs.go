@@ -1,6 +1,7 @@
 package callbackgate
 
 import (
+	"errors"
 	"fmt"
 	"reflect"
 	"unsafe"
@@ -355,18 +356,23 @@ func valFieldSet(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
 	charged := g.reaches(fv.Type())
 	var before int64
 	if charged {
-		budget := reachVisits
-		before = g.reachBytes(fv, &budget)
+		before = g.fieldReach(fv)
 	}
-	if err := g.readAssign(fr, 2, fv); err != nil {
+	assign := g.readAssign
+	if fv.Kind() == reflect.Pointer { // what the walk does not follow (storecharge.go)
+		assign = g.assignStored
+	}
+	if err := assign(fr, 2, fv); err != nil {
+		if err == errStoreNoMem || errors.Is(err, ErrMemory) { // a memory error stays one
+			return g.raiseStoreNoMem()
+		}
 		if err == errReleased {
 			return g.raiseText(err.Error(), nil)
 		}
 		return g.raiseText(fmt.Sprintf("bad value for field '%s' of %s (%v)", f.Name, vt.name, err), nil)
 	}
 	if charged {
-		budget := reachVisits
-		if d := g.reachBytes(fv, &budget) - before; d != 0 {
+		if d := g.fieldReach(fv) - before; d != 0 {
 			return g.chargeSelf(fr, d)
 		}
 	}

@@ -51,6 +51,11 @@ func (s *State) MemUsed() (used, peak uint64) {
 	return uint64(m.used), uint64(m.peak)
 }
 
+// ExtRefused reports whether the limit refused an allocation or a charge
+// while Go memory was charged, since the last collection after a refusal.
+// The owner's goroutine only.
+func (s *State) ExtRefused() bool { return s.env.ext_refused != 0 }
+
 // ChargedBytes returns the bytes of Go copies charged to the memory limit
 // (companions, see PutCompanion). Callable like MemUsed.
 func (s *State) ChargedBytes() uint64 {

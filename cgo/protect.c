@@ -253,6 +253,13 @@ static int collect(zlua_env *env, lua_State *L)
 	return st;
 }
 
+int zlua_collect_now(zlua_env *env, lua_State *L)
+{
+	if (!lua_checkstack(L, 2))
+		return LUA_ERRMEM;
+	return collect(env, L);
+}
+
 void zlua_collect_after_refusal(zlua_env *env, lua_State *L)
 {
 	/* LuaJIT does not collect before it reports an allocation failure, so
@@ -356,8 +363,12 @@ int zlua_op(zlua_env *env, lua_State *L, int opcode, int nargs, int nres,
 	pending = env->op_pending;
 	env->op_pending = a;
 	env->errinfo_set = 0;
-	env->charging = 0; /* the host's pushes are not charged (structs.c) */
+	/* The host's pushes are not charged (structs.c), but pushes made while
+	 * a script's call runs are: a Go function it called passing its own
+	 * by-value argument to a Lua callback hands the script a copy as its
+	 * result would (probe Q). */
 	outermost = env->cstack_base == 0;
+	env->charging = !outermost;
 	if (outermost) /* nested operations run on this thread, below us */
 		env->cstack_base = (uintptr_t)&outermost;
 	st = lua_pcall(L, nargs + 1, nres, base + 1);

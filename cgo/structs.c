@@ -31,7 +31,7 @@ static int charge_fits(const zlua_env *env, size_t c)
  * way an allocation the limit refuses does: by asking for a userdata
  * larger than the limit. (LuaJIT refuses userdata of 2 GiB and more with
  * another message: with so high a limit the error is a plain one.) */
-static void raise_nomem(lua_State *L, const zlua_env *env)
+void zlua_raise_nomem(lua_State *L, const zlua_env *env)
 {
 #ifdef ZLUA_LUAJIT
 	if (env->mem_limit < 0x7fff0000u)
@@ -48,7 +48,7 @@ void zlua_charge_room(lua_State *L, zlua_env *env, size_t c)
 	if (!charge_fits(env, c)) {
 		env->mem_refused = 1;
 		env->ext_refused = 1;
-		raise_nomem(L, env);
+		zlua_raise_nomem(L, env);
 	}
 }
 
@@ -65,6 +65,16 @@ void zlua_charge_add(lua_State *L, zlua_env *env, size_t *slot, int64_t c)
 		env->ext_debt = 0;
 		lua_gc(L, LUA_GCSTEP, kb > INT_MAX ? INT_MAX : (int)kb);
 	}
+}
+
+int zlua_store_charge(zlua_env *env, int64_t d)
+{
+	if (d > 0 && !charge_fits(env, (size_t)d))
+		return 0;
+	if (d < 0 && (size_t)-d > env->ext_used)
+		d = -(int64_t)env->ext_used;
+	__atomic_store_n(&env->ext_used, env->ext_used + (size_t)d, __ATOMIC_RELAXED);
+	return 1;
 }
 
 size_t zlua_sv_push(lua_State *L, zlua_env *env, const unsigned char *p)

@@ -12,6 +12,8 @@ static size_t zlua_svfreed_take(zlua_env *env, uint32_t *dst, size_t max)
 }
 #cgo nocallback zlua_svfreed_take
 #cgo nocallback zlua_svstate_reserve
+#cgo nocallback zlua_store_charge
+#cgo noescape zlua_store_charge
 */
 import "C"
 
@@ -230,3 +232,23 @@ func (s *State) FreedCompanions(f func(slots []uint32)) {
 
 // HasFreedCompanions reports whether collected companion slots wait.
 func (s *State) HasFreedCompanions() bool { return s.env != nil && s.env.svfreed_len > 0 }
+
+// StoreCharge charges d bytes of Go memory a script's store made (a table
+// or string written into a Go field) with the Lua heap against the memory
+// limit, or gives back -d. A charge that does not fit is not made: false.
+// No Lua code runs.
+func (s *State) StoreCharge(d int64) bool { return C.zlua_store_charge(s.env, C.int64_t(d)) != 0 }
+
+// CollectNow runs a full collection of the state on t under protection
+// (finalizers may call Go); it reports whether it completed.
+func (s *State) CollectNow(t Thread) bool { return C.zlua_collect_now(s.env, t.p) == 0 }
+
+// PutNoMem appends an op that raises Lua's memory error ("not enough
+// memory", LUA_ERRMEM), as an allocation the limit refuses does.
+func (s *State) PutNoMem() {
+	s.progAlloc = true
+	if s.need(1) {
+		s.prog[s.n] = C.ZLUA_OP_NOMEM
+		s.n++
+	}
+}

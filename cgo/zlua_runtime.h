@@ -47,6 +47,8 @@ enum zlua_op {
 	                        * changes by delta (a field write); pushes nothing */
 	ZLUA_OP_OBJCHARGE = 38, /* u32 slot, u64 bytes: charges an object slot
 	                         * (objects.c); pushes nothing */
+	ZLUA_OP_NOMEM = 39,     /* raises Lua's memory error (a store whose
+	                         * charge did not fit, structs.c) */
 	/* leaf methods (jitleaf.c) */
 	ZLUA_OP_LEAF = 36     /* u32 type_id, u32 fnid, u8 nparams, u8 boolean
 	                       * params (bit i), u8 nresults, u8 boolean results;

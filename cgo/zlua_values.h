@@ -374,6 +374,17 @@ void zlua_charge_room(lua_State *L, zlua_env *env, size_t c);
  * copies are finalized (and uncharged) as garbage tables would be freed.
  * [-0, +0] */
 void zlua_charge_add(lua_State *L, zlua_env *env, size_t *slot, int64_t c);
+/* [lua] Raises Lua's memory error as an allocation the limit refuses
+ * does (ZLUA_OP_NOMEM). [-0, +0] */
+void zlua_raise_nomem(lua_State *L, const zlua_env *env);
+/* [go-safe] Charges d bytes of Go memory a store made for a script (a
+ * table or string written into a field, callbackgate/storecharge.go) to
+ * ext_used, or gives back -d; no Lua API. A charge that does not fit
+ * under the limit is not made: returns 0. */
+int zlua_store_charge(zlua_env *env, int64_t d);
+/* [go-safe] A full collection of L's state under protection (Go, before
+ * it refuses a store's charge); returns the status. [-0, +0] */
+int zlua_collect_now(zlua_env *env, lua_State *L);
 /* [lua] Runs one ZLUA_OP_SVCHARGE at p (after the op byte): a live
  * companion's charge grows or shrinks by the delta, after making room for
  * growth under the limit (a full collection, then Lua's memory error);

@@ -1,0 +1,400 @@
+package callbackgate
+
+import (
+	"errors"
+	"reflect"
+	"runtime"
+	"slices"
+	"time"
+	"unsafe"
+	"weak"
+
+	"github.com/zlua-go/zlua/cgo"
+)
+
+// What a script's stores cost the memory limit.
+//
+// A script that writes a table or a string into a field of a Go object,
+// or a table into a pointer field of a copy, makes zlua build Go memory
+// (an object, a string, a slice or map) and store it where Go keeps it:
+// in an object the host holds, in a chain of objects built from tables
+// (cur.Owner = {...}; cur = cur.Owner), in a copy. Probe Q kept 1 GB that
+// way under a 16 MiB limit. So under a MemoryLimit a store that built
+// storeMin bytes or more is charged what its conversion built, for as
+// long as the field holds it and Go keeps it: each charge has weak
+// pointers to the allocations the store made (the roots: a built object,
+// a string's bytes, a backing array, a map, an interface's box) and is
+// given back when the field is written again, or once Go has collected
+// them all (the object holding the field was dropped; storeScan).
+//
+// An object a store built can also be held elsewhere: a script reads it
+// back (e.Owner), which charges its slot as a push of a built object does
+// (charge.go; C gives that back with the slot's last userdata), or
+// stores it into another field (y.Owner = e.Owner), which charges that
+// field too. Each holder is charged: a field written again gives back only
+// its own charge.
+//
+// A charge that does not fit first makes room: dead charges are given
+// back, Lua collects, and Go collects (storeCollect); then the store is
+// refused with Lua's memory error and the field keeps its value.
+
+// storeMin is the least a store must build to be charged: a weak pointer
+// costs more than a small string, and small pointer-free allocations may
+// share a block whose other objects keep it (weak.Pointer).
+const storeMin = 256
+
+// storeRoots bounds the roots one charge tracks.
+const storeRoots = 64
+
+// storeRec is one field's charge.
+type storeRec struct {
+	roots []weak.Pointer[byte]
+	bytes int64
+	obj   uintptr // the object the field names, when a store built it
+}
+
+// dead reports whether Go collected all of r's roots.
+func (r *storeRec) dead() bool {
+	for _, w := range r.roots {
+		if w.Value() != nil {
+			return false
+		}
+	}
+	return true
+}
+
+// storeObj is an object that stores built, as its pushes and the fields
+// naming it see it: its charge and how many fields' charges name it.
+type storeObj struct {
+	rec    *storeRec
+	fields int
+}
+
+// storeState is a gate's store charges: by the address of the field
+// written, and the objects they built by address.
+type storeState struct {
+	byField map[uintptr]*storeRec
+	byObj   map[uintptr]storeObj
+	charged int64     // the bytes of all charges
+	scanAt  int       // the number of charges at which the next scan runs
+	gcBase  int64     // charged after the last Go collection made for room
+	gcAt    time.Time // when it ran
+	// the objects the conversion of the store in progress built from
+	// tables (decode.go appends while tracking)
+	built      []unsafe.Pointer
+	tracking   bool
+	collecting bool                    // storeRoom's Lua collection runs
+	mark       weak.Pointer[storeMark] // nil once Go collected since the last scan
+}
+
+// errStoreNoMem refuses a store whose charge does not fit.
+var errStoreNoMem = errors.New("not enough memory")
+
+// assignStored is readAssign for a field a script writes: under a memory
+// limit, what the conversion built is charged (see above) before the
+// field takes the value; errStoreNoMem when it does not fit (the field
+// is left as it was).
+func (g *Gate) assignStored(fr cgo.Frame, i int, fv reflect.Value) error {
+	k := fv.Kind()
+	if g.S.MemoryLimit() == 0 || !fv.CanAddr() || !storeKind(k) {
+		return g.readAssign(fr, i, fv)
+	}
+	if g.stores.collecting {
+		return errStoreNoMem
+	}
+	a := arg(fr, i)
+	t := fr.Thread()
+	tmp := reflect.New(fv.Type()).Elem()
+	var n int64
+	g.forgetStoreBuilt()
+	if k == reflect.String {
+		s, err := g.readString(t, i+1, &a)
+		if err != nil {
+			return err
+		}
+		tmp.SetString(s)
+		n = int64(len(s))
+		if n > 0 { // readString copied it
+			g.stores.built = append(g.stores.built, unsafe.Pointer(unsafe.StringData(s)))
+		}
+	} else {
+		g.stores.tracking = true
+		err := g.read(t, i+1, &a, tmp, 0)
+		g.stores.tracking = false
+		if err != nil {
+			g.forgetStoreBuilt()
+			return err
+		}
+		n = g.conv.bytes
+	}
+	var rec *storeRec
+	if n >= storeMin {
+		rec = g.newStoreRec(tmp, n)
+	} else if k == reflect.Pointer && len(g.stores.byObj) != 0 {
+		// an object a store built, stored again: this field holds it too
+		if o, ok := g.stores.byObj[uintptr(tmp.UnsafePointer())]; ok {
+			rec = &storeRec{roots: o.rec.roots, bytes: o.rec.bytes, obj: o.rec.obj}
+		}
+	}
+	g.forgetStoreBuilt()
+	addr := fv.UnsafeAddr()
+	old := g.stores.byField[addr]
+	if rec == nil && old == nil {
+		fv.Set(tmp)
+		return nil
+	}
+	var need int64
+	if rec != nil {
+		need = rec.bytes
+	}
+	if old != nil {
+		need -= old.bytes
+	}
+	if err := g.storeRoom(t, need); err != nil {
+		return err
+	}
+	fv.Set(tmp)
+	if old != nil {
+		g.dropStoreRec(addr, old)
+	}
+	if rec != nil {
+		g.addStoreRec(addr, rec)
+	}
+	return nil
+}
+
+// addStoreRec records rec, charged already, as the charge of the field at
+// addr.
+func (g *Gate) addStoreRec(addr uintptr, rec *storeRec) {
+	st := &g.stores
+	if st.byField == nil {
+		st.byField = make(map[uintptr]*storeRec)
+		st.byObj = make(map[uintptr]storeObj)
+	}
+	st.byField[addr] = rec
+	st.charged += rec.bytes
+	if rec.obj != 0 {
+		o := st.byObj[rec.obj]
+		if o.rec == nil {
+			o.rec = rec
+		}
+		o.fields++
+		st.byObj[rec.obj] = o
+	}
+	if len(st.byField) >= st.scanAt {
+		g.storeScan()
+	}
+}
+
+// dropStoreRec forgets rec, the charge of the field at addr, whose bytes
+// were given back.
+func (g *Gate) dropStoreRec(addr uintptr, rec *storeRec) {
+	st := &g.stores
+	delete(st.byField, addr)
+	st.charged -= rec.bytes
+	if rec.obj != 0 {
+		if o, ok := st.byObj[rec.obj]; ok {
+			if o.fields--; o.fields <= 0 {
+				delete(st.byObj, rec.obj)
+			} else {
+				st.byObj[rec.obj] = o
+			}
+		}
+	}
+}
+
+// chargeStored appends, after the push of p's slot, the charge of the
+// object a store built that p names: the script now holds it through a
+// userdata too.
+func (g *Gate) chargeStored(p unsafe.Pointer, slot uint32) {
+	if o, ok := g.stores.byObj[uintptr(p)]; ok && !o.rec.dead() {
+		g.S.PutObjCharge(slot, uint64(o.rec.bytes))
+	}
+}
+
+// storeKind reports whether a field of kind k can hold Go memory a store
+// builds.
+func storeKind(k reflect.Kind) bool {
+	switch k {
+	case reflect.String, reflect.Pointer, reflect.Slice, reflect.Map, reflect.Interface, reflect.Struct, reflect.Array:
+		return true
+	}
+	return false
+}
+
+// newStoreRec returns the charge of n bytes for the value v a store
+// built, with weak pointers to its allocations; nil when it has none (v
+// holds only what existed before: an object pushed earlier, an empty
+// value).
+func (g *Gate) newStoreRec(v reflect.Value, n int64) *storeRec {
+	r := &storeRec{bytes: n}
+	r.collect(v, g.stores.built)
+	if len(r.roots) == 0 {
+		return nil
+	}
+	return r
+}
+
+// collect adds the allocations v makes (not through them: what they hold
+// dies with them) to r's roots. A string, a slice's backing array or a
+// pointer's object is one only when the store's conversion made it
+// (built): a value that existed (a copy's string, a lent slice) may not
+// even be Go memory, which weak.Make refuses by crashing. Maps and
+// interface boxes are Go's always.
+func (r *storeRec) collect(v reflect.Value, built []unsafe.Pointer) {
+	if len(r.roots) >= storeRoots {
+		return
+	}
+	var p unsafe.Pointer
+	switch v.Kind() {
+	case reflect.String:
+		if q := unsafe.Pointer(unsafe.StringData(v.String())); v.Len() > 0 && slices.Contains(built, q) {
+			p = q
+		}
+	case reflect.Pointer:
+		if q := v.UnsafePointer(); q != nil && slices.Contains(built, q) {
+			p = q
+			if r.obj == 0 {
+				r.obj = uintptr(q)
+			}
+		}
+	case reflect.Map:
+		p = v.UnsafePointer()
+	case reflect.Slice:
+		if q := v.UnsafePointer(); v.Cap() > 0 && slices.Contains(built, q) {
+			p = q
+		}
+	case reflect.Interface:
+		if !v.IsNil() && v.CanAddr() {
+			switch e := v.Elem(); e.Kind() {
+			case reflect.Pointer, reflect.Map:
+				r.collect(e, built)
+			case reflect.String, reflect.Slice, reflect.Struct, reflect.Array, reflect.Interface:
+				p = (*eface)(v.Addr().UnsafePointer()).data // the box
+			}
+		}
+	case reflect.Struct:
+		for i := 0; i < v.NumField(); i++ {
+			r.collect(v.Field(i), built)
+		}
+	case reflect.Array:
+		for i := 0; i < v.Len() && len(r.roots) < storeRoots; i++ {
+			r.collect(v.Index(i), built)
+		}
+	}
+	if p != nil {
+		r.roots = append(r.roots, weak.Make((*byte)(p)))
+	}
+}
+
+// storeRoom charges d bytes (gives back -d), making room when they do not
+// fit: dead charges are given back, Lua collects, then Go
+// (storeCollect).
+func (g *Gate) storeRoom(t cgo.Thread, d int64) error {
+	if g.S.StoreCharge(d) {
+		return nil
+	}
+	g.storeScan()
+	if g.S.StoreCharge(d) {
+		return nil
+	}
+	// finalizers run: one writing a field (LibsAll) would change the
+	// charges this store has read, so such a store is refused meanwhile
+	g.stores.collecting = true
+	g.S.CollectNow(t)
+	g.stores.collecting = false
+	if g.S.StoreCharge(d) {
+		return nil
+	}
+	if g.storeCollect() && g.S.StoreCharge(d) {
+		return nil
+	}
+	return errStoreNoMem
+}
+
+// storeForceEvery is how often at least a shortage may make Go collect
+// for the charges of stores (storeCollect), when stores have not charged
+// an eighth of the limit since Go last did.
+const storeForceEvery = time.Second
+
+// storeCollect makes Go collect, then gives back the charges of what it
+// freed, when stores have charged an eighth of the limit since the last
+// such collection or storeForceEvery has passed: a shortage that live
+// charges cause would otherwise make Go collect at every refusal. It
+// reports whether it collected.
+func (g *Gate) storeCollect() bool {
+	st := &g.stores
+	if st.charged == 0 || (st.charged-st.gcBase < int64(g.S.MemoryLimit()/8) && time.Since(st.gcAt) < storeForceEvery) {
+		return false
+	}
+	// objects and copies whose userdata Lua collected hold their Go
+	// values until drained
+	g.objs.Drain()
+	g.sv.reg.Drain()
+	runtime.GC()
+	g.storeScan()
+	st.gcBase, st.gcAt = st.charged, time.Now()
+	return true
+}
+
+// storeScan gives back the charges whose allocations Go collected.
+func (g *Gate) storeScan() {
+	st := &g.stores
+	var back int64
+	for addr, r := range st.byField {
+		if r.dead() {
+			back += r.bytes
+			g.dropStoreRec(addr, r)
+		}
+	}
+	if back != 0 {
+		g.S.StoreCharge(-back)
+	}
+	st.scanAt = 2*len(st.byField) + 64
+	st.mark = weak.Make(new(storeMark))
+}
+
+// storeMark is the object whose weak pointer tells that Go has collected
+// since the last scan (the scan's own allocation, which nothing keeps).
+type storeMark struct{ _ [2]*byte }
+
+// storeSettle runs at an outermost return while stores are charged: a scan
+// once Go has collected since the last one (a weak pointer's test), and
+// when the limit refused an allocation, a Go collection first
+// (storeCollect). Without it the
+// charges of stores Go has freed would keep Lua's own allocations from the
+// limit until the next store that needs room.
+func (g *Gate) storeSettle() {
+	if g.S.Closed() {
+		return
+	}
+	if g.S.ExtRefused() && g.storeCollect() {
+		return
+	}
+	if g.stores.mark.Value() == nil {
+		g.storeScan()
+	}
+}
+
+// raiseStoreNoMem ends a refused store with Lua's memory error.
+func (g *Gate) raiseStoreNoMem() int32 {
+	g.S.ProgReset()
+	g.S.PutNoMem()
+	return g.commitReturn()
+}
+
+// storeBuilt notes p, an allocation the conversion in progress made,
+// when it converts a store (what may become a root of its charge: never
+// memory that existed, which may not even be Go's).
+func (g *Gate) storeBuilt(p unsafe.Pointer) {
+	if g.stores.tracking && p != nil {
+		g.stores.built = append(g.stores.built, p)
+	}
+}
+
+// forgetStoreBuilt empties the list of objects the last store built
+// (clearing it: its backing array must not keep them alive).
+func (g *Gate) forgetStoreBuilt() {
+	clear(g.stores.built)
+	g.stores.built = g.stores.built[:0]
+}
