@@ -41,6 +41,24 @@ func chargeEnv(t *testing.T, libs ...zlua.Libs) *zlua.Env {
 	return e
 }
 
+// mustReachTheLimit runs chunk, which keeps Go memory zlua makes for the
+// script under chargeEnv's 4 MiB limit: it must end in the memory error
+// with the heap and the charges within the limit, the charges at least
+// 1 MiB of it.
+func mustReachTheLimit(t *testing.T, e *zlua.Env, chunk string) {
+	t.Helper()
+	if err := e.DoString(chunk); !errors.Is(err, zlua.ErrMemory) {
+		t.Fatalf("err = %v, want a memory error", err)
+	}
+	st := e.Stats()
+	if st.LuaBytes+st.CopyBytes > 4<<20 {
+		t.Errorf("LuaBytes %d + CopyBytes %d above the 4 MiB limit", st.LuaBytes, st.CopyBytes)
+	}
+	if st.CopyBytes < 1<<20 {
+		t.Errorf("CopyBytes = %d with the limit reached by what Go keeps", st.CopyBytes)
+	}
+}
+
 // Copies a script keeps count toward the limit: each of these loops would
 // hold 100 times the limit in Go memory (probe P2 F4 reached 3 GB under
 // 16 MiB), and stops with Lua's memory error instead.
@@ -58,17 +76,7 @@ func TestGoCopiesCountTowardTheMemoryLimit(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			e := chargeEnv(t)
 			defer func() { must(t, e.Close()) }()
-			err := e.DoString(chunk)
-			if !errors.Is(err, zlua.ErrMemory) {
-				t.Fatalf("err = %v, want a memory error", err)
-			}
-			st := e.Stats()
-			if st.LuaBytes+st.CopyBytes > 4<<20 {
-				t.Errorf("LuaBytes %d + CopyBytes %d above the 4 MiB limit", st.LuaBytes, st.CopyBytes)
-			}
-			if st.CopyBytes < 1<<20 {
-				t.Errorf("CopyBytes = %d with the limit reached by copies", st.CopyBytes)
-			}
+			mustReachTheLimit(t, e, chunk)
 			// what the script held is given back once Lua collects it
 			run(t, e, `keep = nil collectgarbage() collectgarbage()`)
 			e.Pump()

@@ -1,7 +1,6 @@
 package zlua_test
 
 import (
-	"errors"
 	"runtime"
 	"strings"
 	"testing"
@@ -59,17 +58,7 @@ func TestStoresCountTowardTheMemoryLimit(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			e, root := storeEnv(t)
 			defer func() { must(t, e.Close()) }()
-			err := e.DoString(setup + tc.loop)
-			if !errors.Is(err, zlua.ErrMemory) {
-				t.Fatalf("err = %v, want a memory error", err)
-			}
-			st := e.Stats()
-			if st.LuaBytes+st.CopyBytes > 4<<20 {
-				t.Errorf("LuaBytes %d + CopyBytes %d above the 4 MiB limit", st.LuaBytes, st.CopyBytes)
-			}
-			if st.CopyBytes < 1<<20 {
-				t.Errorf("CopyBytes = %d with the limit reached by stores", st.CopyBytes)
-			}
+			mustReachTheLimit(t, e, setup+tc.loop)
 			settleStores(t, e)
 			if tc.held {
 				if e.Stats().CopyBytes < 1<<20 {
