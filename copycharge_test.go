@@ -188,7 +188,17 @@ type chargeEntity struct {
 	Owner *chargeEntity
 	Data  []byte
 	Info  chargeInfo
+	IA    chargeAnyNote
 }
+
+// chargeAnyNote is an inline struct with an interface field.
+type chargeAnyNote struct {
+	A    any
+	Note string
+}
+
+// chargeHandle is pointer-shaped: an interface holds it in place of a box.
+type chargeHandle struct{ P *byte }
 
 // chargeInfo is a struct held inline by chargeEntity.
 type chargeInfo struct {

@@ -3,7 +3,9 @@ package zlua_test
 import (
 	"runtime"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/zlua-go/zlua"
 )
@@ -163,5 +165,59 @@ func TestAStoreMakingRoomRefusesStoresFromFinalizers(t *testing.T) {
 	}
 	if got := e.Stats().CopyBytes; got != 3*1500000 {
 		t.Errorf("CopyBytes %d, want the three fields' %d", got, 3*1500000)
+	}
+}
+
+// Probe R: what a store's charge waits on is only memory its conversion
+// made. A pointer-shaped struct held by an interface (here naming memory
+// Go does not manage) and the runtime's static box of an empty string are
+// not roots: the first crashed the process in weak.Make, the second kept
+// a charge forever. Objects built inside a stored value (nested, in a
+// slice or map) that a script reads back are charged to it.
+func TestStoreChargesWaitOnlyOnWhatTheyBuilt(t *testing.T) {
+	mem, err := syscall.Mmap(-1, 0, 4096, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_ANON|syscall.MAP_PRIVATE)
+	must(t, err)
+	defer func() { must(t, syscall.Munmap(mem)) }()
+	e, _ := storeEnv(t)
+	defer func() { must(t, e.Close()) }()
+	must(t, e.SetGlobal("cp", chargeHandle{P: &mem[0]}))
+	run(t, e, `keep = {}
+		for i = 1, 3 do local x = spawn() x.IA = {A = cp, Note = string.rep("n", 1000) .. i} keep[#keep + 1] = x end
+		for i = 1, 3 do local x = spawn() x.IA = {A = "", Note = string.rep("e", 1000) .. i} keep[#keep + 1] = x end`)
+	if got := e.Stats().CopyBytes; got < 6000 {
+		t.Errorf("six stores of 1000 bytes: CopyBytes %d", got)
+	}
+	settleStores(t, e)
+	if got := e.Stats().CopyBytes; got != 0 {
+		t.Errorf("dropped: CopyBytes %d", got)
+	}
+	for name, chunk := range map[string]string{
+		"nested":         `local x = spawn() for i = 1, 6400 do x.Owner = {Owner = {Name = s .. i}}; keep[i] = x.Owner.Owner; x.Owner = nil end`,
+		"beside a slice": `local x = spawn() for i = 1, 6400 do x.Info = {Tags = {s .. i}}; x.Owner = {Owner = {Name = s .. i}}; keep[i] = x.Owner.Owner; x.Owner = nil end`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			e, _ := storeEnv(t)
+			defer func() { must(t, e.Close()) }()
+			mustReachTheLimit(t, e, `local s = string.rep("s", 65536) keep = {} `+chunk)
+		})
+	}
+}
+
+// A script storing into objects it drops cannot make the host collect
+// more than once a second (probe R: 200 forced collections in 17 s under
+// a 1 MiB limit); past that its stores are refused until Go collects.
+func TestStoresForceGoCollectionsRarely(t *testing.T) {
+	e, _ := storeEnv(t)
+	defer func() { must(t, e.Close()) }()
+	var before runtime.MemStats
+	runtime.ReadMemStats(&before)
+	start := time.Now()
+	err := e.DoString(`local s = string.rep("c", 131072)
+		for i = 1, 2000 do local x = spawn() x.Name = s .. i end`)
+	var after runtime.MemStats
+	runtime.ReadMemStats(&after)
+	forced := after.NumForcedGC - before.NumForcedGC
+	if limit := uint32(time.Since(start)/time.Second) + 2; forced > limit {
+		t.Errorf("%d forced collections in %v (err %v)", forced, time.Since(start), err)
 	}
 }

@@ -201,7 +201,7 @@ func (g *Gate) readTable(t cgo.Thread, idx int, v reflect.Value, depth int) (han
 		return true, err
 	}
 	v.Set(nv)
-	g.storeBuilt(nv.UnsafePointer())
+	g.storeBuiltObj(nv.UnsafePointer())
 	if depth == 0 { // what it holds, nested objects included (charge.go)
 		g.noteBuilt(nv.UnsafePointer(), g.conv.bytes-before)
 	}

@@ -4,6 +4,7 @@ import (
 	"math"
 	"reflect"
 	"strconv"
+	"unsafe"
 
 	"github.com/zlua-go/zlua/cgo"
 )
@@ -47,7 +48,11 @@ func (g *Gate) naturalAs(t cgo.Thread, idx int, a *cgo.Arg, depth int, anyKeys b
 		}
 		return f, nil
 	case int32(cgo.TString):
-		return a.String(), nil
+		str := a.String()
+		if len(str) > 0 {
+			g.storeBuilt(unsafe.Pointer(unsafe.StringData(str)))
+		}
+		return str, nil
 	case int32(cgo.TTable):
 		if err := g.tableStack(t, depth); err != nil {
 			return nil, err
@@ -95,6 +100,7 @@ func (g *Gate) naturalTable(t cgo.Thread, idx int, depth int, anyKeys bool) (any
 			return nil, err
 		}
 		s := make([]any, count)
+		g.storeBuilt(unsafe.Pointer(unsafe.SliceData(s)))
 		for i := range s {
 			t.RawGetI(idx, int64(i+1))
 			top := t.Top()
@@ -119,8 +125,10 @@ func (g *Gate) naturalMap(t cgo.Thread, idx int, count, depth int, anyKeys bool)
 	var m map[any]any
 	if anyKeys {
 		m = make(map[any]any, count)
+		g.storeBuilt(reflect.ValueOf(m).UnsafePointer())
 	} else {
 		sm = make(map[string]any, count)
+		g.storeBuilt(reflect.ValueOf(sm).UnsafePointer())
 	}
 	n := 0
 	t.PushNil()
@@ -145,6 +153,7 @@ func (g *Gate) naturalMap(t cgo.Thread, idx int, count, depth int, anyKeys bool)
 		}
 		if m == nil { // a key that is not a string: the table is keyed by any
 			m = make(map[any]any, count)
+			g.storeBuilt(reflect.ValueOf(m).UnsafePointer())
 			for k, e := range sm {
 				m[k] = e
 			}

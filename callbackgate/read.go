@@ -469,6 +469,7 @@ func (g *Gate) readSeq(t cgo.Thread, idx int, v reflect.Value, n, depth int) err
 func (g *Gate) readMap(t cgo.Thread, idx int, v reflect.Value, depth int) error {
 	typ := v.Type()
 	m := reflect.MakeMap(typ)
+	g.storeBuilt(m.UnsafePointer())
 	k := reflect.New(typ.Key()).Elem()
 	e := reflect.New(typ.Elem()).Elem()
 	count := 0

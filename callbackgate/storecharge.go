@@ -50,7 +50,7 @@ const storeRoots = 64
 type storeRec struct {
 	roots []weak.Pointer[byte]
 	bytes int64
-	obj   uintptr // the object the field names, when a store built it
+	objs  []uintptr // the objects the store built (a script may read them back)
 }
 
 // dead reports whether Go collected all of r's roots.
@@ -77,11 +77,11 @@ type storeState struct {
 	byObj   map[uintptr]storeObj
 	charged int64     // the bytes of all charges
 	scanAt  int       // the number of charges at which the next scan runs
-	gcBase  int64     // charged after the last Go collection made for room
-	gcAt    time.Time // when it ran
+	gcAt    time.Time // when Go last collected for room
 	// the objects the conversion of the store in progress built from
 	// tables (decode.go appends while tracking)
 	built      []unsafe.Pointer
+	builtObjs  []unsafe.Pointer // the objects among them
 	tracking   bool
 	collecting bool                    // storeRoom's Lua collection runs
 	mark       weak.Pointer[storeMark] // nil once Go collected since the last scan
@@ -132,8 +132,10 @@ func (g *Gate) assignStored(fr cgo.Frame, i int, fv reflect.Value) error {
 		rec = g.newStoreRec(tmp, n)
 	} else if k == reflect.Pointer && len(g.stores.byObj) != 0 {
 		// an object a store built, stored again: this field holds it too
-		if o, ok := g.stores.byObj[uintptr(tmp.UnsafePointer())]; ok {
-			rec = &storeRec{roots: o.rec.roots, bytes: o.rec.bytes, obj: o.rec.obj}
+		if q := uintptr(tmp.UnsafePointer()); q != 0 {
+			if o, ok := g.stores.byObj[q]; ok {
+				rec = &storeRec{roots: o.rec.roots, bytes: o.rec.bytes, objs: []uintptr{q}}
+			}
 		}
 	}
 	g.forgetStoreBuilt()
@@ -173,13 +175,13 @@ func (g *Gate) addStoreRec(addr uintptr, rec *storeRec) {
 	}
 	st.byField[addr] = rec
 	st.charged += rec.bytes
-	if rec.obj != 0 {
-		o := st.byObj[rec.obj]
+	for _, q := range rec.objs {
+		o := st.byObj[q]
 		if o.rec == nil {
 			o.rec = rec
 		}
 		o.fields++
-		st.byObj[rec.obj] = o
+		st.byObj[q] = o
 	}
 	if len(st.byField) >= st.scanAt {
 		g.storeScan()
@@ -192,12 +194,12 @@ func (g *Gate) dropStoreRec(addr uintptr, rec *storeRec) {
 	st := &g.stores
 	delete(st.byField, addr)
 	st.charged -= rec.bytes
-	if rec.obj != 0 {
-		if o, ok := st.byObj[rec.obj]; ok {
+	for _, q := range rec.objs {
+		if o, ok := st.byObj[q]; ok {
 			if o.fields--; o.fields <= 0 {
-				delete(st.byObj, rec.obj)
-			} else {
-				st.byObj[rec.obj] = o
+				delete(st.byObj, q)
+			} else { // o.rec may be rec: its bytes still price a read-back
+				st.byObj[q] = o
 			}
 		}
 	}
@@ -232,6 +234,9 @@ func (g *Gate) newStoreRec(v reflect.Value, n int64) *storeRec {
 	if len(r.roots) == 0 {
 		return nil
 	}
+	for _, q := range g.stores.builtObjs {
+		r.objs = append(r.objs, uintptr(q))
+	}
 	return r
 }
 
@@ -254,24 +259,21 @@ func (r *storeRec) collect(v reflect.Value, built []unsafe.Pointer) {
 	case reflect.Pointer:
 		if q := v.UnsafePointer(); q != nil && slices.Contains(built, q) {
 			p = q
-			if r.obj == 0 {
-				r.obj = uintptr(q)
-			}
 		}
 	case reflect.Map:
-		p = v.UnsafePointer()
+		if q := v.UnsafePointer(); slices.Contains(built, q) {
+			p = q
+		}
 	case reflect.Slice:
 		if q := v.UnsafePointer(); v.Cap() > 0 && slices.Contains(built, q) {
 			p = q
 		}
 	case reflect.Interface:
-		if !v.IsNil() && v.CanAddr() {
-			switch e := v.Elem(); e.Kind() {
-			case reflect.Pointer, reflect.Map:
-				r.collect(e, built)
-			case reflect.String, reflect.Slice, reflect.Struct, reflect.Array, reflect.Interface:
-				p = (*eface)(v.Addr().UnsafePointer()).data // the box
-			}
+		// what the interface holds, as a field would (its box is not a
+		// root: a pointer-shaped value is held in place of one, and a
+		// zero value's box is the runtime's static one)
+		if !v.IsNil() {
+			r.collect(v.Elem(), built)
 		}
 	case reflect.Struct:
 		for i := 0; i < v.NumField(); i++ {
@@ -312,19 +314,19 @@ func (g *Gate) storeRoom(t cgo.Thread, d int64) error {
 	return errStoreNoMem
 }
 
-// storeForceEvery is how often at least a shortage may make Go collect
-// for the charges of stores (storeCollect), when stores have not charged
-// an eighth of the limit since Go last did.
+// storeForceEvery is how often at most a shortage makes Go collect for
+// the charges of stores (storeCollect). A collection costs the host in
+// proportion to its whole heap: a script storing into objects it drops,
+// under a small limit, made the host collect 200 times in 17 s (probe R).
 const storeForceEvery = time.Second
 
 // storeCollect makes Go collect, then gives back the charges of what it
-// freed, when stores have charged an eighth of the limit since the last
-// such collection or storeForceEvery has passed: a shortage that live
-// charges cause would otherwise make Go collect at every refusal. It
-// reports whether it collected.
+// freed, unless it did less than storeForceEvery ago: charges that are
+// live at the limit, or a script churning stores, would otherwise make Go
+// collect at every refusal. It reports whether it collected.
 func (g *Gate) storeCollect() bool {
 	st := &g.stores
-	if st.charged == 0 || (st.charged-st.gcBase < int64(g.S.MemoryLimit()/8) && time.Since(st.gcAt) < storeForceEvery) {
+	if st.charged == 0 || (!st.gcAt.IsZero() && time.Since(st.gcAt) < storeForceEvery) {
 		return false
 	}
 	// objects and copies whose userdata Lua collected hold their Go
@@ -333,7 +335,7 @@ func (g *Gate) storeCollect() bool {
 	g.sv.reg.Drain()
 	runtime.GC()
 	g.storeScan()
-	st.gcBase, st.gcAt = st.charged, time.Now()
+	st.gcAt = time.Now()
 	return true
 }
 
@@ -383,6 +385,16 @@ func (g *Gate) raiseStoreNoMem() int32 {
 	return g.commitReturn()
 }
 
+// storeBuiltObj notes p, an object the conversion in progress built from
+// a table, when it converts a store: a root, and an object a script may
+// read back (byObj).
+func (g *Gate) storeBuiltObj(p unsafe.Pointer) {
+	if g.stores.tracking {
+		g.stores.built = append(g.stores.built, p)
+		g.stores.builtObjs = append(g.stores.builtObjs, p)
+	}
+}
+
 // storeBuilt notes p, an allocation the conversion in progress made,
 // when it converts a store (what may become a root of its charge: never
 // memory that existed, which may not even be Go's).
@@ -397,4 +409,6 @@ func (g *Gate) storeBuilt(p unsafe.Pointer) {
 func (g *Gate) forgetStoreBuilt() {
 	clear(g.stores.built)
 	g.stores.built = g.stores.built[:0]
+	clear(g.stores.builtObjs)
+	g.stores.builtObjs = g.stores.builtObjs[:0]
 }
