@@ -28,7 +28,9 @@ import (
 // noted with the bytes its conversion built (noteBuilt); its first push
 // charges them to its slot (chargeBuilt), and C gives them back when the
 // slot's last userdata goes. A script keeping such objects (e.Owner =
-// {...}; keep[i] = e.Owner) so meets the limit as with tables.
+// {...}; keep[i] = e.Owner) so meets the limit as with tables. Objects
+// built nested in an argument, and pointers a copy holds to any built
+// object, are charged through the notes of builtindex.go.
 
 // reachVisits bounds the values one reachBytes walk visits in an Env
 // without a MemoryLimit, where the charge is only Stats.CopyBytes: past
@@ -49,6 +51,7 @@ type reachWalk struct {
 	n     int64
 	limit int64
 	over  bool
+	nodes bool // built objects are indexed: pointers are looked up (builtindex.go)
 	seen  map[unsafe.Pointer]struct{}
 }
 
@@ -58,7 +61,7 @@ func (g *Gate) newWalk() reachWalk {
 	if lim == 0 {
 		return reachWalk{left: reachVisits}
 	}
-	return reachWalk{left: int(min(lim/4, 1<<40)) + reachVisits, limit: lim}
+	return reachWalk{left: int(min(lim/4, 1<<40)) + reachVisits, limit: lim, nodes: g.noted()}
 }
 
 // result is the walk's charge: its total, or past the limit one byte more
@@ -103,9 +106,10 @@ func (g *Gate) companionCharge(vt *valType, v reflect.Value) uint64 {
 	if vt.reach == nil {
 		vt.reach = g.reachPlanOf(vt.typ)
 	}
-	if vt.reach.reaches { // v is a struct: its plan's fields, without a lookup
+	if vt.reach.reaches || vt.reach.nreaches && g.noted() {
+		// v is a struct: its plan's fields, without a lookup
 		w := g.newWalk()
-		for _, i := range vt.reach.fields {
+		for _, i := range vt.reach.walked(&w) {
 			if !g.reachBytes(&w, v.Field(i)) {
 				break
 			}
@@ -130,6 +134,24 @@ func (g *Gate) fieldReach(v reflect.Value) int64 {
 type reachPlan struct {
 	reaches bool
 	fields  []int
+	// the same, counting pointers to structs too: walked while built
+	// objects are indexed (builtindex.go)
+	nreaches bool
+	nfields  []int
+}
+
+// walked returns the fields of the plan's struct that walk w visits.
+func (p *reachPlan) walked(w *reachWalk) []int {
+	if w.nodes {
+		return p.nfields
+	}
+	return p.fields
+}
+
+// walks reports whether walk w visits values of t.
+func (g *Gate) walks(w *reachWalk, t reflect.Type) bool {
+	p := g.reachPlanOf(t)
+	return p.reaches || w.nodes && p.nreaches
 }
 
 // reachPlanOf returns t's reachPlan, cached by type descriptor.
@@ -144,16 +166,25 @@ func (g *Gate) reachPlanOf(t reflect.Type) *reachPlan {
 	g.sv.reach[typeWord(t)] = p // a recursive type reaches through itself only via a kind below
 	switch t.Kind() {
 	case reflect.String, reflect.Slice, reflect.Map, reflect.Interface:
-		p.reaches = true
+		p.reaches, p.nreaches = true, true
+	case reflect.Pointer:
+		p.nreaches = t.Elem().Kind() == reflect.Struct
 	case reflect.Array:
-		p.reaches = t.Len() > 0 && g.reaches(t.Elem())
+		e := g.reachPlanOf(t.Elem())
+		p.reaches = t.Len() > 0 && e.reaches
+		p.nreaches = t.Len() > 0 && (e.reaches || e.nreaches)
 	case reflect.Struct:
 		for i := 0; i < t.NumField(); i++ {
-			if g.reaches(t.Field(i).Type) {
+			f := g.reachPlanOf(t.Field(i).Type)
+			if f.reaches {
 				p.fields = append(p.fields, i)
+			}
+			if f.reaches || f.nreaches {
+				p.nfields = append(p.nfields, i)
 			}
 		}
 		p.reaches = len(p.fields) > 0
+		p.nreaches = len(p.nfields) > 0
 	}
 	return p
 }
@@ -165,7 +196,8 @@ func (g *Gate) reaches(t reflect.Type) bool { return g.reachPlanOf(t).reaches }
 // reachBytes adds to w the bytes v reaches outside its own size: string
 // contents, slice backing arrays (their capacity), map entries, and the
 // values interfaces hold, recursively; not through pointers, channels or
-// functions. It reports whether the walk goes on.
+// functions, but a pointer to an object built from a script's table adds
+// its noted bytes (w.nodes). It reports whether the walk goes on.
 func (g *Gate) reachBytes(w *reachWalk, v reflect.Value) bool {
 	if w.over {
 		return false
@@ -182,7 +214,7 @@ func (g *Gate) reachBytes(w *reachWalk, v reflect.Value) bool {
 			return true
 		}
 		et := v.Type().Elem()
-		deep := et.Kind() != reflect.String && g.reaches(et)
+		deep := et.Kind() != reflect.String && g.walks(w, et)
 		if deep && !w.first(v.UnsafePointer()) {
 			return true // a backing array counted already (or a cycle)
 		}
@@ -192,8 +224,12 @@ func (g *Gate) reachBytes(w *reachWalk, v reflect.Value) bool {
 		return g.reachElems(w, v, v.Len(), et)
 	case reflect.Array:
 		return g.reachElems(w, v, v.Len(), v.Type().Elem())
+	case reflect.Pointer:
+		if w.nodes {
+			return g.reachNode(w, v.UnsafePointer())
+		}
 	case reflect.Struct:
-		for _, i := range g.reachPlanOf(v.Type()).fields {
+		for _, i := range g.reachPlanOf(v.Type()).walked(w) {
 			if !g.reachBytes(w, v.Field(i)) {
 				return false
 			}
@@ -207,14 +243,19 @@ func (g *Gate) reachBytes(w *reachWalk, v reflect.Value) bool {
 		}
 		e := v.Elem()
 		switch e.Kind() {
-		case reflect.Pointer, reflect.UnsafePointer, reflect.Chan, reflect.Func:
+		case reflect.Pointer:
+			if w.nodes {
+				return g.reachNode(w, e.UnsafePointer())
+			}
+			return true
+		case reflect.UnsafePointer, reflect.Chan, reflect.Func:
 			return true
 		}
 		// the boxed value's own bytes, and what it reaches
 		if !w.add(int64(e.Type().Size())) {
 			return false
 		}
-		if g.reaches(e.Type()) {
+		if g.walks(w, e.Type()) {
 			return g.reachBytes(w, e)
 		}
 	}
@@ -224,7 +265,7 @@ func (g *Gate) reachBytes(w *reachWalk, v reflect.Value) bool {
 // reachElems adds what the n elements of slice or array v reach beyond
 // their own size.
 func (g *Gate) reachElems(w *reachWalk, v reflect.Value, n int, et reflect.Type) bool {
-	if n == 0 || !g.reaches(et) {
+	if n == 0 || !g.walks(w, et) {
 		return true
 	}
 	for i := 0; i < n; i++ {
@@ -246,7 +287,7 @@ func (g *Gate) reachMap(w *reachWalk, v reflect.Value) bool {
 	if !w.add(int64(n) * int64(t.Key().Size()+t.Elem().Size())) {
 		return false
 	}
-	rk, re := g.reaches(t.Key()), g.reaches(t.Elem())
+	rk, re := g.walks(w, t.Key()), g.walks(w, t.Elem())
 	if n == 0 || (!rk && !re) {
 		return true
 	}
@@ -299,17 +340,18 @@ func (g *Gate) isBuilt(p unsafe.Pointer) bool {
 }
 
 // chargeBuilt appends, after the push of p's slot, its charge when p is
-// a built object, and forgets it.
-func (g *Gate) chargeBuilt(p unsafe.Pointer, slot uint32) {
+// a built object, and forgets it; it reports whether it was one.
+func (g *Gate) chargeBuilt(p unsafe.Pointer, slot uint32) bool {
 	for i := 0; i < g.builtN; i++ {
 		if g.built[i].p == p {
 			g.S.PutObjCharge(slot, uint64(g.built[i].n))
 			copy(g.built[i:], g.built[i+1:g.builtN])
 			g.builtN--
 			g.built[g.builtN] = builtObj{}
-			return
+			return true
 		}
 	}
+	return false
 }
 
 // forgetBuilt drops the built objects at an outermost return.

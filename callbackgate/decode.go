@@ -197,13 +197,18 @@ func (g *Gate) readTable(t cgo.Thread, idx int, v reflect.Value, depth int) (han
 		return true, err
 	}
 	nv := reflect.New(typ)
+	start, epoch := g.freshStart()
 	if err := g.decodeStruct(t, idx, nv.Elem(), p, depth); err != nil {
 		return true, err
 	}
 	v.Set(nv)
 	g.storeBuiltObj(nv.UnsafePointer())
-	if depth == 0 { // what it holds, nested objects included (charge.go)
-		g.noteBuilt(nv.UnsafePointer(), g.conv.bytes-before)
+	n := g.conv.bytes - before // what it holds, nested objects included
+	if depth == 0 {
+		g.noteBuilt(nv.UnsafePointer(), n) // charge.go
+	}
+	if n >= storeMin && typ.Size() != 0 && !g.stores.tracking && g.S.MemoryLimit() != 0 {
+		g.noteNode(nv.UnsafePointer(), n, start, epoch) // builtindex.go; a store's are its own
 	}
 	return true, nil
 }

@@ -138,6 +138,7 @@ type Gate struct {
 	built  [builtKeep]builtObj
 	builtN int
 	stores storeState // the charges of a script's stores (storecharge.go)
+	nodes  builtIndex // objects built from a script's tables, under a limit (builtindex.go)
 
 	warn func(string) // Lua 5.4 warnings sink (warn.go); nil: stderr
 
@@ -253,6 +254,7 @@ func (g *Gate) Teardown() error {
 	err := g.closeLua() // every __gc runs and queues its slot
 	g.leaked = g.objs.Close() + g.closeStructs()
 	g.stores = storeState{} // their bytes went with the state
+	g.nodes = builtIndex{}
 	g.lifeMu.Lock()
 	g.S.Close()
 	g.callsBefore += g.S.Calls() // the count at Close, kept across Reset
@@ -455,6 +457,9 @@ func (g *Gate) Exit() {
 func (g *Gate) exitOutermost() {
 	if g.stores.charged != 0 {
 		g.storeSettle()
+	}
+	if len(g.nodes.fresh) != 0 {
+		g.forgetFresh()
 	}
 	if g.quiet() {
 		g.forgetRecent()

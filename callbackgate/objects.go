@@ -43,11 +43,8 @@ func (g *Gate) pushObj(v reflect.Value, view reflect.Type) error {
 	if keyed {
 		if slot, gen, ok := g.objs.Lookup(key); ok {
 			g.S.PutObj(slot, gen, b.id, b.mtref, true)
-			if g.builtN != 0 && v.Kind() == reflect.Pointer {
-				g.chargeBuilt(slotPtr(v), slot)
-			}
-			if len(g.stores.byObj) != 0 && v.Kind() == reflect.Pointer {
-				g.chargeStored(slotPtr(v), slot)
+			if g.pushCharges() && v.Kind() == reflect.Pointer {
+				g.chargePush(slotPtr(v), slot)
 			}
 			return nil
 		}
@@ -61,13 +58,30 @@ func (g *Gate) pushObj(v reflect.Value, view reflect.Type) error {
 	} else {
 		g.S.PutObj(slot, gen, b.id, b.mtref, false)
 	}
-	if g.builtN != 0 && v.Kind() == reflect.Pointer {
-		g.chargeBuilt(slotPtr(v), slot)
-	}
-	if len(g.stores.byObj) != 0 && v.Kind() == reflect.Pointer {
-		g.chargeStored(slotPtr(v), slot)
+	if g.pushCharges() && v.Kind() == reflect.Pointer {
+		g.chargePush(slotPtr(v), slot)
 	}
 	return nil
+}
+
+// pushCharges reports whether a push of an object may carry a charge:
+// objects are noted as built (ring or index) or stores built some.
+func (g *Gate) pushCharges() bool {
+	return g.builtN != 0 || g.noted() || len(g.stores.byObj) != 0
+}
+
+// chargePush appends, after the push of object p's slot, the charges it
+// carries: a built object of the ring (charge.go), else an indexed one
+// (builtindex.go); and an object a store built (storecharge.go).
+func (g *Gate) chargePush(p unsafe.Pointer, slot uint32) {
+	if g.builtN == 0 || !g.chargeBuilt(p, slot) {
+		g.chargeNode(p, slot)
+	} else if _, ok := g.nodes.at[p]; ok {
+		g.nodeBytes(p) // keep what it holds for later reads
+	}
+	if len(g.stores.byObj) != 0 {
+		g.chargeStored(p, slot)
+	}
 }
 
 // sameType is t == u for reflect.Types (either may be nil) without the
@@ -102,9 +116,9 @@ func (g *Gate) retPtr(fr cgo.Frame, p unsafe.Pointer, typ reflect.Type, name str
 // retPtrAs is retPtr once the binding of typ (or the error binding it
 // gave) is known.
 func (g *Gate) retPtrAs(fr cgo.Frame, p unsafe.Pointer, typ reflect.Type, b *binding, err error, name string) int32 {
-	if g.builtN != 0 && err == nil && g.isBuilt(p) {
+	if err == nil && g.pushCharges() && g.chargedOnPush(p) {
 		// an object built from a script's table: pushed by a program,
-		// which carries its charge (charge.go)
+		// which carries its charge (charge.go, builtindex.go)
 		g.S.ProgReset()
 		if err = g.pushObj(reflect.NewAt(typ.Elem(), p), nil); err == nil {
 			return g.commitReturn()

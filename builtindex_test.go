@@ -1,0 +1,136 @@
+package zlua_test
+
+import (
+	"runtime"
+	"testing"
+	"weak"
+
+	"github.com/zlua-go/zlua"
+)
+
+// echoBackEnv is storeEnv with Go functions that hand back what a script
+// passed, with the objects built from its tables nested inside.
+func echoBackEnv(t *testing.T) *zlua.Env {
+	t.Helper()
+	e, _ := storeEnv(t)
+	must(t, e.SetGlobal("eslice", func(s []*chargeEntity) []*chargeEntity { return s }))
+	must(t, e.SetGlobal("emap", func(m map[string]*chargeEntity) map[string]*chargeEntity { return m }))
+	must(t, e.SetGlobal("elink", func(l chargeLink) chargeLink { return l }))
+	must(t, e.SetGlobal("eplink", func(l *chargeLink) *chargeLink { return l }))
+	must(t, e.SetGlobal("eany", func(v []any) []any { return v }))
+	must(t, e.SetGlobal("first", func(s []*chargeEntity) *chargeEntity { return s[0] }))
+	must(t, e.SetGlobal("box", &chargeBox{}))
+	return e
+}
+
+// chargeBox keeps what a script gives it and hands back what that holds
+// (a method returning a pointer: the typed return path).
+type chargeBox struct{ e *chargeEntity }
+
+// Set keeps e.
+func (b *chargeBox) Set(e *chargeEntity) { b.e = e }
+
+// Inner returns the object the kept one names.
+func (b *chargeBox) Inner() *chargeEntity { return b.e.Owner }
+
+// Objects built from a script's tables nested in an argument, which a Go
+// function hands back inside a slice, a map, a copy or another object,
+// count toward the limit wherever the script keeps them (probe R, p3b:
+// each of these loops kept 1.1 GB under a 16 MiB limit).
+func TestObjectsNestedInArgumentsCountTowardTheMemoryLimit(t *testing.T) {
+	const setup = `local s = string.rep("n", 65536) keep = {} `
+	for name, loop := range map[string]string{
+		"in a slice":                  `for i = 1, 6400 do keep[i] = eslice({{Name = s .. i}}) end`,
+		"an element of a slice":       `for i = 1, 6400 do keep[i] = eslice({{Name = s .. i}})[1] end`,
+		"in a map":                    `for i = 1, 6400 do keep[i] = emap({k = {Name = s .. i}}).k end`,
+		"in a copy's pointer field":   `for i = 1, 6400 do keep[i] = elink({Next = {Name = s .. i}}) end`,
+		"in an object, read back":     `for i = 1, 6400 do keep[i] = eplink({Next = {Name = s .. i}}).Next end`,
+		"nested in a nested object":   `for i = 1, 6400 do keep[i] = pecho({Owner = {Owner = {Name = s .. i}}}).Owner.Owner end`,
+		"handed back by another call": `for i = 1, 6400 do keep[i] = first({{Name = s .. i}, {Name = "b"}}) end`,
+		"handed back by a method":     `for i = 1, 6400 do box:Set({Owner = {Name = s .. i}}); keep[i] = box:Inner() end`,
+		// not an argument's: a store's, handed back the same way
+		"a store's, by a method":       `for i = 1, 6400 do local x = spawn(); x.Owner = {Name = s .. i}; box:Set(x); keep[i] = box:Inner(); x.Owner = nil end`,
+		"stored into a host object":    `for i = 1, 6400 do local x = spawn(); x.Owner = eslice({{Name = s .. i}})[1]; keep[i] = x end`,
+		"stored into a copy's pointer": `for i = 1, 6400 do local m = mklink(); m.Next = eslice({{Name = s .. i}})[1]; keep[i] = m end`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			e := echoBackEnv(t)
+			defer func() { must(t, e.Close()) }()
+			mustReachTheLimit(t, e, setup+loop)
+			settleStores(t, e)
+			if st := e.Stats(); st.CopyBytes != 0 {
+				t.Errorf("after Lua and Go collected: CopyBytes %d", st.CopyBytes)
+			}
+		})
+	}
+}
+
+// A nested object read back in a later call is charged to the script's
+// userdata, and stays charged after the object holding it is dropped.
+func TestNestedObjectsReadBackLaterAreCharged(t *testing.T) {
+	e := echoBackEnv(t)
+	defer func() { must(t, e.Close()) }()
+	run(t, e, `held = pecho({Owner = {Name = string.rep("l", 300000)}})`)
+	if got := e.Stats().CopyBytes; got < 300000 {
+		t.Fatalf("the outer object held: CopyBytes %d", got)
+	}
+	must(t, e.Pump())
+	run(t, e, `inner = held.Owner held = nil collectgarbage() collectgarbage()`)
+	must(t, e.Pump())
+	run(t, e, `local x = 1`)
+	if got := e.Stats().CopyBytes; got < 300000 || got >= 600000 {
+		t.Errorf("the nested object held alone: CopyBytes %d", got)
+	}
+	settleStores(t, e)
+	run(t, e, `inner = nil`)
+	settleStores(t, e)
+	if got := e.Stats().CopyBytes; got != 0 {
+		t.Errorf("all dropped: CopyBytes %d", got)
+	}
+}
+
+// Nested objects a script reads and drops, and values the charges do not
+// concern (small objects, interfaces holding numbers), never exhaust the
+// limit: 1,000 times the limit passes through these loops.
+func TestNestedObjectChargesLeaveGarbageAlone(t *testing.T) {
+	e := echoBackEnv(t)
+	defer func() { must(t, e.Close()) }()
+	run(t, e, `local s = string.rep("g", 65536)
+		for i = 1, 2000 do local o = eslice({{Name = s .. i}})[1] end
+		for i = 1, 2000 do local l = elink({Next = {Name = s .. i}}) end
+		for i = 1, 2000 do local o = eplink({Next = {Name = s .. i}}).Next end
+		for i = 1, 20000 do local v = eany({i, "x", {Name = "small"}}) end`)
+	settleStores(t, e)
+	if got := e.Stats().CopyBytes; got != 0 {
+		t.Errorf("all dropped: CopyBytes %d", got)
+	}
+}
+
+// The notes keep nothing alive: an object a Go function took and dropped
+// is collected once the outermost call that built it returned, and within
+// one long call once later notes passed their share of the limit.
+func TestBuiltObjectNotesKeepNothingAlive(t *testing.T) {
+	e := echoBackEnv(t)
+	defer func() { must(t, e.Close()) }()
+	var first weak.Pointer[chargeEntity]
+	late := false
+	must(t, e.SetGlobal("take", func(s []*chargeEntity, i int) int {
+		if i == 1 {
+			first = weak.Make(s[0])
+		}
+		if i == 200 {
+			runtime.GC()
+			late = first.Value() != nil
+		}
+		return len(s)
+	}))
+	run(t, e, `local s = string.rep("k", 65536) for i = 1, 200 do take({{Name = s .. i}}, i) end`)
+	if late {
+		t.Error("199 calls and 12 MB of notes later in the same call, the first object is alive")
+	}
+	run(t, e, `take({{Name = string.rep("k", 65536)}}, 1)`)
+	runtime.GC()
+	if first.Value() != nil {
+		t.Error("the call that built it returned: the object is alive")
+	}
+}
