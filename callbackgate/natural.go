@@ -31,6 +31,13 @@ func (g *Gate) naturalAs(t cgo.Thread, idx int, a *cgo.Arg, depth int, anyKeys b
 	if err := g.convChargeArg(a, 0); err != nil { // a string's copy
 		return nil, err
 	}
+	return g.naturalOf(t, idx, a, depth, anyKeys)
+}
+
+// naturalOf is naturalAs for a value the conversion has counted already
+// (read's, for a Go interface: counting it again counted a string inside
+// a struct twice).
+func (g *Gate) naturalOf(t cgo.Thread, idx int, a *cgo.Arg, depth int, anyKeys bool) (any, error) {
 	switch a.Type {
 	case int32(cgo.TNil), int32(cgo.TNone):
 		return nil, nil

@@ -300,7 +300,7 @@ func (g *Gate) read(t cgo.Thread, idx int, a *cgo.Arg, v reflect.Value, depth in
 			v.SetZero()
 			return nil
 		}
-		x, err := g.natural(t, idx, a, depth)
+		x, err := g.naturalOf(t, idx, a, depth, false)
 		if err != nil {
 			return err
 		}
