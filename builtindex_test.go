@@ -1,6 +1,7 @@
 package zlua_test
 
 import (
+	"reflect"
 	"runtime"
 	"testing"
 	"weak"
@@ -132,5 +133,39 @@ func TestBuiltObjectNotesKeepNothingAlive(t *testing.T) {
 	runtime.GC()
 	if first.Value() != nil {
 		t.Error("the call that built it returned: the object is alive")
+	}
+}
+
+// hostThing is an object type no script table is converted into.
+type hostThing struct{ ID int }
+
+// A copy's walk looks at pointers only of the types objects were built
+// as: a host struct returned by value with a slice of a million pointers
+// to its own objects is not walked element by element because a script
+// passed a table for another type.
+func TestCopyWalksLookOnlyAtTypesBuiltFromTables(t *testing.T) {
+	e := echoBackEnv(t)
+	defer func() { must(t, e.Close()) }()
+	type inPlace struct {
+		A, B *chargeEntity
+	}
+	type hostPair struct{ P, Q *hostThing }
+	cases := []struct {
+		t    reflect.Type
+		want bool
+	}{
+		{reflect.TypeFor[*chargeEntity](), true},
+		{reflect.TypeFor[inPlace](), true},
+		{reflect.TypeFor[[2]*chargeEntity](), true},
+		{reflect.TypeFor[*hostThing](), false},
+		{reflect.TypeFor[hostPair](), false},
+		{reflect.TypeFor[[3]hostPair](), false},
+		{reflect.TypeFor[string](), true}, // it reaches bytes
+	}
+	run(t, e, `local o = eslice({{Name = string.rep("w", 300)}})[1]`)
+	for _, c := range cases {
+		if got := zlua.CopyWalksElemsOf(e, c.t); got != c.want {
+			t.Errorf("%v: walked %v, want %v", c.t, got, c.want)
+		}
 	}
 }

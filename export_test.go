@@ -1,6 +1,8 @@
 package zlua
 
 import (
+	"reflect"
+
 	"github.com/zlua-go/zlua/callbackgate"
 	"github.com/zlua-go/zlua/cgo"
 )
@@ -84,3 +86,7 @@ func YieldsInCalls(e *Env) uint64 { return e.g.YieldsInCalls() }
 // NoteThreadYield records a yield on the calling thread now, as another
 // Env's yield would.
 func NoteThreadYield() { callbackgate.NoteThreadYield() }
+
+// CopyWalksElemsOf reports whether a copy's charge walk in e, while built
+// objects are noted, visits the elements of a []t (callbackgate/builtindex.go).
+func CopyWalksElemsOf(e *Env, t reflect.Type) bool { return e.g.WalksNoted(t) }

@@ -1,6 +1,7 @@
 package callbackgate
 
 import (
+	"reflect"
 	"unsafe"
 	"weak"
 )
@@ -72,6 +73,9 @@ type builtIndex struct {
 	at      map[unsafe.Pointer]int // the fresh notes by object
 	bytes   int64                  // what the fresh notes hold
 	epoch   int                    // counts forgetFresh calls: a conversion's start is stale past one
+	// the pointer types of the objects ever noted (by type word): what a
+	// copy's walk looks for
+	types map[unsafe.Pointer]struct{}
 }
 
 // freshStart is what a conversion of an object records before converting
@@ -80,11 +84,17 @@ func (g *Gate) freshStart() (start, epoch int) {
 	return len(g.nodes.fresh), g.nodes.epoch
 }
 
-// noteNode notes p, an object of a non-zero size that an argument's
-// conversion built from a table with n bytes, under a memory limit;
-// start and epoch are its freshStart.
-func (g *Gate) noteNode(p unsafe.Pointer, n int64, start, epoch int) {
+// noteNode notes p, an object of a non-zero size and pointer type pt that
+// an argument's conversion built from a table with n bytes, under a
+// memory limit; start and epoch are its freshStart.
+func (g *Gate) noteNode(p unsafe.Pointer, pt reflect.Type, n int64, start, epoch int) {
 	x := &g.nodes
+	if _, ok := x.types[typeWord(pt)]; !ok {
+		if x.types == nil {
+			x.types = make(map[unsafe.Pointer]struct{})
+		}
+		x.types[typeWord(pt)] = struct{}{}
+	}
 	if len(x.fresh) >= freshKeep || x.bytes+n > int64(min(g.S.MemoryLimit(), 1<<62))/freshShare {
 		g.forgetFresh()
 	}
@@ -192,10 +202,16 @@ func (g *Gate) chargedOnPush(p unsafe.Pointer) bool {
 // reachNode adds to w the bytes of the noted object at p, once per walk
 // (a copy naming it; charge.go). It reports whether the walk goes on.
 func (g *Gate) reachNode(w *reachWalk, p unsafe.Pointer) bool {
-	if w.first(p) {
-		if n := g.nodeBytes(p); n != 0 {
-			return w.add(n)
-		}
+	if n := g.nodeBytes(p); n != 0 && w.first(p) {
+		return w.add(n)
 	}
 	return true
+}
+
+// WalksNoted reports whether a copy's charge walk, while objects are
+// noted, visits the elements of a slice of t: values that reach bytes, or
+// hold pointers of a type noted so far. For tests.
+func (g *Gate) WalksNoted(t reflect.Type) bool {
+	w := reachWalk{nodes: true}
+	return g.walks(&w, t)
 }

@@ -2,6 +2,7 @@ package callbackgate
 
 import (
 	"reflect"
+	"slices"
 	"unsafe"
 )
 
@@ -138,6 +139,10 @@ type reachPlan struct {
 	// objects are indexed (builtindex.go)
 	nreaches bool
 	nfields  []int
+	// the pointer types a value holds in place (itself, fields, array
+	// elements) when it reaches nothing else: a slice of them is walked
+	// only when objects of one of them are noted
+	ptrs []unsafe.Pointer
 }
 
 // walked returns the fields of the plan's struct that walk w visits.
@@ -148,10 +153,24 @@ func (p *reachPlan) walked(w *reachWalk) []int {
 	return p.fields
 }
 
-// walks reports whether walk w visits values of t.
+// walks reports whether walk w visits values of t: values that reach
+// bytes, and while objects are noted values holding pointers of the
+// types noted (a host's slice of a million pointers to its own objects
+// is not walked for a script's table).
 func (g *Gate) walks(w *reachWalk, t reflect.Type) bool {
 	p := g.reachPlanOf(t)
-	return p.reaches || w.nodes && p.nreaches
+	if p.reaches {
+		return true
+	}
+	if !w.nodes || !p.nreaches {
+		return false
+	}
+	for _, q := range p.ptrs {
+		if _, ok := g.nodes.types[q]; ok {
+			return true
+		}
+	}
+	return false
 }
 
 // reachPlanOf returns t's reachPlan, cached by type descriptor.
@@ -169,10 +188,14 @@ func (g *Gate) reachPlanOf(t reflect.Type) *reachPlan {
 		p.reaches, p.nreaches = true, true
 	case reflect.Pointer:
 		p.nreaches = t.Elem().Kind() == reflect.Struct
+		if p.nreaches {
+			p.ptrs = []unsafe.Pointer{typeWord(t)}
+		}
 	case reflect.Array:
 		e := g.reachPlanOf(t.Elem())
 		p.reaches = t.Len() > 0 && e.reaches
 		p.nreaches = t.Len() > 0 && (e.reaches || e.nreaches)
+		p.ptrs = e.ptrs
 	case reflect.Struct:
 		for i := 0; i < t.NumField(); i++ {
 			f := g.reachPlanOf(t.Field(i).Type)
@@ -182,9 +205,17 @@ func (g *Gate) reachPlanOf(t reflect.Type) *reachPlan {
 			if f.reaches || f.nreaches {
 				p.nfields = append(p.nfields, i)
 			}
+			for _, q := range f.ptrs {
+				if !slices.Contains(p.ptrs, q) {
+					p.ptrs = append(p.ptrs, q)
+				}
+			}
 		}
 		p.reaches = len(p.fields) > 0
 		p.nreaches = len(p.nfields) > 0
+	}
+	if p.reaches {
+		p.ptrs = nil
 	}
 	return p
 }

@@ -208,7 +208,7 @@ func (g *Gate) readTable(t cgo.Thread, idx int, v reflect.Value, depth int) (han
 		g.noteBuilt(nv.UnsafePointer(), n) // charge.go
 	}
 	if n >= storeMin && typ.Size() != 0 && !g.stores.tracking && g.S.MemoryLimit() != 0 {
-		g.noteNode(nv.UnsafePointer(), n, start, epoch) // builtindex.go; a store's are its own
+		g.noteNode(nv.UnsafePointer(), nv.Type(), n, start, epoch) // builtindex.go; a store's are its own
 	}
 	return true, nil
 }
