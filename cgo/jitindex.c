@@ -348,6 +348,41 @@ void zlua_jit_keepffi(lua_State *L, zlua_env *env)
 	env->mem_limit = limit;
 }
 
+/* [lua] zlua_jit_nostitch's work, run by lua_cpcall. [-0, +0] */
+static int nostitch(lua_State *L)
+{
+	lua_settop(L, 0);
+	lua_getfield(L, LUA_REGISTRYINDEX, "_LOADED");
+	if (lua_type(L, -1) != LUA_TTABLE)
+		return 0;
+	lua_getfield(L, -1, "jit");
+	if (lua_type(L, -1) != LUA_TTABLE)
+		return 0;
+	lua_getfield(L, -1, "opt");
+	if (lua_type(L, -1) != LUA_TTABLE)
+		return 0;
+	lua_getfield(L, -1, "start");
+	if (lua_type(L, -1) != LUA_TFUNCTION)
+		return 0;
+	/* a stitched trace needs at least this many IR instructions: none is
+	 * stitched */
+	lua_pushliteral(L, "minstitch=1000000000");
+	lua_call(L, 1, 0);
+	return 0;
+}
+
+void zlua_jit_nostitch(lua_State *L, zlua_env *env)
+{
+	size_t limit = env->mem_limit;
+	uint64_t fail_at = env->alloc_fail_at;
+	env->mem_limit = 0;
+	env->alloc_fail_at = 0;
+	if (lua_cpcall(L, nostitch, NULL) != 0)
+		lua_pop(L, 1);
+	env->mem_limit = limit;
+	env->alloc_fail_at = fail_at;
+}
+
 void zlua_jit_init(lua_State *L, zlua_env *env)
 {
 	int n = 0;

@@ -152,6 +152,8 @@ int zlua_dispatch(lua_State *L)
 		luaL_openlibs(L);
 #ifdef ZLUA_LUAJIT
 		zlua_jit_keepffi(L, env);
+		if (env->mem_limit != 0)
+			zlua_jit_nostitch(L, env);
 #endif
 		zlua_open_dbgmeta(L); /* keeps ownership by address exact */
 		zlua_open_guards(L); /* first: LuaJIT's C stack wrappers wrap them */

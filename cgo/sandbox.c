@@ -224,6 +224,8 @@ void zlua_open_safe(lua_State *L, zlua_env *env)
 	luaL_openlibs(L);
 #ifdef ZLUA_LUAJIT
 	zlua_jit_keepffi(L, env); /* before ffi leaves package.loaded */
+	if (env->mem_limit != 0)
+		zlua_jit_nostitch(L, env); /* before jit does */
 #else
 	(void)env;
 #endif

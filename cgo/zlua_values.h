@@ -246,6 +246,13 @@ void zlua_ownaddr_init(lua_State *L, zlua_env *env);
  * opened, before the sandbox drops ffi from package.loaded. Does nothing
  * without a package library or an ffi preload. [-0, +0] */
 void zlua_jit_keepffi(lua_State *L, zlua_env *env);
+/* [lua] Turns trace stitching off (jit.opt's minstitch) when the env has a
+ * memory limit: this LuaJIT crashes when a trace raises an allocation
+ * failure after a collection ran inside a C function the trace was
+ * stitched around (lj_err_mem reads a frame that is not one). Run when
+ * the libraries are opened; does nothing without the jit module.
+ * [-0, +0] */
+void zlua_jit_nostitch(lua_State *L, zlua_env *env);
 /* [lua] Builds LuaJIT's closure factories (jitindex.c): __index of
  * objects (env->indexer_ref), the __eq wrapper (jiteq_ref) and the ByVal
  * field closures (jitval_ref, LUA_NOREF without the FFI); keeps the base
