@@ -21,6 +21,9 @@ func echoBackEnv(t *testing.T) *zlua.Env {
 	must(t, e.SetGlobal("eany", func(v []any) []any { return v }))
 	must(t, e.SetGlobal("first", func(s []*chargeEntity) *chargeEntity { return s[0] }))
 	must(t, e.SetGlobal("box", &chargeBox{}))
+	must(t, e.SetGlobal("count", func(s []*chargeEntity) int { return len(s) }))
+	must(t, e.SetGlobal("eref", func(s []*chargeEntity) any { return zlua.ByRef(s) }))
+	must(t, e.SetGlobal("erefmap", func(m map[string]string) any { return zlua.ByRef(m) }))
 	return e
 }
 
@@ -48,7 +51,15 @@ func TestObjectsNestedInArgumentsCountTowardTheMemoryLimit(t *testing.T) {
 		"in an object, read back":     `for i = 1, 6400 do keep[i] = eplink({Next = {Name = s .. i}}).Next end`,
 		"nested in a nested object":   `for i = 1, 6400 do keep[i] = pecho({Owner = {Owner = {Name = s .. i}}}).Owner.Owner end`,
 		"handed back by another call": `for i = 1, 6400 do keep[i] = first({{Name = s .. i}, {Name = "b"}}) end`,
-		"handed back by a method":     `for i = 1, 6400 do box:Set({Owner = {Name = s .. i}}); keep[i] = box:Inner() end`,
+		// more than a quarter of the limit built by one call (probe T
+		// F1: the notes used to be dropped past that)
+		"past a quarter of the limit": `local t = {} for j = 1, 50 do t[j] = {Name = s} end
+			for i = 1, 600 do local r = eslice(t) for j = 1, 10 do keep[#keep + 1] = r[j] end end`,
+		// what an argument built, handed back by reference (F3)
+		"a slice by reference": `for i = 1, 6400 do keep[i] = eref({{Name = s .. i}}) end`,
+		"a map by reference":   `for i = 1, 6400 do keep[i] = erefmap({k = s .. i}) end`,
+		// an inline struct read from a built object keeps all of it (F2)
+		"an inline struct of one": `for i = 1, 6400 do keep[i] = pecho({Name = s .. i}).Info end`,
 		// not an argument's: a store's, handed back the same way
 		"a store's, by a method":       `for i = 1, 6400 do local x = spawn(); x.Owner = {Name = s .. i}; box:Set(x); keep[i] = box:Inner(); x.Owner = nil end`,
 		"stored into a host object":    `for i = 1, 6400 do local x = spawn(); x.Owner = eslice({{Name = s .. i}})[1]; keep[i] = x end`,
@@ -108,8 +119,8 @@ func TestNestedObjectChargesLeaveGarbageAlone(t *testing.T) {
 }
 
 // The notes keep nothing alive: an object a Go function took and dropped
-// is collected once the outermost call that built it returned, and within
-// one long call once later notes passed their share of the limit.
+// is collectable once that Go call returned, within the same outermost
+// call, and after it.
 func TestBuiltObjectNotesKeepNothingAlive(t *testing.T) {
 	e := echoBackEnv(t)
 	defer func() { must(t, e.Close()) }()
@@ -127,7 +138,7 @@ func TestBuiltObjectNotesKeepNothingAlive(t *testing.T) {
 	}))
 	run(t, e, `local s = string.rep("k", 65536) for i = 1, 200 do take({{Name = s .. i}}, i) end`)
 	if late {
-		t.Error("199 calls and 12 MB of notes later in the same call, the first object is alive")
+		t.Error("199 calls later in the same outermost call, the first object is alive")
 	}
 	run(t, e, `take({{Name = string.rep("k", 65536)}}, 1)`)
 	runtime.GC()

@@ -4,6 +4,8 @@ import (
 	"reflect"
 	"unsafe"
 	"weak"
+
+	"github.com/zlua-go/zlua/objreg"
 )
 
 // Objects built from a script's tables, wherever they come back.
@@ -29,24 +31,20 @@ import (
 // Each holder is charged in full: a script holding both an object and one
 // nested in it pays for the nested bytes twice.
 //
-// Notes are kept two ways. While the outermost call that built them runs,
-// they are fresh: held by the gate (freshKeep of them, freshShare of the
-// limit at most; past that the oldest are forgotten), which costs an
-// append. An object the script gets back (a push, a copy's walk, a store)
-// is kept for longer, with the objects nested in it: by a weak pointer
-// (the index keeps nothing alive), for as long as Go keeps the object, so
-// that reading it back in a later call (held.Owner) is charged too. A weak
-// pointer costs far more than an append (the runtime keeps them in a
-// sorted list per span), which a script passing tables it never gets back
-// does not pay. Fresh objects the script never got back, which Go code
-// kept past the call and hands back later, are the host's and are not
-// charged.
-
-// freshKeep bounds the fresh notes a gate holds.
-const freshKeep = 4096
-
-// freshShare bounds the bytes fresh notes hold to a share of the limit.
-const freshShare = 4
+// Notes are kept two ways. While the Go call whose arguments built them
+// runs, they are fresh: held by the gate, which costs an append and keeps
+// nothing the call's arguments do not keep. When the call returns they
+// are dropped (dispatch): its results were pushed with their charges by
+// then. When the script gets an object back (a push, a copy's walk, a
+// store), the notes of the objects nested in it are kept for longer, and
+// its own too when a copy or a field holds it: by a weak pointer (the
+// index keeps nothing alive), for as long as Go keeps the object, so
+// that reading them back in a later call (held.Owner) is charged too. A
+// weak pointer costs far more than an append (the runtime keeps them in
+// a sorted list per span), which a script passing tables it never gets
+// back does not pay. What a Go function keeps of its arguments and hands
+// back from a later call, the script not having got it back before, is
+// the host's and is not charged.
 
 // builtNode is a kept note: a weak pointer to the object and the bytes
 // its conversion built (the object and what it holds).
@@ -71,11 +69,12 @@ type builtIndex struct {
 	pruneAt int                   // the size at which the next pruning of dead entries runs
 	fresh   []freshNode
 	at      map[unsafe.Pointer]int // the fresh notes by object
-	bytes   int64                  // what the fresh notes hold
 	epoch   int                    // counts forgetFresh calls: a conversion's start is stale past one
 	// the pointer types of the objects ever noted (by type word): what a
 	// copy's walk looks for
 	types map[unsafe.Pointer]struct{}
+	// a push of a built object has charged a slot (slotCharge looks)
+	slots bool
 }
 
 // freshStart is what a conversion of an object records before converting
@@ -84,19 +83,29 @@ func (g *Gate) freshStart() (start, epoch int) {
 	return len(g.nodes.fresh), g.nodes.epoch
 }
 
-// noteNode notes p, an object of a non-zero size and pointer type pt that
-// an argument's conversion built from a table with n bytes, under a
-// memory limit; start and epoch are its freshStart.
+// noteBuiltValue notes p, an allocation of a non-zero size that an
+// argument's conversion built from a table with n bytes (what it holds
+// included; start and epoch are its freshStart): an object of pointer
+// type pt, or with pt nil a slice's backing array or a map, which a Go
+// function may hand back as a ByRef. Only under a memory limit, for
+// storeMin bytes or more, and not for a store's conversion (stores keep
+// their own records).
+func (g *Gate) noteBuiltValue(p unsafe.Pointer, pt reflect.Type, n int64, start, epoch int) {
+	if n >= storeMin && !g.stores.tracking && g.S.MemoryLimit() != 0 {
+		g.noteNode(p, pt, n, start, epoch)
+	}
+}
+
+// noteNode is noteBuiltValue's note.
 func (g *Gate) noteNode(p unsafe.Pointer, pt reflect.Type, n int64, start, epoch int) {
 	x := &g.nodes
-	if _, ok := x.types[typeWord(pt)]; !ok {
+	if pt == nil {
+		// not a pointer: no walk looks for it
+	} else if _, ok := x.types[typeWord(pt)]; !ok {
 		if x.types == nil {
 			x.types = make(map[unsafe.Pointer]struct{})
 		}
 		x.types[typeWord(pt)] = struct{}{}
-	}
-	if len(x.fresh) >= freshKeep || x.bytes+n > int64(min(g.S.MemoryLimit(), 1<<62))/freshShare {
-		g.forgetFresh()
 	}
 	if epoch != x.epoch { // the notes it holds were forgotten
 		start = len(x.fresh)
@@ -106,28 +115,44 @@ func (g *Gate) noteNode(p unsafe.Pointer, pt reflect.Type, n int64, start, epoch
 	}
 	x.at[p] = len(x.fresh)
 	x.fresh = append(x.fresh, freshNode{p: p, n: n, first: start})
-	x.bytes += n
 }
 
-// forgetFresh drops the fresh notes: at an outermost return, and when they
-// reach their bounds.
+// dropFresh drops the fresh notes from the mark'th on: those the
+// arguments of a Go call that returned made (dispatch).
+func (g *Gate) dropFresh(mark int) {
+	x := &g.nodes
+	for j := mark; j < len(x.fresh); j++ {
+		delete(x.at, x.fresh[j].p)
+	}
+	clear(x.fresh[mark:])
+	x.fresh = x.fresh[:mark]
+}
+
+// forgetFresh drops every fresh note: at an outermost return (notes a
+// host's conversion made outside any Go call).
 func (g *Gate) forgetFresh() {
 	x := &g.nodes
 	clear(x.fresh)
 	x.fresh = x.fresh[:0]
 	clear(x.at)
-	x.bytes = 0
 	x.epoch++
 }
 
-// keepNode keeps the fresh note i, and the notes of what its object holds,
-// in the index.
-func (g *Gate) keepNode(i int) {
+// keepNode keeps the notes of what the object of fresh note i holds in
+// the index, and with self its own: a script that got an object through
+// a push holds it by that slot, whose charge lasts as long, but may read
+// what it holds in a later call; a copy or a field holding it may hand
+// it out again later.
+func (g *Gate) keepNode(i int, self bool) {
 	x := &g.nodes
 	if x.m == nil {
 		x.m = make(map[uintptr]builtNode)
 	}
-	for j := x.fresh[i].first; j <= i; j++ {
+	last := i - 1
+	if self {
+		last = i
+	}
+	for j := x.fresh[i].first; j <= last; j++ {
 		f := &x.fresh[j]
 		if f.kept {
 			continue
@@ -150,10 +175,10 @@ func (g *Gate) noted() bool { return len(g.nodes.at) != 0 || len(g.nodes.m) != 0
 
 // nodeBytes returns the bytes noted for the object at p, 0 when it is not
 // noted (or the object noted at p was collected and p names another), and
-// keeps a fresh note: the script is getting the object.
-func (g *Gate) nodeBytes(p unsafe.Pointer) int64 {
+// keeps a fresh note (keepNode): the script is getting the object.
+func (g *Gate) nodeBytes(p unsafe.Pointer, self bool) int64 {
 	if i, ok := g.nodes.at[p]; ok {
-		g.keepNode(i)
+		g.keepNode(i, self)
 		return g.nodes.fresh[i].n
 	}
 	if nd, ok := g.nodes.m[uintptr(p)]; ok && unsafe.Pointer(nd.w.Value()) == p {
@@ -162,21 +187,63 @@ func (g *Gate) nodeBytes(p unsafe.Pointer) int64 {
 	return 0
 }
 
-// nodeWeak returns the weak pointer and bytes of the noted object at p,
-// kept (a store of it).
-func (g *Gate) nodeWeak(p unsafe.Pointer) (weak.Pointer[byte], int64, bool) {
-	if g.nodeBytes(p) == 0 {
-		return weak.Pointer[byte]{}, 0, false
+// nodeWeak returns a weak pointer to object v (a pointer) and the bytes
+// noted for it, when it is noted or the script holds it by a slot a push
+// of it as a built object charged (a store of it: storecharge.go).
+func (g *Gate) nodeWeak(v reflect.Value) (weak.Pointer[byte], int64, bool) {
+	p := v.UnsafePointer()
+	if g.nodeBytes(p, true) != 0 {
+		nd := g.nodes.m[uintptr(p)]
+		return nd.w, nd.n, true
 	}
-	nd := g.nodes.m[uintptr(p)]
-	return nd.w, nd.n, true
+	if n := g.slotCharge(v); n != 0 {
+		return weak.Make((*byte)(p)), n, true
+	}
+	return weak.Pointer[byte]{}, 0, false
 }
 
-// chargeNode appends, after the push of p's slot, the charge of the noted
-// object p names.
-func (g *Gate) chargeNode(p unsafe.Pointer, slot uint32) {
-	if n := g.nodeBytes(p); n != 0 {
+// slotCharge returns the charge of the live slot of object v (a pointer of
+// a type pushed before): what a push of it as a built object charged,
+// which a script that got it back in an earlier call holds.
+func (g *Gate) slotCharge(v reflect.Value) int64 {
+	if !g.nodes.slots {
+		return 0
+	}
+	b, ok := g.binds[bindKey{v.Type(), nil}]
+	if !ok {
+		return 0
+	}
+	key, keyed := objreg.MakeKey(v.UnsafePointer(), b.id)
+	if !keyed {
+		return 0
+	}
+	slot, _, ok := g.objs.Lookup(key)
+	if !ok {
+		return 0
+	}
+	return int64(g.S.ObjCharge(slot))
+}
+
+// chargeHolder appends, after the push of a slot for a view of a field of
+// holder (a pointer), the charge of holder: noted, or carried by its own
+// slot.
+func (g *Gate) chargeHolder(holder reflect.Value, slot uint32) {
+	n := g.nodeBytes(holder.UnsafePointer(), true)
+	if n == 0 {
+		n = g.slotCharge(holder)
+	}
+	if n != 0 {
 		g.S.PutObjCharge(slot, uint64(n))
+		g.nodes.slots = true
+	}
+}
+
+// chargeNode appends, after the push of a slot, the charge of the noted
+// object p (self: whose note is kept as well; nodeBytes).
+func (g *Gate) chargeNode(p unsafe.Pointer, slot uint32, self bool) {
+	if n := g.nodeBytes(p, self); n != 0 {
+		g.S.PutObjCharge(slot, uint64(n))
+		g.nodes.slots = true
 	}
 }
 
@@ -202,7 +269,7 @@ func (g *Gate) chargedOnPush(p unsafe.Pointer) bool {
 // reachNode adds to w the bytes of the noted object at p, once per walk
 // (a copy naming it; charge.go). It reports whether the walk goes on.
 func (g *Gate) reachNode(w *reachWalk, p unsafe.Pointer) bool {
-	if n := g.nodeBytes(p); n != 0 && w.first(p) {
+	if n := g.nodeBytes(p, true); n != 0 && w.first(p) {
 		return w.add(n)
 	}
 	return true

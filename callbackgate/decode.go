@@ -207,8 +207,8 @@ func (g *Gate) readTable(t cgo.Thread, idx int, v reflect.Value, depth int) (han
 	if depth == 0 {
 		g.noteBuilt(nv.UnsafePointer(), n) // charge.go
 	}
-	if n >= storeMin && typ.Size() != 0 && !g.stores.tracking && g.S.MemoryLimit() != 0 {
-		g.noteNode(nv.UnsafePointer(), nv.Type(), n, start, epoch) // builtindex.go; a store's are its own
+	if typ.Size() != 0 {
+		g.noteBuiltValue(nv.UnsafePointer(), nv.Type(), n, start, epoch)
 	}
 	return true, nil
 }

@@ -61,7 +61,11 @@ func dispatch(fr cgo.Frame) (status int32) {
 		}
 		status = recovered(fr, recover())
 	}()
+	mark := len(g.nodes.fresh)
 	status = e.call(g, e, fr)
+	if len(g.nodes.fresh) > mark { // its arguments' notes (builtindex.go)
+		g.dropFresh(mark)
+	}
 	g.cur = fr.Caller()
 	g.deep--
 	return status
@@ -93,7 +97,11 @@ func (g *Gate) dispatchSlow(e *funcEntry, fr cgo.Frame) (status int32) {
 	if g.unrefs.Len() > 0 {
 		g.drainRefsIn(fr.Thread())
 	}
+	mark := len(g.nodes.fresh)
 	status = e.call(g, e, fr)
+	if len(g.nodes.fresh) > mark { // its arguments' notes (builtindex.go)
+		g.dropFresh(mark)
+	}
 	g.cur = fr.Caller()
 	g.deep--
 	return status

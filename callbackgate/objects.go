@@ -34,6 +34,13 @@ var (
 // channel, or a slice by reference) seen through view (nil: its own type).
 // Values with identity reuse their live slot, and C their userdata.
 func (g *Gate) pushObj(v reflect.Value, view reflect.Type) error {
+	return g.pushObjIn(v, view, reflect.Value{})
+}
+
+// pushObjIn is pushObj for v, which a non-nil holder, the object v is a
+// field of, keeps alive (an inline struct field read, a lua:",ref"
+// view): the push carries the charges a push of the holder would.
+func (g *Gate) pushObjIn(v reflect.Value, view reflect.Type, holder reflect.Value) error {
 	b, err := g.bindingFor(v.Type(), view)
 	if err != nil {
 		return err
@@ -43,7 +50,9 @@ func (g *Gate) pushObj(v reflect.Value, view reflect.Type) error {
 	if keyed {
 		if slot, gen, ok := g.objs.Lookup(key); ok {
 			g.S.PutObj(slot, gen, b.id, b.mtref, true)
-			if g.pushCharges() && v.Kind() == reflect.Pointer {
+			if holder.IsValid() {
+				g.chargeView(holder, slot)
+			} else if g.pushCharges() && chargeKind(v.Kind()) {
 				g.chargePush(slotPtr(v), slot)
 			}
 			return nil
@@ -58,10 +67,19 @@ func (g *Gate) pushObj(v reflect.Value, view reflect.Type) error {
 	} else {
 		g.S.PutObj(slot, gen, b.id, b.mtref, false)
 	}
-	if g.pushCharges() && v.Kind() == reflect.Pointer {
+	if holder.IsValid() {
+		g.chargeView(holder, slot)
+	} else if g.pushCharges() && chargeKind(v.Kind()) {
 		g.chargePush(slotPtr(v), slot)
 	}
 	return nil
+}
+
+// chargeKind reports whether a pushed reference value of kind k may carry
+// a charge: an object, or a slice or map a conversion built, pushed by
+// reference.
+func chargeKind(k reflect.Kind) bool {
+	return k == reflect.Pointer || k == reflect.Slice || k == reflect.Map
 }
 
 // pushCharges reports whether a push of an object may carry a charge:
@@ -71,16 +89,29 @@ func (g *Gate) pushCharges() bool {
 }
 
 // chargePush appends, after the push of object p's slot, the charges it
-// carries: a built object of the ring (charge.go), else an indexed one
+// carries: a built object of the ring (charge.go), else a noted one
 // (builtindex.go); and an object a store built (storecharge.go).
 func (g *Gate) chargePush(p unsafe.Pointer, slot uint32) {
 	if g.builtN == 0 || !g.chargeBuilt(p, slot) {
-		g.chargeNode(p, slot)
+		g.chargeNode(p, slot, false)
 	} else if _, ok := g.nodes.at[p]; ok {
-		g.nodeBytes(p) // keep what it holds for later reads
+		g.nodeBytes(p, false) // keep what it holds for later reads
 	}
 	if len(g.stores.byObj) != 0 {
 		g.chargeStored(p, slot)
+	}
+}
+
+// chargeView appends, after the push of the slot of a view of a field of
+// holder (an object, which the view keeps alive), the charges a push of
+// holder carries (chargeHolder, chargeStored).
+func (g *Gate) chargeView(holder reflect.Value, slot uint32) {
+	if holder.Kind() != reflect.Pointer {
+		return
+	}
+	g.chargeHolder(holder, slot)
+	if len(g.stores.byObj) != 0 {
+		g.chargeStored(holder.UnsafePointer(), slot)
 	}
 }
 
@@ -349,9 +380,9 @@ func fieldGet(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
 	g.S.ProgReset()
 	switch k := fv.Kind(); {
 	case k == reflect.Struct:
-		err = g.pushObj(fv.Addr(), nil) // the field itself, kept alive by its parent
+		err = g.pushObjIn(fv.Addr(), nil, ov) // the field itself, kept alive by its parent
 	case f.ref && (k == reflect.Slice || k == reflect.Map):
-		err = g.pushObj(fv.Addr(), nil) // lua:",ref": a view through the field
+		err = g.pushObjIn(fv.Addr(), nil, ov) // lua:",ref": a view through the field
 	default:
 		err = g.pushValue(fv, key.View(), 0)
 	}

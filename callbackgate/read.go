@@ -343,6 +343,8 @@ func (g *Gate) read(t cgo.Thread, idx int, a *cgo.Arg, v reflect.Value, depth in
 			return err
 		}
 		n := t.RawLen(idx)
+		before := g.conv.bytes
+		start, epoch := g.freshStart()
 		if err := g.convSlice(n, typ.Elem().Size()); err != nil {
 			return err
 		}
@@ -351,6 +353,9 @@ func (g *Gate) read(t cgo.Thread, idx int, a *cgo.Arg, v reflect.Value, depth in
 			return err // v unchanged
 		}
 		g.storeBuilt(s.UnsafePointer())
+		if n > 0 && typ.Elem().Size() != 0 { // a ByRef of it is an object (builtindex.go)
+			g.noteBuiltValue(s.UnsafePointer(), nil, g.conv.bytes-before, start, epoch)
+		}
 		v.Set(s)
 		return nil
 	case reflect.Array:
@@ -468,6 +473,8 @@ func (g *Gate) readSeq(t cgo.Thread, idx int, v reflect.Value, n, depth int) err
 
 func (g *Gate) readMap(t cgo.Thread, idx int, v reflect.Value, depth int) error {
 	typ := v.Type()
+	before := g.conv.bytes
+	start, epoch := g.freshStart()
 	m := reflect.MakeMap(typ)
 	g.storeBuilt(m.UnsafePointer())
 	k := reflect.New(typ.Key()).Elem()
@@ -507,6 +514,7 @@ func (g *Gate) readMap(t cgo.Thread, idx int, v reflect.Value, depth int) error 
 			return err
 		}
 	}
+	g.noteBuiltValue(m.UnsafePointer(), nil, g.conv.bytes-before, start, epoch)
 	v.Set(m)
 	return nil
 }

@@ -130,13 +130,13 @@ func (g *Gate) assignStored(fr cgo.Frame, i int, fv reflect.Value) error {
 	var rec *storeRec
 	if n >= storeMin {
 		rec = g.newStoreRec(tmp, n)
-	} else if k == reflect.Pointer && (len(g.stores.byObj) != 0 || g.noted()) {
+	} else if k == reflect.Pointer {
 		// an object a store built, stored again: this field holds it
 		// too; an object an argument built (builtindex.go), stored
 		if q := tmp.UnsafePointer(); q != nil {
 			if o, ok := g.stores.byObj[uintptr(q)]; ok {
 				rec = &storeRec{roots: o.rec.roots, bytes: o.rec.bytes, objs: []uintptr{uintptr(q)}}
-			} else if w, nb, ok := g.nodeWeak(q); ok {
+			} else if w, nb, ok := g.nodeWeak(tmp); ok {
 				rec = &storeRec{roots: []weak.Pointer[byte]{w}, bytes: nb}
 			}
 		}
