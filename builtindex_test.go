@@ -69,10 +69,7 @@ func TestObjectsNestedInArgumentsCountTowardTheMemoryLimit(t *testing.T) {
 			e := echoBackEnv(t)
 			defer func() { must(t, e.Close()) }()
 			mustReachTheLimit(t, e, setup+loop)
-			settleStores(t, e)
-			if st := e.Stats(); st.CopyBytes != 0 {
-				t.Errorf("after Lua and Go collected: CopyBytes %d", st.CopyBytes)
-			}
+			mustSettleToZero(t, e)
 		})
 	}
 }
@@ -95,6 +92,13 @@ func TestNestedObjectsReadBackLaterAreCharged(t *testing.T) {
 	}
 	settleStores(t, e)
 	run(t, e, `inner = nil`)
+	mustSettleToZero(t, e)
+}
+
+// mustSettleToZero fails t unless the charges are all given back once
+// Lua and Go collected (settleStores).
+func mustSettleToZero(t *testing.T, e *zlua.Env) {
+	t.Helper()
 	settleStores(t, e)
 	if got := e.Stats().CopyBytes; got != 0 {
 		t.Errorf("all dropped: CopyBytes %d", got)
@@ -112,10 +116,7 @@ func TestNestedObjectChargesLeaveGarbageAlone(t *testing.T) {
 		for i = 1, 2000 do local l = elink({Next = {Name = s .. i}}) end
 		for i = 1, 2000 do local o = eplink({Next = {Name = s .. i}}).Next end
 		for i = 1, 20000 do local v = eany({i, "x", {Name = "small"}}) end`)
-	settleStores(t, e)
-	if got := e.Stats().CopyBytes; got != 0 {
-		t.Errorf("all dropped: CopyBytes %d", got)
-	}
+	mustSettleToZero(t, e)
 }
 
 // The notes keep nothing alive: an object a Go function took and dropped
