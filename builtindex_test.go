@@ -24,6 +24,10 @@ func echoBackEnv(t *testing.T) *zlua.Env {
 	must(t, e.SetGlobal("count", func(s []*chargeEntity) int { return len(s) }))
 	must(t, e.SetGlobal("eref", func(s []*chargeEntity) any { return zlua.ByRef(s) }))
 	must(t, e.SetGlobal("erefmap", func(m map[string]string) any { return zlua.ByRef(m) }))
+	must(t, e.SetGlobal("erefbytes", func(b []byte) any { return zlua.ByRef(b) }))
+	must(t, e.SetGlobal("view", func(x *chargeEntity) any { return zlua.AsView[chargeNamer](x) }))
+	must(t, e.SetGlobal("unview", func(x chargeNamer) *chargeEntity { return x.(*chargeEntity) }))
+	must(t, e.SetGlobal("wrap", func(x *chargeEntity) chargeLink { return chargeLink{Next: x} }))
 	return e
 }
 
@@ -58,6 +62,15 @@ func TestObjectsNestedInArgumentsCountTowardTheMemoryLimit(t *testing.T) {
 		// what an argument built, handed back by reference (F3)
 		"a slice by reference": `for i = 1, 6400 do keep[i] = eref({{Name = s .. i}}) end`,
 		"a map by reference":   `for i = 1, 6400 do keep[i] = erefmap({k = s .. i}) end`,
+		"bytes by reference":   `for i = 1, 6400 do keep[i] = erefbytes(s .. i) end`,
+		// got back, then held by a value of another shape or view (probe U)
+		"stored in an any field":       `for i = 1, 6400 do local x = spawn(); x.IA = {A = pecho({Name = s .. i})}; keep[i] = x end`,
+		"stored in a slice field":      `for i = 1, 6400 do local h = spawn(); h.Many = {pecho({Name = s .. i})}; keep[i] = h end`,
+		"a built slice stored":         `for i = 1, 6400 do local h = spawn(); h.Many = eref({{Name = s .. i}}); keep[i] = h end`,
+		"in a copy a Go function made": `for i = 1, 6400 do keep[i] = wrap(pecho({Name = s .. i})) end`,
+		"in a copy of the script's":    `for i = 1, 6400 do keep[i] = elink({Next = pecho({Name = s .. i})}) end`,
+		"under a view":                 `for i = 1, 6400 do keep[i] = view(pecho({Name = s .. i})) end`,
+		"back from a view":             `for i = 1, 6400 do keep[i] = unview(view({Name = s .. i})) end`,
 		// an inline struct read from a built object keeps all of it (F2)
 		"an inline struct of one": `for i = 1, 6400 do keep[i] = pecho({Name = s .. i}).Info end`,
 		// not an argument's: a store's, handed back the same way
@@ -181,3 +194,9 @@ func TestCopyWalksLookOnlyAtTypesBuiltFromTables(t *testing.T) {
 		}
 	}
 }
+
+// chargeNamer is a view of chargeEntity.
+type chargeNamer interface{ Named() string }
+
+// Named returns the entity's name.
+func (e *chargeEntity) Named() string { return e.Name }

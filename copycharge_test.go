@@ -189,6 +189,7 @@ type chargeEntity struct {
 	Data  []byte
 	Info  chargeInfo
 	IA    chargeAnyNote
+	Many  []*chargeEntity
 }
 
 // chargeAnyNote is an inline struct with an interface field.

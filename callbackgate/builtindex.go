@@ -4,8 +4,6 @@ import (
 	"reflect"
 	"unsafe"
 	"weak"
-
-	"github.com/zlua-go/zlua/objreg"
 )
 
 // Objects built from a script's tables, wherever they come back.
@@ -35,16 +33,16 @@ import (
 // runs, they are fresh: held by the gate, which costs an append and keeps
 // nothing the call's arguments do not keep. When the call returns they
 // are dropped (dispatch): its results were pushed with their charges by
-// then. When the script gets an object back (a push, a copy's walk, a
-// store), the notes of the objects nested in it are kept for longer, and
-// its own too when a copy or a field holds it: by a weak pointer (the
-// index keeps nothing alive), for as long as Go keeps the object, so
-// that reading them back in a later call (held.Owner) is charged too. A
-// weak pointer costs far more than an append (the runtime keeps them in
-// a sorted list per span), which a script passing tables it never gets
-// back does not pay. What a Go function keeps of its arguments and hands
-// back from a later call, the script not having got it back before, is
-// the host's and is not charged.
+// then. When the script gets an object back (a push, under any view; a
+// copy's walk; a store), its note and those of the objects nested in it
+// are kept for longer: by a weak pointer (the index keeps nothing alive),
+// by address, for as long as Go keeps the object, so that a later push
+// of it (a read-back, another view, a copy, a store into any field) is
+// charged too. A weak pointer costs far more than an append (the runtime
+// keeps them in a sorted list per span), which a script passing tables
+// it never gets back does not pay. What a Go function keeps of its
+// arguments and hands back from a later call, the script not having got
+// it back before, is the host's and is not charged.
 
 // builtNode is a kept note: a weak pointer to the object and the bytes
 // its conversion built (the object and what it holds).
@@ -73,8 +71,6 @@ type builtIndex struct {
 	// the pointer types of the objects ever noted (by type word): what a
 	// copy's walk looks for
 	types map[unsafe.Pointer]struct{}
-	// a push of a built object has charged a slot (slotCharge looks)
-	slots bool
 }
 
 // freshStart is what a conversion of an object records before converting
@@ -187,55 +183,20 @@ func (g *Gate) nodeBytes(p unsafe.Pointer, self bool) int64 {
 	return 0
 }
 
-// nodeWeak returns a weak pointer to object v (a pointer) and the bytes
-// noted for it, when it is noted or the script holds it by a slot a push
-// of it as a built object charged (a store of it: storecharge.go).
-func (g *Gate) nodeWeak(v reflect.Value) (weak.Pointer[byte], int64, bool) {
-	p := v.UnsafePointer()
-	if g.nodeBytes(p, true) != 0 {
-		nd := g.nodes.m[uintptr(p)]
-		return nd.w, nd.n, true
+// nodeWeak returns the weak pointer of noted object p (kept) and its
+// bytes: a store of it (storecharge.go).
+func (g *Gate) nodeWeak(p unsafe.Pointer) (weak.Pointer[byte], int64, bool) {
+	if g.nodeBytes(p, true) == 0 {
+		return weak.Pointer[byte]{}, 0, false
 	}
-	if n := g.slotCharge(v); n != 0 {
-		return weak.Make((*byte)(p)), n, true
-	}
-	return weak.Pointer[byte]{}, 0, false
-}
-
-// slotCharge returns the charge of the live slot of object v (a pointer of
-// a type pushed before): what a push of it as a built object charged,
-// which a script that got it back in an earlier call holds.
-func (g *Gate) slotCharge(v reflect.Value) int64 {
-	if !g.nodes.slots {
-		return 0
-	}
-	b, ok := g.binds[bindKey{v.Type(), nil}]
-	if !ok {
-		return 0
-	}
-	key, keyed := objreg.MakeKey(v.UnsafePointer(), b.id)
-	if !keyed {
-		return 0
-	}
-	slot, _, ok := g.objs.Lookup(key)
-	if !ok {
-		return 0
-	}
-	return int64(g.S.ObjCharge(slot))
+	nd := g.nodes.m[uintptr(p)]
+	return nd.w, nd.n, true
 }
 
 // chargeHolder appends, after the push of a slot for a view of a field of
-// holder (a pointer), the charge of holder: noted, or carried by its own
-// slot.
+// holder (a pointer), the charge of holder when it is noted.
 func (g *Gate) chargeHolder(holder reflect.Value, slot uint32) {
-	n := g.nodeBytes(holder.UnsafePointer(), true)
-	if n == 0 {
-		n = g.slotCharge(holder)
-	}
-	if n != 0 {
-		g.S.PutObjCharge(slot, uint64(n))
-		g.nodes.slots = true
-	}
+	g.chargeNode(holder.UnsafePointer(), slot, true)
 }
 
 // chargeNode appends, after the push of a slot, the charge of the noted
@@ -243,7 +204,6 @@ func (g *Gate) chargeHolder(holder reflect.Value, slot uint32) {
 func (g *Gate) chargeNode(p unsafe.Pointer, slot uint32, self bool) {
 	if n := g.nodeBytes(p, self); n != 0 {
 		g.S.PutObjCharge(slot, uint64(n))
-		g.nodes.slots = true
 	}
 }
 

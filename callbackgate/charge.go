@@ -376,7 +376,6 @@ func (g *Gate) chargeBuilt(p unsafe.Pointer, slot uint32) bool {
 	for i := 0; i < g.builtN; i++ {
 		if g.built[i].p == p {
 			g.S.PutObjCharge(slot, uint64(g.built[i].n))
-			g.nodes.slots = true
 			copy(g.built[i:], g.built[i+1:g.builtN])
 			g.builtN--
 			g.built[g.builtN] = builtObj{}

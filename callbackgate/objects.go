@@ -93,9 +93,9 @@ func (g *Gate) pushCharges() bool {
 // (builtindex.go); and an object a store built (storecharge.go).
 func (g *Gate) chargePush(p unsafe.Pointer, slot uint32) {
 	if g.builtN == 0 || !g.chargeBuilt(p, slot) {
-		g.chargeNode(p, slot, false)
+		g.chargeNode(p, slot, true)
 	} else if _, ok := g.nodes.at[p]; ok {
-		g.nodeBytes(p, false) // keep what it holds for later reads
+		g.nodeBytes(p, true) // kept for later pushes
 	}
 	if len(g.stores.byObj) != 0 {
 		g.chargeStored(p, slot)

@@ -333,6 +333,10 @@ func (g *Gate) read(t cgo.Thread, idx int, a *cgo.Arg, v reflect.Value, depth in
 				return err
 			}
 			g.storeBuilt(unsafe.Pointer(unsafe.SliceData(b)))
+			if cap(b) > 0 { // a ByRef of it is an object (builtindex.go)
+				start, epoch := g.freshStart()
+				g.noteBuiltValue(unsafe.Pointer(unsafe.SliceData(b)), nil, int64(cap(b)), start, epoch)
+			}
 			v.SetBytes(b)
 			return nil
 		}

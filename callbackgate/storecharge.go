@@ -130,16 +130,18 @@ func (g *Gate) assignStored(fr cgo.Frame, i int, fv reflect.Value) error {
 	var rec *storeRec
 	if n >= storeMin {
 		rec = g.newStoreRec(tmp, n)
-	} else if k == reflect.Pointer {
-		// an object a store built, stored again: this field holds it
-		// too; an object an argument built (builtindex.go), stored
-		if q := tmp.UnsafePointer(); q != nil {
-			if o, ok := g.stores.byObj[uintptr(q)]; ok {
-				rec = &storeRec{roots: o.rec.roots, bytes: o.rec.bytes, objs: []uintptr{uintptr(q)}}
-			} else if w, nb, ok := g.nodeWeak(tmp); ok {
-				rec = &storeRec{roots: []weak.Pointer[byte]{w}, bytes: nb}
+	} else if k == reflect.Pointer && len(g.stores.byObj) != 0 {
+		// an object a store built, stored again: this field holds it too
+		if q := uintptr(tmp.UnsafePointer()); q != 0 {
+			if o, ok := g.stores.byObj[q]; ok {
+				rec = &storeRec{roots: o.rec.roots, bytes: o.rec.bytes, objs: []uintptr{q}}
 			}
 		}
+	}
+	if g.noted() {
+		// objects arguments built that the script got back, stored in
+		// the value, wherever in it (builtindex.go)
+		rec = g.storeNoted(rec, tmp)
 	}
 	g.forgetStoreBuilt()
 	addr := fv.UnsafeAddr()
@@ -215,6 +217,87 @@ func (g *Gate) chargeStored(p unsafe.Pointer, slot uint32) {
 	if o, ok := g.stores.byObj[uintptr(p)]; ok && !o.rec.dead() {
 		g.S.PutObjCharge(slot, uint64(o.rec.bytes))
 	}
+}
+
+// storeNoted adds to rec (nil: none yet) the noted objects v holds
+// (collectNoted); it returns the charge, nil when there is none.
+func (g *Gate) storeNoted(rec *storeRec, v reflect.Value) *storeRec {
+	var r storeRec
+	r.collectNoted(g, v)
+	if r.bytes == 0 {
+		return rec
+	}
+	if rec == nil {
+		return &r
+	}
+	rec.roots = append(rec.roots, r.roots...)
+	rec.bytes += r.bytes
+	return rec
+}
+
+// collectNoted adds to r the objects, slices and maps arguments built
+// that v holds (builtindex.go: the script got them back), through its
+// fields, elements and interfaces, not through objects: each adds its
+// bytes, and a root while r has fewer than storeRoots. The values a
+// store built are not noted, so nothing counts twice.
+func (r *storeRec) collectNoted(g *Gate, v reflect.Value) {
+	switch v.Kind() {
+	case reflect.Pointer, reflect.Slice, reflect.Map:
+		if v.IsNil() {
+			return
+		}
+		if w, n, ok := g.nodeWeak(v.UnsafePointer()); ok {
+			r.bytes += n
+			if len(r.roots) < storeRoots {
+				r.roots = append(r.roots, w)
+			}
+			return // what it holds is in its bytes
+		}
+		switch v.Kind() {
+		case reflect.Slice:
+			r.collectElems(g, v)
+		case reflect.Map:
+			if noPointers(v.Type().Key()) && noPointers(v.Type().Elem()) {
+				return
+			}
+			for it := v.MapRange(); it.Next(); {
+				r.collectNoted(g, it.Key())
+				r.collectNoted(g, it.Value())
+			}
+		}
+	case reflect.Interface:
+		if !v.IsNil() {
+			r.collectNoted(g, v.Elem())
+		}
+	case reflect.Struct:
+		for i := 0; i < v.NumField(); i++ {
+			r.collectNoted(g, v.Field(i))
+		}
+	case reflect.Array:
+		r.collectElems(g, v)
+	}
+}
+
+// collectElems is collectNoted for the elements of slice or array v.
+func (r *storeRec) collectElems(g *Gate, v reflect.Value) {
+	if noPointers(v.Type().Elem()) {
+		return
+	}
+	for i := 0; i < v.Len(); i++ {
+		r.collectNoted(g, v.Index(i))
+	}
+}
+
+// noPointers reports whether values of t hold no pointer a note could
+// name (strings name no object zlua notes).
+func noPointers(t reflect.Type) bool {
+	switch t.Kind() {
+	case reflect.Bool, reflect.String, reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr,
+		reflect.Float32, reflect.Float64, reflect.Complex64, reflect.Complex128:
+		return true
+	}
+	return false
 }
 
 // storeKind reports whether a field of kind k can hold Go memory a store

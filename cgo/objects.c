@@ -268,11 +268,6 @@ int zlua_objcnt_reserve(zlua_env *env, size_t n)
 	return 1;
 }
 
-size_t zlua_obj_charged(const zlua_env *env, uint32_t slot)
-{
-	return slot < env->objcharge_cap ? env->objcharge[slot] : 0;
-}
-
 size_t zlua_obj_charge(lua_State *L, zlua_env *env, const unsigned char *p)
 {
 	uint32_t slot;

@@ -86,12 +86,6 @@ func (s *State) PutNewObj(slot, gen, typeID uint32, mtref int32) {
 	s.putObj(slot, gen, typeID, mtref, C.ZLUA_OBJ_NEWKEY)
 }
 
-// ObjCharge returns the charge object slot's userdata carries (0: none):
-// what a push of a built object charged it (PutObjCharge).
-func (s *State) ObjCharge(slot uint32) uint64 {
-	return uint64(C.zlua_obj_charged(s.env, C.uint32_t(slot)))
-}
-
 // PutObjCharge appends a charge of n bytes to object slot (pushed just
 // before): inside a script call's results, a slot whose userdata lives
 // and holds no charge yet is charged until its last userdata goes, after

@@ -312,8 +312,6 @@ void zlua_obj_queue_slot(zlua_env *env, uint32_t slot);
  * lives and that holds no charge yet is charged the bytes, after making
  * room (zlua_charge_room); returns the operand bytes consumed. [-0, +0] */
 size_t zlua_obj_charge(lua_State *L, zlua_env *env, const unsigned char *p);
-/* [go-safe] The charge object slot's userdata carries (0: none). */
-size_t zlua_obj_charged(const zlua_env *env, uint32_t slot);
 /* [go-safe] Grows env->objcnt (and slot_ud) to hold index n; 0 on
  * failure. */
 int zlua_objcnt_reserve(zlua_env *env, size_t n);
