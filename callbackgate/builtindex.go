@@ -193,12 +193,6 @@ func (g *Gate) nodeWeak(p unsafe.Pointer) (weak.Pointer[byte], int64, bool) {
 	return nd.w, nd.n, true
 }
 
-// chargeHolder appends, after the push of a slot for a view of a field of
-// holder (a pointer), the charge of holder when it is noted.
-func (g *Gate) chargeHolder(holder reflect.Value, slot uint32) {
-	g.chargeNode(holder.UnsafePointer(), slot, true)
-}
-
 // chargeNode appends, after the push of a slot, the charge of the noted
 // object p (self: whose note is kept as well; nodeBytes).
 func (g *Gate) chargeNode(p unsafe.Pointer, slot uint32, self bool) {

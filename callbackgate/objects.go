@@ -104,12 +104,12 @@ func (g *Gate) chargePush(p unsafe.Pointer, slot uint32) {
 
 // chargeView appends, after the push of the slot of a view of a field of
 // holder (an object, which the view keeps alive), the charges a push of
-// holder carries (chargeHolder, chargeStored).
+// holder carries (its note, chargeStored).
 func (g *Gate) chargeView(holder reflect.Value, slot uint32) {
 	if holder.Kind() != reflect.Pointer {
 		return
 	}
-	g.chargeHolder(holder, slot)
+	g.chargeNode(holder.UnsafePointer(), slot, true)
 	if len(g.stores.byObj) != 0 {
 		g.chargeStored(holder.UnsafePointer(), slot)
 	}
