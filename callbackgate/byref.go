@@ -146,13 +146,20 @@ func (g *Gate) elemSet(fr cgo.Frame, b *binding, ov reflect.Value, key *cgo.Arg)
 		}
 		if a := arg(fr, 2); a.Type == int32(cgo.TNil) {
 			if !ov.IsNil() {
+				g.dropEntry(ov, k)
 				ov.SetMapIndex(k, reflect.Value{}) // t[k] = nil deletes, as in Lua
+			}
+			return g.ret0()
+		}
+		if g.S.MemoryLimit() != 0 { // charged (storeelems.go)
+			if err := g.storeEntry(fr, ov, k); err != nil {
+				return g.elemStoreErr(b, err)
 			}
 			return g.ret0()
 		}
 		ev := reflect.New(ov.Type().Elem()).Elem()
 		if err := g.readArg(fr, 2, ev); err != nil {
-			return g.raiseText(fmt.Sprintf("bad value for %s (%v)", b.name, err), nil)
+			return g.elemStoreErr(b, err)
 		}
 		if ov.IsNil() { // a nil map field reached through its pointer
 			ov.Set(reflect.MakeMap(ov.Type()))
@@ -169,11 +176,17 @@ func (g *Gate) elemSet(fr cgo.Frame, b *binding, ov reflect.Value, key *cgo.Arg)
 	}
 	grow := holder.Kind() == reflect.Pointer
 	if n == int64(ov.Len())+1 && grow {
-		ev := reflect.New(ov.Type().Elem()).Elem()
-		if err := g.readArg(fr, 2, ev); err != nil {
-			return g.raiseText(fmt.Sprintf("bad value for %s (%v)", b.name, err), nil)
+		if g.chargesElems(ov.Type().Elem()) { // charged (storeelems.go)
+			err = g.storeAppend(fr, ov)
+		} else {
+			ev := reflect.New(ov.Type().Elem()).Elem()
+			if err = g.readArg(fr, 2, ev); err == nil {
+				ov.Set(reflect.Append(ov, ev))
+			}
 		}
-		ov.Set(reflect.Append(ov, ev))
+		if err != nil {
+			return g.elemStoreErr(b, err)
+		}
 		return g.ret0()
 	}
 	if n < 1 || n > int64(ov.Len()) {
@@ -184,8 +197,9 @@ func (g *Gate) elemSet(fr cgo.Frame, b *binding, ov reflect.Value, key *cgo.Arg)
 		}
 		return g.raiseText(msg, nil)
 	}
-	if err := g.readAssign(fr, 2, ov.Index(int(n-1))); err != nil {
-		return g.raiseText(fmt.Sprintf("bad value for %s (%v)", b.name, err), nil)
+	// a slice element is a place with an address, charged as a field
+	if err := g.assignStored(fr, 2, ov.Index(int(n-1))); err != nil {
+		return g.elemStoreErr(b, err)
 	}
 	return g.ret0()
 }

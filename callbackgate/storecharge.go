@@ -2,6 +2,7 @@ package callbackgate
 
 import (
 	"errors"
+	"hash/maphash"
 	"reflect"
 	"runtime"
 	"slices"
@@ -74,6 +75,9 @@ type storeObj struct {
 // written, and the objects they built by address.
 type storeState struct {
 	byField map[uintptr]*storeRec
+	byEntry map[entryKey]*storeRec // map entries (storeelems.go)
+	seed    maphash.Seed           // byEntry's key hashes
+	seeded  bool
 	byObj   map[uintptr]storeObj
 	charged int64     // the bytes of all charges
 	scanAt  int       // the number of charges at which the next scan runs
@@ -95,22 +99,34 @@ var errStoreNoMem = errors.New("not enough memory")
 // field takes the value; errStoreNoMem when it does not fit (the field
 // is left as it was).
 func (g *Gate) assignStored(fr cgo.Frame, i int, fv reflect.Value) error {
-	k := fv.Kind()
-	if g.S.MemoryLimit() == 0 || !fv.CanAddr() || !storeKind(k) {
+	if g.S.MemoryLimit() == 0 || !fv.CanAddr() || !storeKind(fv.Kind()) {
 		return g.readAssign(fr, i, fv)
 	}
+	tmp, rec, err := g.storedValue(fr, i, fv.Type())
+	if err != nil {
+		return err
+	}
+	return g.storeAt(fr.Thread(), fv.UnsafeAddr(), rec, func() { fv.Set(tmp) })
+}
+
+// storedValue reads argument i of a store under a memory limit as a value
+// of type typ (of a storeKind), with the charge of what its conversion
+// built: nil when that is less than storeMin and holds nothing else a
+// charge follows (an object a store built, objects arguments built).
+func (g *Gate) storedValue(fr cgo.Frame, i int, typ reflect.Type) (reflect.Value, *storeRec, error) {
 	if g.stores.collecting {
-		return errStoreNoMem
+		return reflect.Value{}, nil, errStoreNoMem
 	}
 	a := arg(fr, i)
 	t := fr.Thread()
-	tmp := reflect.New(fv.Type()).Elem()
+	tmp := reflect.New(typ).Elem()
+	k := typ.Kind()
 	var n int64
 	g.forgetStoreBuilt()
 	if k == reflect.String {
 		s, err := g.readString(t, i+1, &a)
 		if err != nil {
-			return err
+			return tmp, nil, err
 		}
 		tmp.SetString(s)
 		n = int64(len(s))
@@ -123,7 +139,7 @@ func (g *Gate) assignStored(fr cgo.Frame, i int, fv reflect.Value) error {
 		g.stores.tracking = false
 		if err != nil {
 			g.forgetStoreBuilt()
-			return err
+			return tmp, nil, err
 		}
 		n = g.conv.bytes
 	}
@@ -131,7 +147,7 @@ func (g *Gate) assignStored(fr cgo.Frame, i int, fv reflect.Value) error {
 	if n >= storeMin {
 		rec = g.newStoreRec(tmp, n)
 	} else if k == reflect.Pointer && len(g.stores.byObj) != 0 {
-		// an object a store built, stored again: this field holds it too
+		// an object a store built, stored again: this place holds it too
 		if q := uintptr(tmp.UnsafePointer()); q != 0 {
 			if o, ok := g.stores.byObj[q]; ok {
 				rec = &storeRec{roots: o.rec.roots, bytes: o.rec.bytes, objs: []uintptr{q}}
@@ -144,10 +160,16 @@ func (g *Gate) assignStored(fr cgo.Frame, i int, fv reflect.Value) error {
 		rec = g.storeNoted(rec, tmp)
 	}
 	g.forgetStoreBuilt()
-	addr := fv.UnsafeAddr()
+	return tmp, rec, nil
+}
+
+// storeAt charges rec (nil: none) as the charge of the place at addr,
+// giving back the one it had, then runs set, which stores the value
+// there; errStoreNoMem, without set, when the charge does not fit.
+func (g *Gate) storeAt(t cgo.Thread, addr uintptr, rec *storeRec, set func()) error {
 	old := g.stores.byField[addr]
 	if rec == nil && old == nil {
-		fv.Set(tmp)
+		set()
 		return nil
 	}
 	var need int64
@@ -160,7 +182,7 @@ func (g *Gate) assignStored(fr cgo.Frame, i int, fv reflect.Value) error {
 	if err := g.storeRoom(t, need); err != nil {
 		return err
 	}
-	fv.Set(tmp)
+	set()
 	if old != nil {
 		g.dropStoreRec(addr, old)
 	}
@@ -170,15 +192,24 @@ func (g *Gate) assignStored(fr cgo.Frame, i int, fv reflect.Value) error {
 	return nil
 }
 
-// addStoreRec records rec, charged already, as the charge of the field at
+// addStoreRec records rec, charged already, as the charge of the place at
 // addr.
 func (g *Gate) addStoreRec(addr uintptr, rec *storeRec) {
 	st := &g.stores
 	if st.byField == nil {
 		st.byField = make(map[uintptr]*storeRec)
-		st.byObj = make(map[uintptr]storeObj)
 	}
 	st.byField[addr] = rec
+	g.bookRec(rec)
+}
+
+// bookRec counts rec, charged already and kept by a place, in the
+// charges' total and in the objects it built.
+func (g *Gate) bookRec(rec *storeRec) {
+	st := &g.stores
+	if st.byObj == nil {
+		st.byObj = make(map[uintptr]storeObj)
+	}
 	st.charged += rec.bytes
 	for _, q := range rec.objs {
 		o := st.byObj[q]
@@ -188,16 +219,21 @@ func (g *Gate) addStoreRec(addr uintptr, rec *storeRec) {
 		o.fields++
 		st.byObj[q] = o
 	}
-	if len(st.byField) >= st.scanAt {
+	if len(st.byField)+len(st.byEntry) >= st.scanAt {
 		g.storeScan()
 	}
 }
 
-// dropStoreRec forgets rec, the charge of the field at addr, whose bytes
+// dropStoreRec forgets rec, the charge of the place at addr, whose bytes
 // were given back.
 func (g *Gate) dropStoreRec(addr uintptr, rec *storeRec) {
+	delete(g.stores.byField, addr)
+	g.unbookRec(rec)
+}
+
+// unbookRec undoes bookRec for rec, whose bytes were given back.
+func (g *Gate) unbookRec(rec *storeRec) {
 	st := &g.stores
-	delete(st.byField, addr)
 	st.charged -= rec.bytes
 	for _, q := range rec.objs {
 		if o, ok := st.byObj[q]; ok {
@@ -435,10 +471,17 @@ func (g *Gate) storeScan() {
 			g.dropStoreRec(addr, r)
 		}
 	}
+	for ek, r := range st.byEntry {
+		if r.dead() {
+			back += r.bytes
+			delete(st.byEntry, ek)
+			g.unbookRec(r)
+		}
+	}
 	if back != 0 {
 		g.S.StoreCharge(-back)
 	}
-	st.scanAt = 2*len(st.byField) + 64
+	st.scanAt = 2*(len(st.byField)+len(st.byEntry)) + 64
 	st.mark = weak.Make(new(storeMark))
 }
 

@@ -1,0 +1,202 @@
+package callbackgate
+
+import (
+	"errors"
+	"fmt"
+	"hash/maphash"
+	"reflect"
+	"unsafe"
+
+	"github.com/zlua-go/zlua/cgo"
+)
+
+// What a script's element writes cost the memory limit.
+//
+// A map or slice a script reaches by reference (ByRef, a field tagged
+// lua:",ref") is Go memory the script writes into: m[k] = s and t[#t+1] =
+// s store a Go copy of s there, as a field store does. Under a
+// MemoryLimit those writes are charged as field stores are
+// (storecharge.go): what the conversion built, for as long as the element
+// holds it and Go keeps it.
+//
+//   - A slice element is a place with an address, charged as a field is.
+//     An append that moved the backing array moves the charges of the
+//     elements it copied to their new addresses: the old array's memory
+//     may hold another object's field later, whose store would give back
+//     a charge that is still live.
+//   - A map entry has no address: its charge is kept by the map and the
+//     key (byEntry), given back when the entry is written again or
+//     deleted (m[k] = nil), or once Go collected what it built. A key the
+//     conversion built (a string of storeMin bytes or more) is part of the
+//     entry's charge. The key is named by its hash: a string key held in
+//     byEntry would keep the charge's own root alive after the host
+//     deleted the entry.
+
+// entryKey names a map entry whose value a store built: the map's
+// address and the key's hash (maphash, the gate's seed; two keys of one
+// map sharing a hash, one chance in 2^64 per pair, share a charge).
+type entryKey struct {
+	m uintptr
+	h uint64
+}
+
+// entryOf is the entryKey of m[k].
+func (g *Gate) entryOf(m, k reflect.Value) entryKey {
+	st := &g.stores
+	if !st.seeded {
+		st.seed, st.seeded = maphash.MakeSeed(), true
+	}
+	return entryKey{m: uintptr(m.UnsafePointer()), h: maphash.Comparable(st.seed, k.Interface())}
+}
+
+// elemStoreErr is the raise of an element store refused with err: a
+// memory error stays one, anything else is a bad value.
+func (g *Gate) elemStoreErr(b *binding, err error) int32 {
+	if err == errStoreNoMem || errors.Is(err, ErrMemory) {
+		return g.raiseStoreNoMem()
+	}
+	if err == errReleased {
+		return g.raiseText(err.Error(), nil)
+	}
+	return g.raiseText(fmt.Sprintf("bad value for %s (%v)", b.name, err), nil)
+}
+
+// chargesElems reports whether stores into elements of type et are
+// charged: under a memory limit, for the kinds that hold Go memory.
+func (g *Gate) chargesElems(et reflect.Type) bool {
+	return g.S.MemoryLimit() != 0 && storeKind(et.Kind())
+}
+
+// storeEntry stores argument 2 as m[k] under a memory limit, charging
+// what its conversion and the key's built (see above).
+func (g *Gate) storeEntry(fr cgo.Frame, m, k reflect.Value) error {
+	tmp, rec, err := g.storedValue(fr, 2, m.Type().Elem())
+	if err != nil {
+		return err
+	}
+	rec = keyCharge(rec, k)
+	set := func() {
+		if m.IsNil() { // a nil map field reached through its pointer
+			m.Set(reflect.MakeMap(m.Type()))
+		}
+		m.SetMapIndex(k, tmp)
+	}
+	if rec == nil && len(g.stores.byEntry) == 0 {
+		set()
+		return nil
+	}
+	var ek entryKey
+	var old *storeRec
+	if !m.IsNil() {
+		ek = g.entryOf(m, k)
+		old = g.stores.byEntry[ek]
+	}
+	if rec == nil && old == nil {
+		set()
+		return nil
+	}
+	var need int64
+	if rec != nil {
+		need = rec.bytes
+	}
+	if old != nil {
+		need -= old.bytes
+	}
+	if err := g.storeRoom(fr.Thread(), need); err != nil {
+		return err
+	}
+	set()
+	if old != nil {
+		delete(g.stores.byEntry, ek)
+		g.unbookRec(old)
+	}
+	if rec != nil {
+		ek = g.entryOf(m, k)
+		if g.stores.byEntry == nil {
+			g.stores.byEntry = make(map[entryKey]*storeRec)
+		}
+		g.stores.byEntry[ek] = rec
+		g.bookRec(rec)
+	}
+	return nil
+}
+
+// keyCharge adds to rec (nil: none yet) a string key of storeMin bytes or
+// more, which mapKey copied from the script's string: the map keeps it.
+func keyCharge(rec *storeRec, k reflect.Value) *storeRec {
+	if k.Kind() == reflect.Interface && !k.IsNil() {
+		k = k.Elem()
+	}
+	if k.Kind() != reflect.String || k.Len() < storeMin {
+		return rec
+	}
+	p := unsafe.Pointer(unsafe.StringData(k.String()))
+	r := &storeRec{}
+	r.collect(k, []unsafe.Pointer{p})
+	if rec == nil {
+		r.bytes = int64(k.Len())
+		return r
+	}
+	rec.roots = append(rec.roots, r.roots...)
+	rec.bytes += int64(k.Len())
+	return rec
+}
+
+// dropEntry gives back the charge of m[k], which a script deleted.
+func (g *Gate) dropEntry(m, k reflect.Value) {
+	if len(g.stores.byEntry) == 0 || m.IsNil() {
+		return
+	}
+	ek := g.entryOf(m, k)
+	if old, ok := g.stores.byEntry[ek]; ok {
+		delete(g.stores.byEntry, ek)
+		g.unbookRec(old)
+		g.S.StoreCharge(-old.bytes)
+	}
+}
+
+// storeAppend appends argument 2 to the slice s (reached through a
+// pointer) under a memory limit, charging what its conversion built as
+// the new element's charge (see above).
+func (g *Gate) storeAppend(fr cgo.Frame, s reflect.Value) error {
+	tmp, rec, err := g.storedValue(fr, 2, s.Type().Elem())
+	if err != nil {
+		return err
+	}
+	if rec == nil {
+		s.Set(reflect.Append(s, tmp))
+		return nil
+	}
+	if err := g.storeRoom(fr.Thread(), rec.bytes); err != nil {
+		return err
+	}
+	n := s.Len()
+	var from uintptr
+	if s.Cap() > 0 {
+		from = uintptr(s.UnsafePointer())
+	}
+	s.Set(reflect.Append(s, tmp))
+	if to := uintptr(s.UnsafePointer()); from != 0 && to != from {
+		g.moveElemCharges(from, to, n, s.Type().Elem().Size())
+	}
+	g.addStoreRec(s.Index(n).UnsafeAddr(), rec)
+	return nil
+}
+
+// moveElemCharges moves the charges of places inside the n elements of
+// size sz at from (elements, their fields) to the same places at to: an
+// append copied the elements there.
+func (g *Gate) moveElemCharges(from, to uintptr, n int, sz uintptr) {
+	st := &g.stores
+	end := from + uintptr(n)*sz
+	var moved []uintptr
+	for addr := range st.byField {
+		if addr >= from && addr < end {
+			moved = append(moved, addr)
+		}
+	}
+	for _, addr := range moved {
+		st.byField[addr-from+to] = st.byField[addr]
+		delete(st.byField, addr)
+	}
+}

@@ -1,0 +1,170 @@
+package zlua_test
+
+import (
+	"runtime"
+	"runtime/debug"
+	"strings"
+	"testing"
+
+	"github.com/zlua-go/zlua"
+)
+
+// elemHolder has containers a script reaches by reference.
+type elemHolder struct {
+	M  map[string]string `lua:",ref"`
+	T  []string          `lua:",ref"`
+	A  map[string]any    `lua:",ref"`
+	KI map[string]int    `lua:",ref"`
+}
+
+// elemEnv is chargeEnv (4 MiB) with host containers lent by reference
+// (hm, hk: maps; hs: a slice through its pointer, which can grow) and a
+// holder of ref fields (o).
+type elemEnv struct {
+	e  *zlua.Env
+	hm map[string]string
+	hk map[string]int
+	hs []string
+	o  *elemHolder
+}
+
+func newElemEnv(t *testing.T) *elemEnv {
+	t.Helper()
+	x := &elemEnv{e: chargeEnv(t), hm: map[string]string{}, hk: map[string]int{}, hs: []string{"first"}, o: &elemHolder{}}
+	must(t, x.e.SetGlobal("hm", zlua.ByRef(x.hm)))
+	must(t, x.e.SetGlobal("hk", zlua.ByRef(x.hk)))
+	must(t, x.e.SetGlobal("hs", zlua.ByRef(&x.hs)))
+	must(t, x.e.SetGlobal("o", x.o))
+	return x
+}
+
+// Element writes into containers a script reaches by reference keep Go
+// copies of its strings and tables where Go holds them: each of these
+// loops kept about 390 MB under 16 MiB (probe U p6, and host-lent
+// containers) and stops with Lua's memory error now. Once the script
+// empties what it filled (host containers the host still holds), the
+// charges go back to 0.
+func TestElementWritesCountTowardTheMemoryLimit(t *testing.T) {
+	const setup = `local s = string.rep("e", 65536) `
+	for name, tc := range map[string]struct{ fill, empty string }{
+		"host map, new keys": {fill: `for i = 1, 6400 do hm["k" .. i] = s .. i end`,
+			empty: `for i = 1, 6400 do hm["k" .. i] = nil end`},
+		"host map, big keys": {fill: `for i = 1, 6400 do hk[s .. i] = i end`,
+			empty: `for i = 1, 6400 do hk[s .. i] = nil end`},
+		"host slice, appended": {fill: `for i = 1, 6400 do hs[#hs + 1] = s .. i end`,
+			empty: `for i = 1, #hs do hs[i] = "" end`},
+		"ref map field": {fill: `local m = o.M for i = 1, 6400 do m["k" .. i] = s .. i end`,
+			empty: `o.M = {}`},
+		"ref slice field, appended": {fill: `local t = o.T for i = 1, 6400 do t[#t + 1] = s .. i end`,
+			empty: `o.T = {}`},
+		"ref map of any, tables": {fill: `local a = o.A for i = 1, 6400 do a["k" .. i] = {x = s .. i} end`,
+			empty: `o.A = {}`},
+	} {
+		t.Run(name, func(t *testing.T) {
+			x := newElemEnv(t)
+			defer func() { must(t, x.e.Close()) }()
+			mustReachTheLimit(t, x.e, setup+tc.fill)
+			run(t, x.e, setup+tc.empty)
+			mustSettleToZero(t, x.e)
+			runtime.KeepAlive(x)
+		})
+	}
+}
+
+// An element's charge follows what it holds: written again or deleted,
+// its old charge goes at once, so rewriting elements never exhausts the
+// limit; an append that moves the slice moves its elements' charges; a
+// write that does not fit is refused with the memory error and leaves the
+// element as it was; without a limit nothing is charged.
+func TestElementChargesFollowTheElement(t *testing.T) {
+	x := newElemEnv(t)
+	defer func() { must(t, x.e.Close()) }()
+	e := x.e
+	// 2000 rewrites of 64 KiB through one key, one index, one big key:
+	// 128 MB each under 4 MiB
+	run(t, e, `local s = string.rep("r", 65536)
+		for i = 1, 2000 do hm.k = s .. i end
+		for i = 1, 2000 do hs[1] = s .. i end
+		for i = 1, 2000 do hk[s] = i end
+		for i = 1, 2000 do hm["d" .. i] = s .. i; hm["d" .. i] = nil end`)
+	if got, want := e.Stats().CopyBytes, uint64(2*(65536+4)+65536); got != want {
+		t.Errorf("one key, one element and one big key hold 64 KiB each: CopyBytes %d, want %d", got, want)
+	}
+	run(t, e, `hm.k = nil hs[1] = "x" hk[string.rep("r", 65536)] = nil`)
+	if got := e.Stats().CopyBytes; got != 0 {
+		t.Errorf("the three written again or deleted: CopyBytes %d", got)
+	}
+	// entries the host deletes give their charges back once Go collected
+	// them, big keys included
+	run(t, e, `local s = string.rep("k", 65536) for i = 1, 20 do hk[s .. i] = i; hm["v" .. i] = s .. i end`)
+	if got := e.Stats().CopyBytes; got < 40*65536 {
+		t.Errorf("20 big keys and 20 big values: CopyBytes %d", got)
+	}
+	clear(x.hk)
+	clear(x.hm)
+	settleStores(t, e)
+	if got := e.Stats().CopyBytes; got != 0 {
+		t.Errorf("the host deleted the entries: CopyBytes %d", got)
+	}
+	// 40 elements appended (the array moves several times): written with
+	// small strings at once, they give back their charges (with Go's
+	// collector off, only the charge each write finds at its element's
+	// address can go)
+	gc := debug.SetGCPercent(-1)
+	run(t, e, `local s = string.rep("g", 20000) local t = o.T
+		for i = 1, 40 do t[#t + 1] = s .. string.format("%03d", i) end`)
+	if got, want := e.Stats().CopyBytes, uint64(40*20003); got != want {
+		t.Errorf("40 elements appended: CopyBytes %d, want %d", got, want)
+	}
+	run(t, e, `local t = o.T for i = 1, 40 do t[i] = "small" end`)
+	debug.SetGCPercent(gc)
+	if got := e.Stats().CopyBytes; got != 0 {
+		t.Errorf("the 40 moved elements written with small strings: CopyBytes %d", got)
+	}
+	// each written again 20 times: only the 40 live strings stay charged
+	run(t, e, `local s = string.rep("g", 20000) local t = o.T
+		for r = 1, 20 do for i = 1, 40 do t[i] = s .. string.format("%03d", r) end end`)
+	if got, want := e.Stats().CopyBytes, uint64(40*20003); got != want {
+		t.Errorf("40 elements after rewrites: CopyBytes %d, want %d", got, want)
+	}
+	run(t, e, `o.T = {}`)
+	settleStores(t, e)
+	// the refused write: two entries hold 1.8 MB, the third does not fit
+	var ok bool
+	var msg string
+	must(t, e.Eval(`(function()
+		local big = string.rep("b", 900000)
+		hm.a = big .. 1 collectgarbage()
+		hs[1] = big .. 2 collectgarbage()
+		local ok, err = pcall(function() hm.c = big .. 3 end)
+		bigs = {big, ok, err}
+		return ok, err
+	end)()`, &ok, &msg))
+	if ok || !strings.Contains(msg, "not enough memory") {
+		t.Errorf("a write over the limit: ok %v, %q", ok, msg)
+	}
+	if _, ok := x.hm["c"]; ok {
+		t.Error("the refused entry is in the map")
+	}
+	must(t, e.Eval(`(function()
+		local ok, err = pcall(function() hs[2] = bigs[1] .. 4 end)
+		return ok, err
+	end)()`, &ok, &msg))
+	if ok || !strings.Contains(msg, "not enough memory") || len(x.hs) != 1 {
+		t.Errorf("an append over the limit: ok %v, %q, len %d", ok, msg, len(x.hs))
+	}
+	if st := e.Stats(); st.LuaBytes+st.CopyBytes > 4<<20 {
+		t.Errorf("LuaBytes %d + CopyBytes %d above the 4 MiB limit", st.LuaBytes, st.CopyBytes)
+	}
+
+	free, err := zlua.New(zlua.Options{Libs: zlua.LibsSafe})
+	must(t, err)
+	defer func() { must(t, free.Close()) }()
+	fm, fs := map[string]string{}, []string{}
+	must(t, free.SetGlobal("hm", zlua.ByRef(fm)))
+	must(t, free.SetGlobal("hs", zlua.ByRef(&fs)))
+	run(t, free, `hm.k = string.rep("a", 300000) hs[1] = string.rep("b", 300000)`)
+	if got := free.Stats().CopyBytes; got != 0 || len(fm["k"]) != 300000 || len(fs) != 1 {
+		t.Errorf("no limit: CopyBytes %d, map %d, slice %d", got, len(fm["k"]), len(fs))
+	}
+}
