@@ -106,8 +106,9 @@ func TestElementChargesFollowTheElement(t *testing.T) {
 	if got := e.Stats().CopyBytes; got != 0 {
 		t.Errorf("the host deleted the entries: CopyBytes %d", got)
 	}
-	// 40 elements appended (the array moves several times): written with
-	// small strings at once, they give back their charges (with Go's
+	// 40 elements appended (the array moves several times), then 40 small
+	// ones: written with small strings at once, the 40 give back their
+	// charges (with Go's
 	// collector off, only the charge each write finds at its element's
 	// address can go)
 	gc := debug.SetGCPercent(-1)
@@ -116,7 +117,9 @@ func TestElementChargesFollowTheElement(t *testing.T) {
 	if got, want := e.Stats().CopyBytes, uint64(40*20003); got != want {
 		t.Errorf("40 elements appended: CopyBytes %d, want %d", got, want)
 	}
-	run(t, e, `local t = o.T for i = 1, 40 do t[i] = "small" end`)
+	// 40 small appends move the array again
+	run(t, e, `local t = o.T for i = 1, 40 do t[#t + 1] = "tiny" end
+		for i = 1, 40 do t[i] = "small" end`)
 	debug.SetGCPercent(gc)
 	if got := e.Stats().CopyBytes; got != 0 {
 		t.Errorf("the 40 moved elements written with small strings: CopyBytes %d", got)

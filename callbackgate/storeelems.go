@@ -163,12 +163,10 @@ func (g *Gate) storeAppend(fr cgo.Frame, s reflect.Value) error {
 	if err != nil {
 		return err
 	}
-	if rec == nil {
-		s.Set(reflect.Append(s, tmp))
-		return nil
-	}
-	if err := g.storeRoom(fr.Thread(), rec.bytes); err != nil {
-		return err
+	if rec != nil {
+		if err := g.storeRoom(fr.Thread(), rec.bytes); err != nil {
+			return err
+		}
 	}
 	n := s.Len()
 	var from uintptr
@@ -176,10 +174,12 @@ func (g *Gate) storeAppend(fr cgo.Frame, s reflect.Value) error {
 		from = uintptr(s.UnsafePointer())
 	}
 	s.Set(reflect.Append(s, tmp))
-	if to := uintptr(s.UnsafePointer()); from != 0 && to != from {
+	if to := uintptr(s.UnsafePointer()); from != 0 && to != from && len(g.stores.byField) != 0 {
 		g.moveElemCharges(from, to, n, s.Type().Elem().Size())
 	}
-	g.addStoreRec(s.Index(n).UnsafeAddr(), rec)
+	if rec != nil {
+		g.addStoreRec(s.Index(n).UnsafeAddr(), rec)
+	}
 	return nil
 }
 
