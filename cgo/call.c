@@ -130,6 +130,8 @@ int zlua_callref(zlua_env *env, lua_State *L, int nres, int simple, zlua_callres
 	 * the program is copied, which zlua_op does: take that path */
 	if (zlua_refusal_pending(env) && env->cstack_base == 0)
 		simple = 0;
+	else if (zlua_cstack_low()) /* zlua_op's dispatcher refuses it */
+		simple = 0;
 	if (simple) {
 		size_t n = env->prog_len;
 		env->prog_len = 0;
@@ -170,6 +172,13 @@ int zlua_callscalars(zlua_env *env, lua_State *L, int ref, int selfref, int nin,
 {
 	int base = lua_gettop(L), st, i, nargs = nin;
 	r->base = base;
+	if (zlua_cstack_low()) { /* zlua_op's dispatcher raises the refusal */
+		zlua_opargs a;
+		memset(&a, 0, sizeof a);
+		a.ref = LUA_NOREF;
+		if ((st = zlua_op(env, L, ZLUA_DO_RESERVE, 0, 0, &a)) != LUA_OK)
+			return st; /* the error value on top */
+	}
 	if (zlua_refusal_pending(env) && env->cstack_base == 0) /* see zlua_op */
 		zlua_collect_after_refusal(env, L);
 	zlua_push_msgh(L, env);

@@ -19,9 +19,54 @@
  * Depth). */
 #define _GNU_SOURCE /* pthread_getattr_np */
 #include "zlua.h"
+#include <pthread.h>
+
+/* The running thread's C stack: its lowest address and size
+ * (pthread_getattr_np), found once per thread; 0 when unknown. */
+static __thread uintptr_t cstack_lo;
+static __thread size_t cstack_size;
+static __thread int cstack_known;
+
+static void thread_stack(void)
+{
+	pthread_attr_t attr;
+	void *addr;
+	size_t size;
+	cstack_known = 1;
+	if (pthread_getattr_np(pthread_self(), &attr) == 0) {
+		if (pthread_attr_getstack(&attr, &addr, &size) == 0) {
+			cstack_lo = (uintptr_t)addr;
+			cstack_size = size;
+		}
+		pthread_attr_destroy(&attr);
+	}
+}
+
+/* The lowest address an entry from Go into Lua may start at: an eighth
+ * of the thread's stack above its end, at most 1 MiB and at least 256
+ * KiB (or half of a stack smaller than 512 KiB). Below it, what one entry
+ * may use before the next entry's check (Lua 5.4 nests 200 C calls, its
+ * parser 200 levels; LuaJIT's library recursion stops at its own reserve)
+ * could pass the end. 0 when the stack is unknown. */
+static __thread uintptr_t entry_floor;
+
+int zlua_cstack_low(void)
+{
+	if (__builtin_expect(!cstack_known, 0)) {
+		thread_stack();
+		if (cstack_size != 0) {
+			size_t r = cstack_size / 8;
+			if (r > ZLUA_ENTRY_RESERVE_MAX)
+				r = ZLUA_ENTRY_RESERVE_MAX;
+			if (r < ZLUA_CSTACK_RESERVE)
+				r = cstack_size / 2 < ZLUA_CSTACK_RESERVE ? cstack_size / 2 : ZLUA_CSTACK_RESERVE;
+			entry_floor = cstack_lo + r;
+		}
+	}
+	return (uintptr_t)__builtin_frame_address(0) < entry_floor;
+}
 
 #ifdef ZLUA_LUAJIT
-#include <pthread.h>
 
 /* The longest table a limited sort without comparator sorts with the
  * stock compare (bigsort): a crafted order of so few long strings still
@@ -29,25 +74,13 @@
 #define ZLUA_SORT_STOCK 16
 
 /* The lowest address a thread's C stack may reach before zlua_cstack_over
- * says so: its end (pthread_getattr_np) plus ZLUA_CSTACK_RESERVE, found
- * once per thread; 0 when unknown (then only the base rule applies). */
-static __thread uintptr_t cstack_floor;
-static __thread int cstack_floor_known;
-
+ * says so: its end plus ZLUA_CSTACK_RESERVE; 0 when unknown (then only
+ * the base rule applies). */
 static uintptr_t thread_floor(void)
 {
-	if (!cstack_floor_known) {
-		pthread_attr_t attr;
-		void *addr;
-		size_t size;
-		cstack_floor_known = 1;
-		if (pthread_getattr_np(pthread_self(), &attr) == 0) {
-			if (pthread_attr_getstack(&attr, &addr, &size) == 0 && size > ZLUA_CSTACK_RESERVE)
-				cstack_floor = (uintptr_t)addr + ZLUA_CSTACK_RESERVE;
-			pthread_attr_destroy(&attr);
-		}
-	}
-	return cstack_floor;
+	if (!cstack_known)
+		thread_stack();
+	return cstack_size > ZLUA_CSTACK_RESERVE ? cstack_lo + ZLUA_CSTACK_RESERVE : 0;
 }
 
 int zlua_cstack_over(zlua_env *env)
@@ -199,7 +232,6 @@ void zlua_open_cstack(lua_State *L, zlua_env *env)
  * stack size, as a host whose threads have small stacks (or a process
  * started under `ulimit -s 512`) runs it. Go enters through an exported
  * function, so the cgo call of zlua_run_on_stack must allow callbacks. */
-#include <pthread.h>
 
 extern void zluaSmallStackRun(uintptr_t h);
 

@@ -108,6 +108,11 @@ int zlua_dispatch(lua_State *L)
 		return luaL_error(L, "zlua: the protected dispatcher is not callable from Lua");
 	env->op_pending = NULL;
 	opcode = a->opcode;
+	/* Envs whose Go functions call into other Envs nest on this thread's
+	 * C stack, each within its own bound: the thread's end bounds them
+	 * all (cstack.c) */
+	if (zlua_cstack_low())
+		return luaL_error(L, "C stack overflow (calls into Lua nested too deep on this thread)");
 	if (opcode == ZLUA_DO_SETGLOBAL) { /* program: name, value; no stack
 					     * arguments: the opargs may stay */
 		zlua_pushglobaltable(L);

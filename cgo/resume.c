@@ -235,6 +235,8 @@ int zlua_resume_scalars(zlua_env *env, lua_State *L, int ref, int nin, zlua_call
 	r->status = LUA_OK;
 	if (env->limit_depth > 0) /* the thread may need its hook: the full path */
 		return ZLUA_RESUME_SLOW;
+	if (zlua_cstack_low()) /* the full path's dispatcher refuses it */
+		return ZLUA_RESUME_SLOW;
 	lua_rawgeti(L, LUA_REGISTRYINDEX, ref); /* [co]: the ref anchors it too */
 	co = lua_tothread(L, base + 1);
 	if (co == NULL || zlua_costatus(L, co) != ZLUA_CO_SUSPENDED) {

@@ -552,6 +552,10 @@ enum zlua_interrupt_reason {
  * recursion stops there even where no outermost operation recorded a base
  * (cstack.c). It covers one level of recursion plus raising the error. */
 #define ZLUA_CSTACK_RESERVE (256u << 10)
+/* The most C stack kept free at the end of a thread's stack for entries
+ * from Go into Lua (zlua_cstack_low): Envs whose Go functions call into
+ * other Envs nest on one thread without any Env's own bound seeing it. */
+#define ZLUA_ENTRY_RESERVE_MAX (1u << 20)
 
 /* The declarations, by area: */
 #include "zlua_runtime.h"

@@ -69,6 +69,11 @@ enum zlua_op {
  * env->cstack_base, or within ZLUA_CSTACK_RESERVE of the thread's stack
  * end. Lua 5.4 (which bounds C calls itself): always 0. */
 int zlua_cstack_over(zlua_env *env);
+/* [go-safe] Whether the running thread's C stack is too deep for one more
+ * entry from Go into Lua (cstack.c): the protected dispatcher then raises
+ * "C stack overflow" and the one-crossing calls take its path. Both
+ * backends. */
+int zlua_cstack_low(void);
 /* [lua] LuaJIT: replaces coroutine.resume, coroutine.wrap (and the
  * functions it returns), table.sort, require, print, dofile, load and
  * loadstring with Lua closures that raise or return "C stack overflow"
