@@ -328,9 +328,11 @@ func (g *Gate) read(t cgo.Thread, idx int, a *cgo.Arg, v reflect.Value, depth in
 					return err
 				}
 				b = []byte(s)
-			}
-			if err := g.convCharge(int64(cap(b))); err != nil {
-				return err
+				// a string's bytes were counted as read (convChargeArg);
+				// a number's spelling was not
+				if err := g.convCharge(int64(cap(b))); err != nil {
+					return err
+				}
 			}
 			g.storeBuilt(unsafe.Pointer(unsafe.SliceData(b)))
 			if cap(b) > 0 { // a ByRef of it is an object (builtindex.go)

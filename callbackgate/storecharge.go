@@ -51,7 +51,8 @@ const storeRoots = 64
 type storeRec struct {
 	roots []weak.Pointer[byte]
 	bytes int64
-	objs  []uintptr // the objects the store built (a script may read them back)
+	objs  []uintptr            // the objects the store built (a script may read them back)
+	objW  []weak.Pointer[byte] // weak pointers to objs, in their order
 }
 
 // dead reports whether Go collected all of r's roots.
@@ -65,11 +66,20 @@ func (r *storeRec) dead() bool {
 }
 
 // storeObj is an object that stores built, as its pushes and the fields
-// naming it see it: its charge and how many fields' charges name it.
+// naming it see it: its charge, how many places' charges name it, and a
+// weak pointer to it. It is kept while the object lives, named by no
+// place or not: a script that read it back, cleared the place and stored
+// it elsewhere would otherwise store an object no charge knows (probe V
+// F3). A store of it anywhere in a value is charged its bytes
+// (collectNoted), a push its slot (chargeStored).
 type storeObj struct {
 	rec    *storeRec
 	fields int
+	w      weak.Pointer[byte]
 }
+
+// alive reports whether Go still keeps the object o names.
+func (o storeObj) alive() bool { return o.w.Value() != nil }
 
 // storeState is a gate's store charges: by the address of the field
 // written, and the objects they built by address.
@@ -79,9 +89,10 @@ type storeState struct {
 	seed    maphash.Seed           // byEntry's key hashes
 	seeded  bool
 	byObj   map[uintptr]storeObj
-	charged int64     // the bytes of all charges
-	scanAt  int       // the number of charges at which the next scan runs
-	gcAt    time.Time // when Go last collected for room
+	charged int64         // the bytes of all charges
+	scanAt  int           // the number of charges at which the next scan runs
+	gcAt    time.Time     // when Go last collected for room
+	gcEvery time.Duration // how long the next such collection waits (storeCollect)
 	// the objects the conversion of the store in progress built from
 	// tables (decode.go appends while tracking)
 	built      []unsafe.Pointer
@@ -146,17 +157,11 @@ func (g *Gate) storedValue(fr cgo.Frame, i int, typ reflect.Type) (reflect.Value
 	var rec *storeRec
 	if n >= storeMin {
 		rec = g.newStoreRec(tmp, n)
-	} else if k == reflect.Pointer && len(g.stores.byObj) != 0 {
-		// an object a store built, stored again: this place holds it too
-		if q := uintptr(tmp.UnsafePointer()); q != 0 {
-			if o, ok := g.stores.byObj[q]; ok {
-				rec = &storeRec{roots: o.rec.roots, bytes: o.rec.bytes, objs: []uintptr{q}}
-			}
-		}
 	}
-	if g.noted() {
-		// objects arguments built that the script got back, stored in
-		// the value, wherever in it (builtindex.go)
+	if g.noted() || len(g.stores.byObj) != 0 {
+		// objects arguments built that the script got back (builtindex.go)
+		// and objects stores built, stored again, wherever in the value:
+		// this place holds them too
 		rec = g.storeNoted(rec, tmp)
 	}
 	g.forgetStoreBuilt()
@@ -199,7 +204,7 @@ func (g *Gate) addStoreRec(addr uintptr, rec *storeRec) {
 	if st.byField == nil {
 		st.byField = make(map[uintptr]*storeRec)
 	}
-	st.byField[addr] = rec
+	g.putStoreRec(addr, rec)
 	g.bookRec(rec)
 }
 
@@ -211,15 +216,16 @@ func (g *Gate) bookRec(rec *storeRec) {
 		st.byObj = make(map[uintptr]storeObj)
 	}
 	st.charged += rec.bytes
-	for _, q := range rec.objs {
+	for i, q := range rec.objs {
 		o := st.byObj[q]
 		if o.rec == nil {
 			o.rec = rec
+			o.w = rec.objW[i]
 		}
 		o.fields++
 		st.byObj[q] = o
 	}
-	if len(st.byField)+len(st.byEntry) >= st.scanAt {
+	if len(st.byField)+len(st.byEntry)+len(st.byObj) >= st.scanAt {
 		g.storeScan()
 	}
 }
@@ -237,11 +243,10 @@ func (g *Gate) unbookRec(rec *storeRec) {
 	st.charged -= rec.bytes
 	for _, q := range rec.objs {
 		if o, ok := st.byObj[q]; ok {
-			if o.fields--; o.fields <= 0 {
-				delete(st.byObj, q)
-			} else { // o.rec may be rec: its bytes still price a read-back
-				st.byObj[q] = o
-			}
+			// kept while alive (storeObj); o.rec may be rec: its bytes
+			// still price a read-back
+			o.fields--
+			st.byObj[q] = o
 		}
 	}
 }
@@ -250,13 +255,14 @@ func (g *Gate) unbookRec(rec *storeRec) {
 // object a store built that p names: the script now holds it through a
 // userdata too.
 func (g *Gate) chargeStored(p unsafe.Pointer, slot uint32) {
-	if o, ok := g.stores.byObj[uintptr(p)]; ok && !o.rec.dead() {
+	if o, ok := g.stores.byObj[uintptr(p)]; ok && o.alive() {
 		g.S.PutObjCharge(slot, uint64(o.rec.bytes))
 	}
 }
 
-// storeNoted adds to rec (nil: none yet) the noted objects v holds
-// (collectNoted); it returns the charge, nil when there is none.
+// storeNoted adds to rec (nil: none yet) the noted objects and the
+// objects stores built that v holds (collectNoted); it returns the
+// charge, nil when there is none.
 func (g *Gate) storeNoted(rec *storeRec, v reflect.Value) *storeRec {
 	var r storeRec
 	r.collectNoted(g, v)
@@ -268,6 +274,8 @@ func (g *Gate) storeNoted(rec *storeRec, v reflect.Value) *storeRec {
 	}
 	rec.roots = append(rec.roots, r.roots...)
 	rec.bytes += r.bytes
+	rec.objs = append(rec.objs, r.objs...)
+	rec.objW = append(rec.objW, r.objW...)
 	return rec
 }
 
@@ -288,6 +296,18 @@ func (r *storeRec) collectNoted(g *Gate, v reflect.Value) {
 				r.roots = append(r.roots, w)
 			}
 			return // what it holds is in its bytes
+		}
+		if v.Kind() == reflect.Pointer && len(g.stores.byObj) != 0 {
+			q := uintptr(v.UnsafePointer())
+			if o, ok := g.stores.byObj[q]; ok && o.alive() { // a store built it
+				r.bytes += o.rec.bytes
+				if len(r.roots) < storeRoots {
+					r.roots = append(r.roots, o.w)
+				}
+				r.objs = append(r.objs, q)
+				r.objW = append(r.objW, o.w)
+				return
+			}
 		}
 		switch v.Kind() {
 		case reflect.Slice:
@@ -358,6 +378,7 @@ func (g *Gate) newStoreRec(v reflect.Value, n int64) *storeRec {
 	}
 	for _, q := range g.stores.builtObjs {
 		r.objs = append(r.objs, uintptr(q))
+		r.objW = append(r.objW, weak.Make((*byte)(q)))
 	}
 	return r
 }
@@ -436,28 +457,40 @@ func (g *Gate) storeRoom(t cgo.Thread, d int64) error {
 	return errStoreNoMem
 }
 
-// storeForceEvery is how often at most a shortage makes Go collect for
-// the charges of stores (storeCollect). A collection costs the host in
-// proportion to its whole heap: a script storing into objects it drops,
-// under a small limit, made the host collect 200 times in 17 s (probe R).
-const storeForceEvery = time.Second
+// How often at most a shortage makes Go collect for the charges of stores
+// (storeCollect). A collection costs the host in proportion to its whole
+// heap: a script storing into objects it drops, under a small limit, made
+// the host collect 200 times in 17 s (probe R). So after each forced
+// collection the next waits ten times as long as it took (Go then spends
+// at most a tenth of the time collecting for a script's stores), and at
+// least storeForceMin, at most storeForceMax: a host with a small heap
+// collects in a millisecond or two, and a script rebuilding a map or a
+// slice of its data each call (probe V F5), or appending to slices it
+// drops, is not refused for a second's wait on garbage a collection frees.
+const (
+	storeForceMin = 10 * time.Millisecond
+	storeForceMax = time.Second
+)
 
 // storeCollect makes Go collect, then gives back the charges of what it
-// freed, unless it did less than storeForceEvery ago: charges that are
-// live at the limit, or a script churning stores, would otherwise make Go
-// collect at every refusal. It reports whether it collected.
+// freed, unless the last forced collection was too recent (see above):
+// charges that are live at the limit, or a script churning stores, would
+// otherwise make Go collect at every refusal. It reports whether it
+// collected.
 func (g *Gate) storeCollect() bool {
 	st := &g.stores
-	if st.charged == 0 || (!st.gcAt.IsZero() && time.Since(st.gcAt) < storeForceEvery) {
+	if st.charged == 0 || (!st.gcAt.IsZero() && time.Since(st.gcAt) < st.gcEvery) {
 		return false
 	}
 	// objects and copies whose userdata Lua collected hold their Go
 	// values until drained
 	g.objs.Drain()
 	g.sv.reg.Drain()
+	start := time.Now()
 	runtime.GC()
-	g.storeScan()
 	st.gcAt = time.Now()
+	st.gcEvery = min(max(10*st.gcAt.Sub(start), storeForceMin), storeForceMax)
+	g.storeScan()
 	return true
 }
 
@@ -471,6 +504,11 @@ func (g *Gate) storeScan() {
 			g.dropStoreRec(addr, r)
 		}
 	}
+	for q, o := range st.byObj {
+		if o.fields <= 0 && !o.alive() {
+			delete(st.byObj, q)
+		}
+	}
 	for ek, r := range st.byEntry {
 		if r.dead() {
 			back += r.bytes
@@ -481,7 +519,7 @@ func (g *Gate) storeScan() {
 	if back != 0 {
 		g.S.StoreCharge(-back)
 	}
-	st.scanAt = 2*(len(st.byField)+len(st.byEntry)) + 64
+	st.scanAt = 2*(len(st.byField)+len(st.byEntry)+len(st.byObj)) + 64
 	st.mark = weak.Make(new(storeMark))
 }
 

@@ -177,26 +177,56 @@ func (g *Gate) storeAppend(fr cgo.Frame, s reflect.Value) error {
 	if to := uintptr(s.UnsafePointer()); from != 0 && to != from && len(g.stores.byField) != 0 {
 		g.moveElemCharges(from, to, n, s.Type().Elem().Size())
 	}
-	if rec != nil {
-		g.addStoreRec(s.Index(n).UnsafeAddr(), rec)
+	if addr := s.Index(n).UnsafeAddr(); rec != nil {
+		g.addStoreRec(addr, rec)
+	} else if old := g.stores.byField[addr]; old != nil {
+		g.dropStoreRec(addr, old) // stale (see putStoreRec)
+		g.S.StoreCharge(-old.bytes)
 	}
 	return nil
 }
 
 // moveElemCharges moves the charges of places inside the n elements of
 // size sz at from (elements, their fields) to the same places at to: an
-// append copied the elements there.
+// append copied the elements there. A charge found at a place of to is
+// stale (memory Go freed and reused) and is given back. The places are
+// looked up one by one (pointer-aligned), or the charges walked, whichever
+// is fewer: an append must not cost in proportion to every charge.
 func (g *Gate) moveElemCharges(from, to uintptr, n int, sz uintptr) {
 	st := &g.stores
-	end := from + uintptr(n)*sz
+	span := uintptr(n) * sz
 	var moved []uintptr
-	for addr := range st.byField {
-		if addr >= from && addr < end {
-			moved = append(moved, addr)
+	if span/ptrSize <= uintptr(len(st.byField)) {
+		for off := uintptr(0); off < span; off += ptrSize {
+			if _, ok := st.byField[from+off]; ok {
+				moved = append(moved, from+off)
+			}
+		}
+	} else {
+		for addr := range st.byField {
+			if addr >= from && addr < from+span {
+				moved = append(moved, addr)
+			}
 		}
 	}
 	for _, addr := range moved {
-		st.byField[addr-from+to] = st.byField[addr]
+		g.putStoreRec(addr-from+to, st.byField[addr])
 		delete(st.byField, addr)
 	}
+}
+
+// ptrSize is the alignment of every place a charge is kept at: fields
+// that can hold what a store builds hold pointers.
+const ptrSize = unsafe.Sizeof(uintptr(0))
+
+// putStoreRec keeps rec (booked) as the charge of the place at addr,
+// giving back the stale charge found there: the place was written without
+// a store seeing it (an append into memory a truncated slice or a freed
+// array left).
+func (g *Gate) putStoreRec(addr uintptr, rec *storeRec) {
+	if old := g.stores.byField[addr]; old != nil && old != rec {
+		g.dropStoreRec(addr, old)
+		g.S.StoreCharge(-old.bytes)
+	}
+	g.stores.byField[addr] = rec
 }
