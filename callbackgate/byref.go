@@ -146,7 +146,7 @@ func (g *Gate) elemSet(fr cgo.Frame, b *binding, ov reflect.Value, key *cgo.Arg)
 		}
 		if a := arg(fr, 2); a.Type == int32(cgo.TNil) {
 			if !ov.IsNil() {
-				g.dropEntry(ov, k)
+				g.dropEntry(fr.Thread(), ov, k)
 				ov.SetMapIndex(k, reflect.Value{}) // t[k] = nil deletes, as in Lua
 			}
 			return g.ret0()
@@ -176,7 +176,7 @@ func (g *Gate) elemSet(fr cgo.Frame, b *binding, ov reflect.Value, key *cgo.Arg)
 	}
 	grow := holder.Kind() == reflect.Pointer
 	if n == int64(ov.Len())+1 && grow {
-		if g.chargesElems(ov.Type().Elem()) { // charged (storeelems.go)
+		if g.S.MemoryLimit() != 0 { // charged (storeelems.go)
 			err = g.storeAppend(fr, ov)
 		} else {
 			ev := reflect.New(ov.Type().Elem()).Elem()
@@ -198,7 +198,12 @@ func (g *Gate) elemSet(fr cgo.Frame, b *binding, ov reflect.Value, key *cgo.Arg)
 		return g.raiseText(msg, nil)
 	}
 	// a slice element is a place with an address, charged as a field
-	if err := g.assignStored(fr, 2, ov.Index(int(n-1))); err != nil {
+	if g.chargesElems(ov.Type().Elem()) {
+		err = g.storeElem(fr, ov, int(n-1))
+	} else {
+		err = g.readAssign(fr, 2, ov.Index(int(n-1)))
+	}
+	if err != nil {
 		return g.elemStoreErr(b, err)
 	}
 	return g.ret0()

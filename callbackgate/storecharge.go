@@ -86,6 +86,7 @@ func (o storeObj) alive() bool { return o.w.Value() != nil }
 type storeState struct {
 	byField map[uintptr]*storeRec
 	byEntry map[entryKey]*storeRec // map entries (storeelems.go)
+	byCont  map[uintptr]*contRec   // containers (storecont.go)
 	seed    maphash.Seed           // byEntry's key hashes
 	seeded  bool
 	byObj   map[uintptr]storeObj
@@ -516,10 +517,11 @@ func (g *Gate) storeScan() {
 			g.unbookRec(r)
 		}
 	}
+	back += g.contScan()
 	if back != 0 {
 		g.S.StoreCharge(-back)
 	}
-	st.scanAt = 2*(len(st.byField)+len(st.byEntry)+len(st.byObj)) + 64
+	st.scanAt = 2*(len(st.byField)+len(st.byEntry)+len(st.byObj)+len(st.byCont)) + 64
 	st.mark = weak.Make(new(storeMark))
 }
 

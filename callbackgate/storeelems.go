@@ -75,24 +75,30 @@ func (g *Gate) storeEntry(fr cgo.Frame, m, k reflect.Value) error {
 		return err
 	}
 	rec = keyCharge(rec, k)
-	set := func() {
-		if m.IsNil() { // a nil map field reached through its pointer
-			m.Set(reflect.MakeMap(m.Type()))
-		}
-		m.SetMapIndex(k, tmp)
+	if m.IsNil() { // a nil map field reached through its pointer
+		m.Set(reflect.MakeMap(m.Type()))
+	}
+	// the map's own charge first (storecont.go)
+	length, dSmall := int64(m.Len()), smallOf(tmp)
+	if old := m.MapIndex(k); old.IsValid() {
+		dSmall -= smallOf(old)
+	} else {
+		length++
+		dSmall += smallOf(k)
+	}
+	c := g.contOfMap(m)
+	dc, err := g.contCharge(fr.Thread(), c, length, contUnit(m.Type()), dSmall)
+	if err != nil {
+		return err
 	}
 	if rec == nil && len(g.stores.byEntry) == 0 {
-		set()
+		m.SetMapIndex(k, tmp)
 		return nil
 	}
-	var ek entryKey
-	var old *storeRec
-	if !m.IsNil() {
-		ek = g.entryOf(m, k)
-		old = g.stores.byEntry[ek]
-	}
+	ek := g.entryOf(m, k)
+	old := g.stores.byEntry[ek]
 	if rec == nil && old == nil {
-		set()
+		m.SetMapIndex(k, tmp)
 		return nil
 	}
 	var need int64
@@ -103,15 +109,15 @@ func (g *Gate) storeEntry(fr cgo.Frame, m, k reflect.Value) error {
 		need -= old.bytes
 	}
 	if err := g.storeRoom(fr.Thread(), need); err != nil {
+		g.contUndo(c, dc, dSmall)
 		return err
 	}
-	set()
+	m.SetMapIndex(k, tmp)
 	if old != nil {
 		delete(g.stores.byEntry, ek)
 		g.unbookRec(old)
 	}
 	if rec != nil {
-		ek = g.entryOf(m, k)
 		if g.stores.byEntry == nil {
 			g.stores.byEntry = make(map[entryKey]*storeRec)
 		}
@@ -142,9 +148,18 @@ func keyCharge(rec *storeRec, k reflect.Value) *storeRec {
 	return rec
 }
 
-// dropEntry gives back the charge of m[k], which a script deleted.
-func (g *Gate) dropEntry(m, k reflect.Value) {
-	if len(g.stores.byEntry) == 0 || m.IsNil() {
+// dropEntry gives back the charges of m[k], which a script deletes: the
+// entry's and its share of the map's.
+func (g *Gate) dropEntry(t cgo.Thread, m, k reflect.Value) {
+	if m.IsNil() {
+		return
+	}
+	if c := g.stores.byCont[uintptr(m.UnsafePointer())]; c != nil {
+		if old := m.MapIndex(k); old.IsValid() {
+			g.contCharge(t, c, int64(m.Len()-1), contUnit(m.Type()), -smallOf(old)-smallOf(k)) // gives back: never refused
+		}
+	}
+	if len(g.stores.byEntry) == 0 {
 		return
 	}
 	ek := g.entryOf(m, k)
@@ -163,25 +178,74 @@ func (g *Gate) storeAppend(fr cgo.Frame, s reflect.Value) error {
 	if err != nil {
 		return err
 	}
-	if rec != nil {
-		if err := g.storeRoom(fr.Thread(), rec.bytes); err != nil {
+	n := s.Len()
+	var from unsafe.Pointer
+	if s.Cap() > 0 {
+		from = s.UnsafePointer()
+	}
+	// the slice's own charge first (storecont.go): an array an append of
+	// the script made has one; an append that moves the slice makes one
+	c, made := g.stores.byCont[uintptr(from)], false
+	if c == nil && n == s.Cap() {
+		c, made = &contRec{}, true
+	}
+	var dc, dSmall int64
+	if c != nil {
+		dSmall = smallOf(tmp)
+		if dc, err = g.contCharge(fr.Thread(), c, int64(n+1), contUnit(s.Type()), dSmall); err != nil {
 			return err
 		}
 	}
-	n := s.Len()
-	var from uintptr
-	if s.Cap() > 0 {
-		from = uintptr(s.UnsafePointer())
+	if rec != nil {
+		if err := g.storeRoom(fr.Thread(), rec.bytes); err != nil {
+			g.contUndo(c, dc, dSmall)
+			return err
+		}
 	}
 	s.Set(reflect.Append(s, tmp))
-	if to := uintptr(s.UnsafePointer()); from != 0 && to != from && len(g.stores.byField) != 0 {
-		g.moveElemCharges(from, to, n, s.Type().Elem().Size())
+	if to := s.UnsafePointer(); to != from {
+		if from != nil && len(g.stores.byField) != 0 {
+			g.moveElemCharges(uintptr(from), uintptr(to), n, s.Type().Elem().Size())
+		}
+		if c != nil {
+			if !made {
+				delete(g.stores.byCont, uintptr(from))
+			}
+			g.contPut(to, c)
+		}
 	}
 	if addr := s.Index(n).UnsafeAddr(); rec != nil {
 		g.addStoreRec(addr, rec)
 	} else if old := g.stores.byField[addr]; old != nil {
 		g.dropStoreRec(addr, old) // stale (see putStoreRec)
 		g.S.StoreCharge(-old.bytes)
+	}
+	return nil
+}
+
+// storeElem stores argument 2 into element i of slice (or array) s
+// under a memory limit: charged as a field (storeAt), and the change in
+// small values as the slice's when an append of the script made its
+// array (storecont.go).
+func (g *Gate) storeElem(fr cgo.Frame, s reflect.Value, i int) error {
+	ev := s.Index(i)
+	tmp, rec, err := g.storedValue(fr, 2, ev.Type())
+	if err != nil {
+		return err
+	}
+	var c *contRec
+	var dc, dSmall int64
+	if s.Kind() == reflect.Slice {
+		if c = g.stores.byCont[uintptr(s.UnsafePointer())]; c != nil {
+			dSmall = smallOf(tmp) - smallOf(ev)
+			if dc, err = g.contCharge(fr.Thread(), c, int64(s.Len()), contUnit(s.Type()), dSmall); err != nil {
+				return err
+			}
+		}
+	}
+	if err := g.storeAt(fr.Thread(), ev.UnsafeAddr(), rec, func() { ev.Set(tmp) }); err != nil {
+		g.contUndo(c, dc, dSmall)
+		return err
 	}
 	return nil
 }
