@@ -11,12 +11,18 @@ import (
 
 // elemHolder has containers a script reaches by reference.
 type elemHolder struct {
-	M  map[string]string `lua:",ref"`
-	T  []string          `lua:",ref"`
-	A  map[string]any    `lua:",ref"`
-	KI map[string]int    `lua:",ref"`
-	P  []*chargeEntity   `lua:",ref"`
+	M  map[string]string     `lua:",ref"`
+	T  []string              `lua:",ref"`
+	A  map[string]any        `lua:",ref"`
+	KI map[string]int        `lua:",ref"`
+	P  []*chargeEntity       `lua:",ref"`
+	SK map[elemKey]int       `lua:",ref"`
+	AK map[[2]string]int     `lua:",ref"`
+	PK map[*chargeEntity]int `lua:",ref"`
 }
+
+// elemKey is a struct map key.
+type elemKey struct{ S string }
 
 // elemEnv is chargeEnv (4 MiB) with host containers lent by reference
 // (hm, hk: maps; hs: a slice through its pointer, which can grow) and a
@@ -60,6 +66,10 @@ func TestElementWritesCountTowardTheMemoryLimit(t *testing.T) {
 			empty: `o.T = {}`},
 		"ref map of any, tables": {fill: `local a = o.A for i = 1, 6400 do a["k" .. i] = {x = s .. i} end`,
 			empty: `o.A = {}`},
+		// keys built from tables (probe V F2)
+		"struct keys": {fill: `local m = o.SK for i = 1, 6400 do m[{S = s .. i}] = i end`, empty: `o.SK = {}`},
+		"array keys":  {fill: `local m = o.AK for i = 1, 6400 do m[{s .. i, "x"}] = i end`, empty: `o.AK = {}`},
+		"object keys": {fill: `local m = o.PK for i = 1, 6400 do m[{Name = s .. i}] = i end`, empty: `o.PK = {}`},
 	} {
 		t.Run(name, func(t *testing.T) {
 			x := newElemEnv(t)

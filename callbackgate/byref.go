@@ -140,7 +140,20 @@ func keyLuaType(kt reflect.Type) (string, int32) {
 func (g *Gate) elemSet(fr cgo.Frame, b *binding, ov reflect.Value, key *cgo.Arg) int32 {
 	holder := ov
 	if ov = elemsOf(ov); ov.Kind() == reflect.Map {
+		limited := g.S.MemoryLimit() != 0
+		if limited { // what the key's conversion builds (storeelems.go)
+			g.forgetStoreBuilt()
+			g.stores.tracking = true
+		}
 		k, st, ok := g.mapKeyArg(fr, b, ov.Type().Key())
+		var krec *storeRec
+		if limited {
+			g.stores.tracking = false
+			if ok {
+				krec = g.keyRec(k)
+			}
+			g.forgetStoreBuilt()
+		}
 		if !ok {
 			return st
 		}
@@ -151,8 +164,8 @@ func (g *Gate) elemSet(fr cgo.Frame, b *binding, ov reflect.Value, key *cgo.Arg)
 			}
 			return g.ret0()
 		}
-		if g.S.MemoryLimit() != 0 { // charged (storeelems.go)
-			if err := g.storeEntry(fr, ov, k); err != nil {
+		if limited { // charged (storeelems.go)
+			if err := g.storeEntry(fr, ov, k, krec); err != nil {
 				return g.elemStoreErr(b, err)
 			}
 			return g.ret0()

@@ -69,6 +69,11 @@ func (g *Gate) decodeFlat(v reflect.Value, p *tablePlan, kv []cgo.Arg) bool {
 				g.storeBuilt(unsafe.Pointer(unsafe.StringData(fc.str[j])))
 			}
 			*(*string)(ptr) = fc.str[j]
+			if g.stores.tracking && len(fc.str[j]) >= storeMin {
+				// a store's charge ends when its strings die: the
+				// cache must not keep one alive
+				fc.str[j] = ""
+			}
 			continue
 		}
 		if !storeFlat(ptr, f.kind, a) {

@@ -44,6 +44,11 @@ import (
 // share a block whose other objects keep it (weak.Pointer).
 const storeMin = 256
 
+// tinyMax is the size from which the runtime gives a pointer-free
+// allocation a block of its own (smaller ones share 16-byte blocks): a
+// weak pointer to a smaller one may stay alive with its neighbours.
+const tinyMax = 16
+
 // storeRoots bounds the roots one charge tracks.
 const storeRoots = 64
 
@@ -397,7 +402,9 @@ func (r *storeRec) collect(v reflect.Value, built []unsafe.Pointer) {
 	var p unsafe.Pointer
 	switch v.Kind() {
 	case reflect.String:
-		if q := unsafe.Pointer(unsafe.StringData(v.String())); v.Len() > 0 && slices.Contains(built, q) {
+		// under tinyMax bytes a string may share its block with other
+		// allocations that keep it (a root that never dies)
+		if q := unsafe.Pointer(unsafe.StringData(v.String())); v.Len() >= tinyMax && slices.Contains(built, q) {
 			p = q
 		}
 	case reflect.Pointer:
@@ -409,7 +416,8 @@ func (r *storeRec) collect(v reflect.Value, built []unsafe.Pointer) {
 			p = q
 		}
 	case reflect.Slice:
-		if q := v.UnsafePointer(); v.Cap() > 0 && slices.Contains(built, q) {
+		if q := v.UnsafePointer(); v.Cap() > 0 && slices.Contains(built, q) &&
+			(uintptr(v.Cap())*v.Type().Elem().Size() >= tinyMax || !noPointers(v.Type().Elem())) {
 			p = q
 		}
 	case reflect.Interface:

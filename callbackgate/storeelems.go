@@ -69,12 +69,12 @@ func (g *Gate) chargesElems(et reflect.Type) bool {
 
 // storeEntry stores argument 2 as m[k] under a memory limit, charging
 // what its conversion and the key's built (see above).
-func (g *Gate) storeEntry(fr cgo.Frame, m, k reflect.Value) error {
+func (g *Gate) storeEntry(fr cgo.Frame, m, k reflect.Value, krec *storeRec) error {
 	tmp, rec, err := g.storedValue(fr, 2, m.Type().Elem())
 	if err != nil {
 		return err
 	}
-	rec = keyCharge(rec, k)
+	rec = mergeRec(rec, krec)
 	if m.IsNil() { // a nil map field reached through its pointer
 		m.Set(reflect.MakeMap(m.Type()))
 	}
@@ -127,25 +127,42 @@ func (g *Gate) storeEntry(fr cgo.Frame, m, k reflect.Value) error {
 	return nil
 }
 
-// keyCharge adds to rec (nil: none yet) a string key of storeMin bytes or
-// more, which mapKey copied from the script's string: the map keeps it.
-func keyCharge(rec *storeRec, k reflect.Value) *storeRec {
-	if k.Kind() == reflect.Interface && !k.IsNil() {
-		k = k.Elem()
+// keyRec is the charge of key k, which mapKey converted while the store
+// tracked what it built (nil: none): a string key of storeMin bytes or
+// more (mapKey copied it from the script's string), or a key built from
+// a table (a struct or an array holding such strings, an object) of
+// storeMin bytes or more (probe V F2). The map keeps it.
+func (g *Gate) keyRec(k reflect.Value) *storeRec {
+	s := k
+	if s.Kind() == reflect.Interface && !s.IsNil() {
+		s = s.Elem()
 	}
-	if k.Kind() != reflect.String || k.Len() < storeMin {
-		return rec
-	}
-	p := unsafe.Pointer(unsafe.StringData(k.String()))
-	r := &storeRec{}
-	r.collect(k, []unsafe.Pointer{p})
-	if rec == nil {
-		r.bytes = int64(k.Len())
+	if s.Kind() == reflect.String {
+		if s.Len() < storeMin {
+			return nil
+		}
+		r := &storeRec{bytes: int64(s.Len())}
+		r.collect(s, []unsafe.Pointer{unsafe.Pointer(unsafe.StringData(s.String()))})
 		return r
 	}
-	rec.roots = append(rec.roots, r.roots...)
-	rec.bytes += int64(k.Len())
-	return rec
+	if g.conv.bytes < storeMin {
+		return nil
+	}
+	return g.newStoreRec(k, g.conv.bytes)
+}
+
+// mergeRec returns the charge of a and b together (either may be nil).
+func mergeRec(a, b *storeRec) *storeRec {
+	if a == nil {
+		return b
+	}
+	if b != nil {
+		a.roots = append(a.roots, b.roots...)
+		a.bytes += b.bytes
+		a.objs = append(a.objs, b.objs...)
+		a.objW = append(a.objW, b.objW...)
+	}
+	return a
 }
 
 // dropEntry gives back the charges of m[k], which a script deletes: the
