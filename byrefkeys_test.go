@@ -106,3 +106,33 @@ func TestByRefSlicesIndexOnlyByNumbers(t *testing.T) {
 		t.Errorf("a refused write changed the slice: %q", s)
 	}
 }
+
+// nanKey is a struct map key with a float field.
+type nanKey struct {
+	F float64
+	A any
+}
+
+// A NaN inside a struct key is refused as a NaN key is: Go's map would
+// add a new entry at every write, which no read or delete finds again
+// (probe V F8: 100 writes made 100 entries, and 100 deletes left them).
+func TestByRefMapsRefuseKeysHoldingNaN(t *testing.T) {
+	e := newEnv(t)
+	m := map[nanKey]int{}
+	must(t, e.SetGlobal("m", zlua.ByRef(m)))
+	for _, key := range []string{`{F = 0/0}`, `{F = 1, A = 0/0}`} {
+		err := e.DoString(`m[` + key + `] = 1`)
+		if err == nil || !strings.Contains(err.Error(), "table index is NaN") {
+			t.Errorf("m[%s] = 1: %v", key, err)
+		}
+		var v any
+		must(t, e.Eval(`m[`+key+`]`, &v))
+		if v != nil {
+			t.Errorf("m[%s] reads %v", key, v)
+		}
+	}
+	run(t, e, `m[{F = 1.5}] = 2 assert(m[{F = 1.5}] == 2)`)
+	if len(m) != 1 {
+		t.Errorf("the map holds %d entries, want 1", len(m))
+	}
+}

@@ -109,7 +109,9 @@ func (g *Gate) mapKey(fr cgo.Frame, kt reflect.Type) (k reflect.Value, why strin
 	if v.Kind() == reflect.Interface {
 		v = v.Elem()
 	}
-	if (v.Kind() == reflect.Float64 || v.Kind() == reflect.Float32) && v.Float() != v.Float() {
+	if hasNaN(v, 4) {
+		// a NaN anywhere in the key (a struct's field, an array's
+		// element) is a key no write or delete finds again
 		return k, "table index is NaN"
 	}
 	if k.Kind() == reflect.Interface && v.Kind() == reflect.Float64 {
@@ -118,6 +120,33 @@ func (g *Gate) mapKey(fr cgo.Frame, kt reflect.Type) (k reflect.Value, why strin
 		}
 	}
 	return k, ""
+}
+
+// hasNaN reports whether v, a map key, is or holds (through struct
+// fields, array elements and interfaces, depth levels deep) a NaN.
+func hasNaN(v reflect.Value, depth int) bool {
+	switch v.Kind() {
+	case reflect.Float32, reflect.Float64:
+		return v.Float() != v.Float()
+	case reflect.Complex64, reflect.Complex128:
+		c := v.Complex()
+		return real(c) != real(c) || imag(c) != imag(c)
+	case reflect.Interface:
+		return !v.IsNil() && depth > 0 && hasNaN(v.Elem(), depth-1)
+	case reflect.Struct:
+		for i := 0; depth > 0 && i < v.NumField(); i++ {
+			if hasNaN(v.Field(i), depth-1) {
+				return true
+			}
+		}
+	case reflect.Array:
+		for i := 0; depth > 0 && i < v.Len(); i++ {
+			if hasNaN(v.Index(i), depth-1) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // keyLuaType is the Lua type a map key of type kt must have, by name and
