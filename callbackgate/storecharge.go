@@ -174,6 +174,19 @@ func (g *Gate) storedValue(fr cgo.Frame, i int, typ reflect.Type) (reflect.Value
 	return tmp, rec, nil
 }
 
+// replaceRoom charges rec in place of old (either may be nil): the
+// difference, making room (storeRoom).
+func (g *Gate) replaceRoom(t cgo.Thread, rec, old *storeRec) error {
+	var need int64
+	if rec != nil {
+		need = rec.bytes
+	}
+	if old != nil {
+		need -= old.bytes
+	}
+	return g.storeRoom(t, need)
+}
+
 // storeAt charges rec (nil: none) as the charge of the place at addr,
 // giving back the one it had, then runs set, which stores the value
 // there; errStoreNoMem, without set, when the charge does not fit.
@@ -183,14 +196,7 @@ func (g *Gate) storeAt(t cgo.Thread, addr uintptr, rec *storeRec, set func()) er
 		set()
 		return nil
 	}
-	var need int64
-	if rec != nil {
-		need = rec.bytes
-	}
-	if old != nil {
-		need -= old.bytes
-	}
-	if err := g.storeRoom(t, need); err != nil {
+	if err := g.replaceRoom(t, rec, old); err != nil {
 		return err
 	}
 	set()

@@ -101,14 +101,7 @@ func (g *Gate) storeEntry(fr cgo.Frame, m, k reflect.Value, krec *storeRec) erro
 		m.SetMapIndex(k, tmp)
 		return nil
 	}
-	var need int64
-	if rec != nil {
-		need = rec.bytes
-	}
-	if old != nil {
-		need -= old.bytes
-	}
-	if err := g.storeRoom(fr.Thread(), need); err != nil {
+	if err := g.replaceRoom(fr.Thread(), rec, old); err != nil {
 		g.contUndo(c, dc, dSmall)
 		return err
 	}
