@@ -47,23 +47,24 @@ static void thread_stack(void)
  * KiB (or half of a stack smaller than 512 KiB). Below it, what one entry
  * may use before the next entry's check (Lua 5.4 nests 200 C calls, its
  * parser 200 levels; LuaJIT's library recursion stops at its own reserve)
- * could pass the end. 0 when the stack is unknown. */
-static __thread uintptr_t entry_floor;
+ * could pass the end. 0 until found; 1 when the stack is unknown (no
+ * address is below it). */
+__thread uintptr_t zlua_entry_floor __attribute__((tls_model("initial-exec")));
 
-int zlua_cstack_low(void)
+int zlua_cstack_low_first(void)
 {
-	if (__builtin_expect(!cstack_known, 0)) {
+	if (!cstack_known)
 		thread_stack();
-		if (cstack_size != 0) {
-			size_t r = cstack_size / 8;
-			if (r > ZLUA_ENTRY_RESERVE_MAX)
-				r = ZLUA_ENTRY_RESERVE_MAX;
-			if (r < ZLUA_CSTACK_RESERVE)
-				r = cstack_size / 2 < ZLUA_CSTACK_RESERVE ? cstack_size / 2 : ZLUA_CSTACK_RESERVE;
-			entry_floor = cstack_lo + r;
-		}
+	zlua_entry_floor = 1;
+	if (cstack_size != 0) {
+		size_t r = cstack_size / 8;
+		if (r > ZLUA_ENTRY_RESERVE_MAX)
+			r = ZLUA_ENTRY_RESERVE_MAX;
+		if (r < ZLUA_CSTACK_RESERVE)
+			r = cstack_size / 2 < ZLUA_CSTACK_RESERVE ? cstack_size / 2 : ZLUA_CSTACK_RESERVE;
+		zlua_entry_floor = cstack_lo + r;
 	}
-	return (uintptr_t)__builtin_frame_address(0) < entry_floor;
+	return (uintptr_t)__builtin_frame_address(0) < zlua_entry_floor;
 }
 
 #ifdef ZLUA_LUAJIT

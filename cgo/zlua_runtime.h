@@ -72,8 +72,17 @@ int zlua_cstack_over(zlua_env *env);
 /* [go-safe] Whether the running thread's C stack is too deep for one more
  * entry from Go into Lua (cstack.c): the protected dispatcher then raises
  * "C stack overflow" and the one-crossing calls take its path. Both
- * backends. */
-int zlua_cstack_low(void);
+ * backends. A thread-local load and a compare; the first call on a
+ * thread finds its stack (zlua_cstack_low_first). */
+extern __thread uintptr_t zlua_entry_floor __attribute__((tls_model("initial-exec")));
+int zlua_cstack_low_first(void);
+static inline int zlua_cstack_low(void)
+{
+	uintptr_t floor = zlua_entry_floor;
+	if (__builtin_expect(floor == 0, 0))
+		return zlua_cstack_low_first();
+	return (uintptr_t)__builtin_frame_address(0) < floor;
+}
 /* [lua] LuaJIT: replaces coroutine.resume, coroutine.wrap (and the
  * functions it returns), table.sort, require, print, dofile, load and
  * loadstring with Lua closures that raise or return "C stack overflow"
