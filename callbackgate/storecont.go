@@ -29,17 +29,33 @@ import (
 //     the small values stored, net; appends within the host's capacity
 //     stay the host's.
 //
+// Plus the record's own cost (contRecBytes). What the host did between
+// the script's writes is the host's: entries it added since the last
+// write join the base, and the small values count at most 255 bytes per
+// element the container has now (a host's clear or truncation, unseen,
+// would otherwise leave them counted: probe V2 F5, F6). Small values
+// are walked 16 levels deep, through pointers (an object's size) and
+// interfaces (a boxed value's size): probe V2 F1, F3.
+//
 // The charge is given back when Go collects the container (storeScan).
 // Estimates, not exact sizes: a map's buckets, a slice's spare capacity
-// are not counted.
+// are not counted. Small values written into an array the host made (a
+// fixed ByRef(s), appends within its capacity) are not charged: a weak
+// pointer may not name a host's array, which may not be Go's memory.
 
 // contRec is the charge of one container.
 type contRec struct {
-	w     weak.Pointer[byte]
-	base  int64 // the container's length times its unit when first written (maps)
-	small int64 // the small values stored in it, net
-	bytes int64 // charged
+	w       weak.Pointer[byte]
+	base    int64 // the host's part of the container's length times its unit (maps)
+	lastLen int64 // the container's length after the script's last write
+	small   int64 // the small values stored in it, net
+	bytes   int64 // charged
 }
+
+// contRecBytes is what a record itself costs (the record, its weak
+// handle, its entry in byCont), charged with it: a script making many
+// tiny containers holds that much per container (probe V2 F4).
+const contRecBytes = 128
 
 // contUnit is the bytes a map's entry or a slice's element is counted.
 func contUnit(t reflect.Type) int64 {
@@ -51,8 +67,8 @@ func contUnit(t reflect.Type) int64 {
 	return int64(t.Elem().Size())
 }
 
-// smallOfDepth bounds smallOf's walk.
-const smallOfDepth = 4
+// smallOfDepth bounds smallOf's walk (which also stops at storeMin).
+const smallOfDepth = 16
 
 // smallOf is the bytes v references (strings, slices' arrays, maps'
 // entries, through interfaces and struct fields; pointers count nothing:
@@ -74,7 +90,20 @@ func smallWalk(v reflect.Value, depth int) int64 {
 		n = int64(v.Len())
 	case reflect.Interface:
 		if !v.IsNil() {
-			n = smallWalk(v.Elem(), depth)
+			e := v.Elem()
+			n = smallWalk(e, depth-1)
+			switch e.Kind() {
+			case reflect.Pointer, reflect.Map, reflect.Chan, reflect.Func, reflect.UnsafePointer:
+			default: // boxed (probe V2 F3: nested tables' slices)
+				n += int64(e.Type().Size())
+			}
+		}
+	case reflect.Pointer:
+		// an object it points to: its size, and what it references
+		// (probe V2 F1: 232-byte objects built from {} held 237 MB); an
+		// object of the host's stored again counts too, on the safe side
+		if !v.IsNil() {
+			n = int64(v.Type().Elem().Size()) + smallWalk(v.Elem(), depth-1)
 		}
 	case reflect.Slice:
 		if v.IsNil() {
@@ -105,29 +134,36 @@ func smallWalk(v reflect.Value, depth int) int64 {
 }
 
 // contCharge charges c, before a write into its container, the change
-// the write makes: the container's length times unit becomes length, its
-// small values change by dSmall. It returns the bytes charged, for
-// contUndo if the write is refused after all.
-func (g *Gate) contCharge(t cgo.Thread, c *contRec, length, unit, dSmall int64) (int64, error) {
-	small := max(c.small+dSmall, 0)
-	d := max(length*unit-c.base, 0) + small - c.bytes
+// the write makes: the container's length, before (the host may have
+// changed it since the script's last write), times unit becomes length,
+// its small values change by dSmall. It returns c as it was, for contUndo
+// if the write is refused after all.
+func (g *Gate) contCharge(t cgo.Thread, c *contRec, before, length, unit, dSmall int64) (contRec, error) {
+	was := *c
+	// what the host did since the script's last write, unseen by it:
+	// entries it added are its own (probe V2 F6), and what it removed (a
+	// clear, a truncation) leaves at most storeMin-1 small bytes per
+	// element (probe V2 F5: refills after each host clear were refused)
+	base := c.base + max(before-c.lastLen, 0)*unit
+	small := min(max(c.small+dSmall, 0), length*(storeMin-1))
+	d := max(length*unit-base, 0) + small + contRecBytes - c.bytes
 	if err := g.storeRoom(t, d); err != nil {
-		return 0, err
+		return was, err
 	}
-	c.small = small
+	c.base, c.lastLen, c.small = base, length, small
 	c.bytes += d
 	g.stores.charged += d
-	return d, nil
+	return was, nil
 }
 
-// contUndo gives back what contCharge charged c (d) for a write refused
-// after all.
-func (g *Gate) contUndo(c *contRec, d, dSmall int64) {
-	if c == nil || d == 0 && dSmall == 0 {
+// contUndo puts c back as it was before contCharge (was), giving back
+// what it charged: the write was refused after all.
+func (g *Gate) contUndo(c *contRec, was contRec) {
+	if c == nil {
 		return
 	}
-	c.small = max(c.small-dSmall, 0)
-	c.bytes -= d
+	d := c.bytes - was.bytes
+	*c = was
 	g.stores.charged -= d
 	g.S.StoreCharge(-d)
 }
@@ -140,7 +176,7 @@ func (g *Gate) contOfMap(m reflect.Value) *contRec {
 	if c := st.byCont[uintptr(p)]; c != nil {
 		return c
 	}
-	c := &contRec{w: weak.Make((*byte)(p)), base: int64(m.Len()) * contUnit(m.Type())}
+	c := &contRec{w: weak.Make((*byte)(p)), base: int64(m.Len()) * contUnit(m.Type()), lastLen: int64(m.Len())}
 	g.contPut(p, c)
 	return c
 }

@@ -87,7 +87,7 @@ func (g *Gate) storeEntry(fr cgo.Frame, m, k reflect.Value, krec *storeRec) erro
 		dSmall += smallOf(k)
 	}
 	c := g.contOfMap(m)
-	dc, err := g.contCharge(fr.Thread(), c, length, contUnit(m.Type()), dSmall)
+	was, err := g.contCharge(fr.Thread(), c, int64(m.Len()), length, contUnit(m.Type()), dSmall)
 	if err != nil {
 		return err
 	}
@@ -102,7 +102,7 @@ func (g *Gate) storeEntry(fr cgo.Frame, m, k reflect.Value, krec *storeRec) erro
 		return nil
 	}
 	if err := g.replaceRoom(fr.Thread(), rec, old); err != nil {
-		g.contUndo(c, dc, dSmall)
+		g.contUndo(c, was)
 		return err
 	}
 	m.SetMapIndex(k, tmp)
@@ -166,7 +166,8 @@ func (g *Gate) dropEntry(t cgo.Thread, m, k reflect.Value) {
 	}
 	if c := g.stores.byCont[uintptr(m.UnsafePointer())]; c != nil {
 		if old := m.MapIndex(k); old.IsValid() {
-			g.contCharge(t, c, int64(m.Len()-1), contUnit(m.Type()), -smallOf(old)-smallOf(k)) // gives back: never refused
+			// gives back: never refused
+			g.contCharge(t, c, int64(m.Len()), int64(m.Len()-1), contUnit(m.Type()), -smallOf(old)-smallOf(k))
 		}
 	}
 	if len(g.stores.byEntry) == 0 {
@@ -199,16 +200,17 @@ func (g *Gate) storeAppend(fr cgo.Frame, s reflect.Value) error {
 	if c == nil && n == s.Cap() {
 		c, made = &contRec{}, true
 	}
-	var dc, dSmall int64
+	var was contRec
 	if c != nil {
-		dSmall = smallOf(tmp)
-		if dc, err = g.contCharge(fr.Thread(), c, int64(n+1), contUnit(s.Type()), dSmall); err != nil {
+		// the host's elements an append copies into the array it makes
+		// stay the host's (contCharge counts them into the base)
+		if was, err = g.contCharge(fr.Thread(), c, int64(n), int64(n+1), contUnit(s.Type()), smallOf(tmp)); err != nil {
 			return err
 		}
 	}
 	if rec != nil {
 		if err := g.storeRoom(fr.Thread(), rec.bytes); err != nil {
-			g.contUndo(c, dc, dSmall)
+			g.contUndo(c, was)
 			return err
 		}
 	}
@@ -244,17 +246,17 @@ func (g *Gate) storeElem(fr cgo.Frame, s reflect.Value, i int) error {
 		return err
 	}
 	var c *contRec
-	var dc, dSmall int64
+	var was contRec
 	if s.Kind() == reflect.Slice {
 		if c = g.stores.byCont[uintptr(s.UnsafePointer())]; c != nil {
-			dSmall = smallOf(tmp) - smallOf(ev)
-			if dc, err = g.contCharge(fr.Thread(), c, int64(s.Len()), contUnit(s.Type()), dSmall); err != nil {
+			n := int64(s.Len())
+			if was, err = g.contCharge(fr.Thread(), c, n, n, contUnit(s.Type()), smallOf(tmp)-smallOf(ev)); err != nil {
 				return err
 			}
 		}
 	}
 	if err := g.storeAt(fr.Thread(), ev.UnsafeAddr(), rec, func() { ev.Set(tmp) }); err != nil {
-		g.contUndo(c, dc, dSmall)
+		g.contUndo(c, was)
 		return err
 	}
 	return nil
