@@ -41,6 +41,8 @@ func TestContainersOfSmallValuesCountTowardTheMemoryLimit(t *testing.T) {
 			`for i = 1, 1e6 do c[i] = {} end`},
 		"nested tables": {func() any { s := []any{}; return zlua.ByRef(&s) },
 			`local t = 1 for d = 1, 15 do t = {t} end for i = 1, 1e6 do c[#c + 1] = t end`},
+		"nested maps": {func() any { return zlua.ByRef(map[int]any{}) },
+			`local v = {a = {b = {c = {d = {e = {f = {g = {h = 1}}}}}}}} for i = 1, 1e6 do c[i] = v end`},
 		"tiny containers": {func() any { return zlua.ByRef(map[int]*contNode{}) },
 			`for i = 1, 1e6 do c[i] = {} local l = c[i].L l[#l + 1] = i end`},
 	} {

@@ -161,6 +161,9 @@ func (g *Gate) storedValue(fr cgo.Frame, i int, typ reflect.Type) (reflect.Value
 		n = g.conv.bytes
 	}
 	var rec *storeRec
+	if len(g.stores.built) != 0 {
+		n = max(n, estimateOf(tmp)) // storecont.go
+	}
 	if n >= storeMin {
 		rec = g.newStoreRec(tmp, n)
 	}

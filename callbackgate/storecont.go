@@ -77,10 +77,20 @@ const smallOfDepth = 16
 // error. A function of v alone, so a value stored and later overwritten
 // or deleted gives back what it added.
 func smallOf(v reflect.Value) int64 {
-	return min(smallWalk(v, smallOfDepth), storeMin-1)
+	return min(smallWalk(v, smallOfDepth, storeMin), storeMin-1)
 }
 
-func smallWalk(v reflect.Value, depth int) int64 {
+// estimateOf is the bytes v references by smallOf's walk, counted up to
+// 64 KiB (a walk of a few thousand values at most): a value whose conversion counted less than storeMin may still
+// hold more (nested maps, whose headers and groups the conversion's
+// count leaves out: probe V2 F3), and is then charged as a big one.
+func estimateOf(v reflect.Value) int64 {
+	return smallWalk(v, smallOfDepth, 64<<10)
+}
+
+// smallWalk is the walk of smallOf, down depth levels, stopping once it
+// counted stop bytes.
+func smallWalk(v reflect.Value, depth int, stop int64) int64 {
 	if depth == 0 {
 		return 0
 	}
@@ -91,7 +101,7 @@ func smallWalk(v reflect.Value, depth int) int64 {
 	case reflect.Interface:
 		if !v.IsNil() {
 			e := v.Elem()
-			n = smallWalk(e, depth-1)
+			n = smallWalk(e, depth-1, stop)
 			switch e.Kind() {
 			case reflect.Pointer, reflect.Map, reflect.Chan, reflect.Func, reflect.UnsafePointer:
 			default: // boxed (probe V2 F3: nested tables' slices)
@@ -103,31 +113,34 @@ func smallWalk(v reflect.Value, depth int) int64 {
 		// (probe V2 F1: 232-byte objects built from {} held 237 MB); an
 		// object of the host's stored again counts too, on the safe side
 		if !v.IsNil() {
-			n = int64(v.Type().Elem().Size()) + smallWalk(v.Elem(), depth-1)
+			n = int64(v.Type().Elem().Size()) + smallWalk(v.Elem(), depth-1, stop)
 		}
 	case reflect.Slice:
 		if v.IsNil() {
 			return 0
 		}
 		n = int64(v.Cap()) * int64(v.Type().Elem().Size())
-		for i := 0; i < v.Len() && n < storeMin; i++ {
-			n += smallWalk(v.Index(i), depth-1)
+		for i := 0; i < v.Len() && n < stop; i++ {
+			n += smallWalk(v.Index(i), depth-1, stop)
 		}
 	case reflect.Map:
 		if v.IsNil() {
 			return 0
 		}
-		n = 48 + int64(max(v.Len(), 8))*contUnit(v.Type())
-		for it := v.MapRange(); it.Next() && n < storeMin; {
-			n += smallWalk(it.Key(), depth-1) + smallWalk(it.Value(), depth-1)
+		n = 48 // the header; a group of 8 slots from the first entry on
+		if v.Len() > 0 {
+			n += int64(max(v.Len(), 8)) * contUnit(v.Type())
+		}
+		for it := v.MapRange(); it.Next() && n < stop; {
+			n += smallWalk(it.Key(), depth-1, stop) + smallWalk(it.Value(), depth-1, stop)
 		}
 	case reflect.Struct:
-		for i := 0; i < v.NumField() && n < storeMin; i++ {
-			n += smallWalk(v.Field(i), depth-1)
+		for i := 0; i < v.NumField() && n < stop; i++ {
+			n += smallWalk(v.Field(i), depth-1, stop)
 		}
 	case reflect.Array:
-		for i := 0; i < v.Len() && n < storeMin; i++ {
-			n += smallWalk(v.Index(i), depth-1)
+		for i := 0; i < v.Len() && n < stop; i++ {
+			n += smallWalk(v.Index(i), depth-1, stop)
 		}
 	}
 	return n
