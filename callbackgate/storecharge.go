@@ -284,14 +284,7 @@ func (g *Gate) storeNoted(rec *storeRec, v reflect.Value) *storeRec {
 	if r.bytes == 0 {
 		return rec
 	}
-	if rec == nil {
-		return &r
-	}
-	rec.roots = append(rec.roots, r.roots...)
-	rec.bytes += r.bytes
-	rec.objs = append(rec.objs, r.objs...)
-	rec.objW = append(rec.objW, r.objW...)
-	return rec
+	return mergeRec(rec, &r)
 }
 
 // collectNoted adds to r the objects, slices and maps arguments built
