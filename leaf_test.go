@@ -547,3 +547,20 @@ func TestLeafCallsUnderAMemoryLimit(t *testing.T) {
 		t.Errorf("X = %v, want %v", w.X, x+1000)
 	}
 }
+
+// A leaf method's panic keeps the Go stack from where it was raised, on
+// the leaf path (LuaJIT's FFI call) as on the trampoline's.
+func TestLeafMethodPanicCarriesItsStack(t *testing.T) {
+	e := newEnv(t)
+	must(t, e.SetGlobal("w", &Leafer{}))
+	err := e.DoString(`w:Fail(2)`)
+	var pe *zlua.PanicError
+	if !errors.As(err, &pe) {
+		t.Fatalf("err = %v, want *PanicError", err)
+	}
+	// "function\n\tfile:line" per frame: the panic, then the method
+	lines := strings.Split(pe.Stack(), "\n")
+	if len(lines) < 3 || lines[0] != "runtime.gopanic" || !strings.HasSuffix(lines[2], "(*Leafer).Fail") {
+		t.Errorf("the stack does not start at the method's panic:\n%s", pe.Stack())
+	}
+}

@@ -27,7 +27,21 @@ type leafSig struct {
 	results []reflect.Kind // without the error
 	nres    int
 	pb, rb  uint8 // bit i: parameter / result i is a boolean
+	res     uint8 // the results' shape: resGeneral or one of the float shapes
+	// lo, hi: the range of parameter i's values (leafRange), for the
+	// kinds other than bool and float64
+	lo, hi [cgo.MaxLeafParams]float64
 }
+
+// The result shapes leafDispatch returns without a loop over the kinds.
+const (
+	resGeneral uint8 = iota // any other: (*leafMethod).results converts each
+	resNone                 // no result
+	resF1                   // one float64
+	resF2                   // two float64s
+	resB1                   // one bool
+	resI1                   // one int or int64
+)
 
 var (
 	leafMu    sync.RWMutex
@@ -120,6 +134,21 @@ func leafSigOf(ft reflect.Type) (*leafSig, error) {
 		sig.results = append(sig.results, k)
 	}
 	sig.nres = outs
+	for i, k := range sig.params {
+		sig.lo[i], sig.hi[i], _ = leafRange(k)
+	}
+	switch {
+	case outs == 0:
+		sig.res = resNone
+	case outs == 1 && sig.results[0] == reflect.Float64:
+		sig.res = resF1
+	case outs == 2 && sig.results[0] == reflect.Float64 && sig.results[1] == reflect.Float64:
+		sig.res = resF2
+	case outs == 1 && sig.results[0] == reflect.Bool:
+		sig.res = resB1
+	case outs == 1 && (sig.results[0] == reflect.Int || sig.results[0] == reflect.Int64):
+		sig.res = resI1
+	}
 	return sig, nil
 }
 
@@ -154,6 +183,8 @@ func leafSigFor(t reflect.Type, name string) *leafSig {
 type leafMethod struct {
 	m      *method
 	sig    *leafSig
+	tid    uint32 // its binding's id: the receiver's type id
+	nargs  int    // the frame's arguments: the receiver and the parameters
 	inner  callFunc
 	direct leafDirect // the method called through its function type (leafcall.go)
 	name   string     // its funcEntry's name, for panics
@@ -165,6 +196,7 @@ type leafMethod struct {
 type leafState struct {
 	m     *leafMethod
 	broke bool // it called into the Env (and got m.err)
+	ret   bool // a direct call's method returned (the depth is restored)
 	// a direct call's registers: in the gate, not on the stack, which a
 	// call through a func value would make escape (leaf calls of one gate
 	// never nest: the method cannot call into Lua)
@@ -183,7 +215,7 @@ func (g *Gate) methodEntry(b *binding, m *method) (e funcEntry, lm *leafMethod) 
 		return e, nil
 	}
 	full := objName(b.typ) + "." + m.name
-	lm = &leafMethod{m: m, sig: sig, inner: m.call, name: e.name,
+	lm = &leafMethod{m: m, sig: sig, inner: m.call, name: e.name, tid: b.id, nargs: len(sig.params) + 1,
 		direct: directLeaf(b.typ, m.fn.Type(), funcCode(m.fn.Interface())),
 		err:    &leafError{"zlua: " + full + " is declared leaf and cannot call into its Env"},
 		yield:  "zlua: " + full + " is declared leaf and cannot yield"}
@@ -276,88 +308,142 @@ func leafDispatch(goid uintptr, fnid uint32, fr cgo.Frame) (status int32) {
 		}
 		return dispatch(fr) // the frame carries goid and fnid (jitleaf.c)
 	}
-	params := lm.sig.params
-	if fr.NArgs() != len(params)+1 {
+	if fr.NArgs() != lm.nargs {
 		return cgo.StatusLeafRefused
 	}
 	slot, gen, tid, ok := fr.Self()
-	if !ok || tid != lm.m.b.id {
+	if !ok || tid != lm.tid {
 		return cgo.StatusLeafRefused
 	}
 	s := g.objs.Get(slot, gen)
-	if s == nil {
+	if s == nil || (lm.nargs > 1 && !lm.args(fr, &g.lf)) {
 		return cgo.StatusLeafRefused
-	}
-	lf := &g.lf
-	ni, nf := 0, 0
-	for i, k := range params {
-		a := fr.Arg(i + 1)
-		if !leafArg(k, &a) {
-			return cgo.StatusLeafRefused
-		}
-		leafIn(k, a.Num(), a.Type == int32(cgo.TBoolean) && a.Bool(), &lf.ia, &ni, &lf.fa, &nf)
 	}
 	// as dispatch: zlua_jit_call recorded the owner's thread around this
 	// call (zlua_owner_begin)
+	lf := &g.lf
 	g.deep++
-	lf.m, lf.broke = lm, false
+	lf.m, lf.broke, lf.ret = lm, false, false
 	// The recovery covers the method and the formatting of its error:
 	// Error() is user code too (a typed nil pointer panics there), and a
-	// panic must never unwind through the FFI call's C frames.
-	returned, done := false, false
+	// panic must never unwind through the FFI call's C frames. As in
+	// dispatch, status is the sign: statusPending, which nothing below
+	// returns, is left only by a panic or runtime.Goexit.
+	status = statusPending
 	defer func() {
-		if done {
-			return
+		if status == statusPending {
+			status = g.leafRecovered(lm, recover())
 		}
-		r := recover()
-		if g.dead() && g.dyingHere() {
-			if r != nil {
-				panic(r) // as recovered (dispatch.go)
-			}
-			return
-		}
-		g.leafEnd()
-		if r == nil { // runtime.Goexit: the FFI call's frames never return
-			g.abandon(fmt.Sprintf("go function %q", lm.name))
-			return
-		}
-		if !returned {
-			g.deep--
-		}
-		status = g.raisePanic(lm.name, r)
 	}()
 	lf.out.err = nil // the rest is written by the call
 	lm.direct(s.Ptr(), &lf.ia, &lf.fa, &lf.out)
-	returned = true
+	lf.ret = true
 	g.deep--
+	var st int32
 	switch {
 	case lf.broke:
-		status = g.raiseText(lm.err.text, lm.err)
+		st = g.raiseText(lm.err.text, lm.err)
 	case lf.out.err != nil:
-		status = g.fail(lf.out.err) // a Yield: the leaf error (lf.m is set)
+		st = g.fail(lf.out.err) // a Yield: the leaf error (lf.m is set)
 	default:
-		status = lm.results(fr, &lf.out)
+		switch lm.sig.res {
+		case resNone:
+			st = cgo.StatusReturn0
+		case resF1:
+			fr.ReturnNum(lf.out.f[0])
+			st = cgo.StatusReturn1
+		case resF2:
+			fr.ReturnNum2(lf.out.f[0], lf.out.f[1])
+			st = cgo.StatusReturn2
+		case resB1: // booleans travel as 0/1 (results)
+			x := 0.0
+			if uint8(lf.out.i[0]) != 0 {
+				x = 1
+			}
+			fr.ReturnNum(x)
+			st = cgo.StatusReturn1
+		case resI1:
+			fr.ReturnNum(float64(int64(lf.out.i[0])))
+			st = cgo.StatusReturn1
+		default:
+			st = lm.results(fr, &lf.out)
+		}
 	}
-	done = true
-	g.leafEnd()
-	return status
+	lf.m, lf.broke = nil, false // g.leafEnd
+	return st
 }
 
-// results stores a direct call's results in fr as the method's plan would.
+// leafRecovered ends a direct leaf call that did not return: the method
+// (or its error's Error) panicked, r being the value recovered, or called
+// runtime.Goexit (r is nil). As recovered (dispatch.go) for the gate's
+// state; the depth is restored unless the method had returned.
+func (g *Gate) leafRecovered(lm *leafMethod, r any) int32 {
+	if g.dead() && g.dyingHere() {
+		if r != nil {
+			panic(r) // as recovered (dispatch.go)
+		}
+		return statusPending
+	}
+	ret := g.lf.ret
+	g.leafEnd()
+	if r == nil { // runtime.Goexit: the FFI call's frames never return
+		g.abandon(fmt.Sprintf("go function %q", lm.name))
+		return statusPending
+	}
+	if !ret {
+		g.deep--
+	}
+	return g.raisePanicSkip(lm.name, r, 4) // Callers, it, this, the closure
+}
+
+// args checks fr's arguments after the receiver as leafArg does and
+// places each in the register its kind goes to (leafcall.go): floats in
+// order in lf.fa, the integer class (booleans as 0/1) in order in lf.ia;
+// false when one would not pass as it is.
+func (lm *leafMethod) args(fr cgo.Frame, lf *leafState) bool {
+	sig := lm.sig
+	ni, nf := 0, 0
+	for i, k := range sig.params {
+		if k == reflect.Bool {
+			a := fr.Arg(i + 1)
+			if a.Type != int32(cgo.TBoolean) {
+				return false
+			}
+			lf.ia[ni&3] = 0
+			if a.Bool() {
+				lf.ia[ni&3] = 1
+			}
+			ni++
+			continue
+		}
+		// zlua_jit_call's frames hold floats alone (no integer subtype)
+		x, num := fr.FloatArg(i + 1)
+		switch {
+		case !num:
+			return false
+		case k == reflect.Float64:
+			lf.fa[nf&3] = x
+			nf++
+		case !(x >= sig.lo[i&3] && x <= sig.hi[i&3]): // NaN too
+			return false
+		case k == reflect.Float32:
+			lf.fa[nf&3] = math.Float64frombits(uint64(math.Float32bits(float32(x))))
+			nf++
+		case x != math.Trunc(x):
+			return false
+		default: // integral and in range: the low bits are the value
+			lf.ia[ni&3] = uint64(int64(x))
+			ni++
+		}
+	}
+	return true
+}
+
+// results stores a direct call's results in fr as the method's plan would
+// (the shapes other than leafDispatch's float ones).
 func (lm *leafMethod) results(fr cgo.Frame, out *leafOut) int32 {
-	switch lm.sig.nres {
-	case 0:
+	if lm.sig.nres == 0 {
 		return cgo.StatusReturn0
-	case 1:
-		if k := lm.sig.results[0]; k == reflect.Float64 {
-			fr.ReturnNum(out.f[0])
-			return cgo.StatusReturn1
-		}
-	case 2:
-		if lm.sig.results[0] == reflect.Float64 && lm.sig.results[1] == reflect.Float64 {
-			fr.ReturnNum2(out.f[0], out.f[1])
-			return cgo.StatusReturn2
-		}
 	}
 	ni, nf := 0, 0
 	var r [2]float64
@@ -387,11 +473,11 @@ func (lm *leafMethod) results(fr cgo.Frame, out *leafOut) int32 {
 // accepts reports whether fr is a call of lm that its plan serves in
 // place (see leafDispatch).
 func (lm *leafMethod) accepts(g *Gate, fr cgo.Frame) bool {
-	if fr.NArgs() != len(lm.sig.params)+1 {
+	if fr.NArgs() != lm.nargs {
 		return false
 	}
 	slot, gen, tid, ok := fr.Self()
-	if !ok || tid != lm.m.b.id || g.objs.Get(slot, gen) == nil {
+	if !ok || tid != lm.tid || g.objs.Get(slot, gen) == nil {
 		return false
 	}
 	for i, k := range lm.sig.params {
@@ -417,30 +503,34 @@ func leafArg(k reflect.Kind, a *cgo.Arg) bool {
 		return false
 	}
 	x := a.Num()
-	var lo, hi float64
+	lo, hi, integral := leafRange(k)
+	return x >= lo && x <= hi && (!integral || x == math.Trunc(x))
+}
+
+// leafRange is the range of a Lua number a leaf parameter of numeric kind
+// k takes as it is, and whether it must be integral.
+func leafRange(k reflect.Kind) (lo, hi float64, integral bool) {
 	switch k {
 	case reflect.Float64:
-		return true
+		return math.Inf(-1), math.Inf(1), false
 	case reflect.Float32:
-		return x >= -math.MaxFloat32 && x <= math.MaxFloat32
+		return -math.MaxFloat32, math.MaxFloat32, false
 	case reflect.Int8:
-		lo, hi = math.MinInt8, math.MaxInt8
+		return math.MinInt8, math.MaxInt8, true
 	case reflect.Int16:
-		lo, hi = math.MinInt16, math.MaxInt16
+		return math.MinInt16, math.MaxInt16, true
 	case reflect.Int32:
-		lo, hi = math.MinInt32, math.MaxInt32
+		return math.MinInt32, math.MaxInt32, true
 	case reflect.Int, reflect.Int64:
-		lo, hi = -maxExact, maxExact
+		return -maxExact, maxExact, true
 	case reflect.Uint8:
-		hi = math.MaxUint8
+		return 0, math.MaxUint8, true
 	case reflect.Uint16:
-		hi = math.MaxUint16
+		return 0, math.MaxUint16, true
 	case reflect.Uint32:
-		hi = math.MaxUint32
-	default: // Uint, Uint64, Uintptr
-		hi = maxExact
+		return 0, math.MaxUint32, true
 	}
-	return x >= lo && x <= hi && x == math.Trunc(x)
+	return 0, maxExact, true // Uint, Uint64, Uintptr (and Bool, unused)
 }
 
 // isFloatKind reports whether k is a float kind (a leaf value in a float

@@ -3,7 +3,6 @@
 package callbackgate
 
 import (
-	"math"
 	"reflect"
 	"unsafe"
 )
@@ -93,29 +92,6 @@ func directLeaf(recv reflect.Type, ft reflect.Type, code unsafe.Pointer) leafDir
 		return func(p unsafe.Pointer, i *[4]uint64, x *[4]float64, o *leafOut) {
 			o.i[0], o.i[1], o.f[0], o.f[1], o.err = f(p, i[0], i[1], i[2], i[3], x[0], x[1], x[2], x[3])
 		}
-	}
-}
-
-// leafIn places argument value x (checked by leafArg) of kind k in the
-// register its kind goes to.
-func leafIn(k reflect.Kind, x float64, isBool bool, i *[4]uint64, ni *int, f *[4]float64, nf *int) {
-	switch k {
-	case reflect.Float64:
-		f[*nf] = x
-		*nf++
-	case reflect.Float32:
-		f[*nf] = math.Float64frombits(uint64(math.Float32bits(float32(x))))
-		*nf++
-	case reflect.Bool:
-		if isBool {
-			i[*ni] = 1
-		} else {
-			i[*ni] = 0
-		}
-		*ni++
-	default:
-		i[*ni] = uint64(int64(x)) // integral and in range: the low bits are the value
-		*ni++
 	}
 }
 

@@ -20,6 +20,4 @@ type leafDirect func(p unsafe.Pointer, i *[4]uint64, f *[4]float64, out *leafOut
 
 func directLeaf(recv, ft reflect.Type, code unsafe.Pointer) leafDirect { return nil }
 
-func leafIn(k reflect.Kind, x float64, isBool bool, i *[4]uint64, ni *int, f *[4]float64, nf *int) {}
-
 func leafResult(k reflect.Kind, r uint64) float64 { return 0 }
