@@ -293,3 +293,47 @@ func TestBindResumeDrivesACoroutine(t *testing.T) {
 		t.Errorf("func(int) (int, error) resumer: %v allocations per resume, want 0", n)
 	}
 }
+
+// A typed func given fewer values than it declares reads the missing ones
+// as nil, as a Lua multiple assignment does, whether they come from a call
+// (GetFunction) or a resume (BindResume): the two say the same thing.
+func TestTypedFuncsReadMissingResultsAsNil(t *testing.T) {
+	e, err := New(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	if err := e.DoString(`
+		function one() return 1 end
+		function step() coroutine.yield(1) end`); err != nil {
+		t.Fatal(err)
+	}
+	var call func() (int, int, error)
+	if err := e.GetFunction("one", &call); err != nil {
+		t.Fatal(err)
+	}
+	var step *Function
+	if err := e.GetFunction("step", &step); err != nil {
+		t.Fatal(err)
+	}
+	defer step.Release()
+	th, err := e.NewThread(step)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer th.Release()
+	var resume func() (int, float64, error)
+	if err := th.BindResume(&resume); err != nil {
+		t.Fatal(err)
+	}
+	_, _, cerr := call()
+	_, _, rerr := resume()
+	for _, c := range []struct {
+		what string
+		err  error
+	}{{"call", cerr}, {"resume", rerr}} {
+		if c.err == nil || !strings.Contains(c.err.Error(), "result #2: number expected, got nil") {
+			t.Errorf("%s: err = %v, want result #2 ... got nil", c.what, c.err)
+		}
+	}
+}

@@ -274,8 +274,11 @@ func firstResult(r *cgo.CallResult, top int) (*cgo.Arg, int) {
 	return &r.Res[0], top + 1
 }
 
-// noResult is a missing result: it reads as nil.
-var noResult = cgo.Arg{Type: int32(cgo.TNone)}
+// noResult is a missing result. A call or resume that returned fewer
+// values than the typed func declares is adjusted as a Lua multiple
+// assignment is: the missing ones are nil (a call made for a fixed count
+// gets them as nils from Lua itself), and their errors say "got nil".
+var noResult = cgo.Arg{Type: int32(cgo.TNil)}
 
 // floatResult ends a call callAny started for one result: it converts the
 // first result like a float64 parameter and ends the call (g nil: the

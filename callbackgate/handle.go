@@ -178,7 +178,7 @@ func (g *Gate) result(r *cgo.CallResult, top, i int) (cgo.Arg, int) {
 	idx := top + 1 + i
 	switch {
 	case i >= int(r.N):
-		return cgo.Arg{Type: int32(cgo.TNone)}, idx
+		return noResult, idx
 	case i < cgo.CallRes:
 		return r.Res[i], idx
 	}

@@ -288,11 +288,11 @@ func interfaces(args []reflect.Value) []any {
 }
 
 // readOuts converts the n values a resume left above top into out (a
-// missing value reads as nil).
+// missing value reads as nil: noResult).
 func (th *Thread) readOuts(g *Gate, t cgo.Thread, top, n int, out []reflect.Value) error {
 	for i := range out {
 		idx := top + 1 + i
-		a := cgo.Arg{Type: int32(cgo.TNone)}
+		a := noResult
 		if i < n {
 			a = t.Arg(idx)
 		}
