@@ -171,6 +171,14 @@ func TestElementChargesFollowTheElement(t *testing.T) {
 	if ok || !strings.Contains(msg, "not enough memory") || len(x.hs) != 1 {
 		t.Errorf("an append over the limit: ok %v, %q, len %d", ok, msg, len(x.hs))
 	}
+	// refused, a write into a nil map field leaves it nil
+	must(t, e.Eval(`(function()
+		local ok, err = pcall(function() o.M.c = bigs[1] end)
+		return ok, err
+	end)()`, &ok, &msg))
+	if ok || !strings.Contains(msg, "not enough memory") || x.o.M != nil {
+		t.Errorf("a nil map field written over the limit: ok %v, %q, made %v", ok, msg, x.o.M != nil)
+	}
 	if st := e.Stats(); st.LuaBytes+st.CopyBytes > 4<<20 {
 		t.Errorf("LuaBytes %d + CopyBytes %d above the 4 MiB limit", st.LuaBytes, st.CopyBytes)
 	}

@@ -69,14 +69,22 @@ func (g *Gate) chargesElems(et reflect.Type) bool {
 
 // storeEntry stores argument 2 as m[k] under a memory limit, charging
 // what its conversion and the key's built (see above).
-func (g *Gate) storeEntry(fr cgo.Frame, m, k reflect.Value, krec *storeRec) error {
+func (g *Gate) storeEntry(fr cgo.Frame, m, k reflect.Value, krec *storeRec) (err error) {
 	tmp, rec, err := g.storedValue(fr, 2, m.Type().Elem())
 	if err != nil {
 		return err
 	}
 	rec = mergeRec(rec, krec)
-	if m.IsNil() { // a nil map field reached through its pointer
+	if m.IsNil() {
+		// a nil map field reached through its pointer: made here, since
+		// its container record needs its address, and made nil again if
+		// the write is refused
 		m.Set(reflect.MakeMap(m.Type()))
+		defer func() {
+			if err != nil {
+				m.Set(reflect.Zero(m.Type()))
+			}
+		}()
 	}
 	// the map's own charge first (storecont.go)
 	length, dSmall := int64(m.Len()), smallOf(tmp)
