@@ -147,6 +147,9 @@ type recentErr struct {
 	// registry ref of the table (or other non-string value) a Go function
 	// re-raised from inside the Go error cause wraps (rememberWrapped).
 	tab int
+	// weight is what the entry keeps in Go memory, under a MemoryLimit
+	// (recentWeight; 0 without one)
+	weight int64
 }
 
 // remember keeps the last few Go errors raised into Lua so an uncaught one
@@ -161,8 +164,9 @@ func (g *Gate) remember(text string, cause error, positioned bool) (slot int, se
 		}
 		seq = g.raiseSeq
 	}
-	g.recent[slot] = recentErr{text: text, cause: cause, seq: seq}
+	g.recent[slot] = recentErr{text: text, cause: cause, seq: seq, weight: g.recentWeight(text, cause)}
 	g.recentN++
+	g.trimRecent()
 	return slot, seq
 }
 
@@ -172,8 +176,56 @@ func (g *Gate) remember(text string, cause error, positioned bool) (slot int, se
 // Lua keeps the value's identity, Go keeps the wrapper. The entry holds
 // cause, which holds the LuaError and so its ref, until forgetRecent.
 func (g *Gate) rememberWrapped(tab int, cause error) {
-	g.recent[g.recentN%len(g.recent)] = recentErr{cause: cause, tab: tab}
+	g.recent[g.recentN%len(g.recent)] = recentErr{cause: cause, tab: tab, weight: g.recentWeight("", cause)}
 	g.recentN++
+	g.trimRecent()
+}
+
+// recentBudget bounds, under a MemoryLimit, the Go bytes the remembered
+// errors older than the newest may keep: an eighth of the limit, at least
+// 64 KiB (0: no limit, no bound). Each remembered error keeps its cause
+// until the outermost call returns, and a cause can be big: a panic's
+// value converted from a script's table, an error formatted around a
+// script's string. Eight of them caught with pcall in one call kept 8 to
+// 14 times a 16 MiB limit (probe Y2 F1: 217 MB for 60,000-entry tables).
+func (g *Gate) recentBudget() int64 {
+	lim := int64(g.S.MemoryLimit())
+	if lim == 0 {
+		return 0
+	}
+	return max(lim/8, 64<<10)
+}
+
+// recentWeight estimates what a remembered error keeps: its text and
+// what its cause references (smallWalk, counted past the budget at most).
+func (g *Gate) recentWeight(text string, cause error) int64 {
+	b := g.recentBudget()
+	if b == 0 {
+		return 0
+	}
+	return int64(len(text)) + smallWalk(reflect.ValueOf(cause), smallOfDepth, b+1)
+}
+
+// trimRecent lets the oldest remembered errors go while the ones older
+// than the newest weigh more than recentBudget: the newest is always
+// kept (an uncaught error is the newest when it reaches Go); an error
+// let go is, should the script re-raise it later, a *LuaError without its
+// Go cause.
+func (g *Gate) trimRecent() {
+	b := g.recentBudget()
+	if b == 0 {
+		return
+	}
+	n := min(g.recentN, len(g.recent))
+	var sum int64
+	for i := 2; i <= n; i++ {
+		sum += g.recent[(g.recentN-i)%len(g.recent)].weight
+	}
+	for i := n; i >= 2 && sum > b; i-- {
+		r := &g.recent[(g.recentN-i)%len(g.recent)]
+		sum -= r.weight
+		*r = recentErr{} // matches nothing: no cause
+	}
 }
 
 // wrappedCause finds the Go error remembered for the error value at
@@ -182,7 +234,7 @@ func (g *Gate) wrappedCause(t cgo.Thread, ref int) error {
 	n := min(g.recentN, len(g.recent))
 	for i := 1; i <= n; i++ {
 		r := &g.recent[(g.recentN-i)%len(g.recent)]
-		if r.tab != 0 && g.S.SameRef(t, r.tab, ref) {
+		if r.tab != 0 && r.cause != nil && g.S.SameRef(t, r.tab, ref) {
 			return r.cause
 		}
 	}
@@ -211,8 +263,8 @@ func (g *Gate) cause(msg string) error {
 	for i := 1; i <= n; i++ {
 		slot := (g.recentN - i) % len(g.recent)
 		r := &g.recent[slot]
-		if r.tab != 0 {
-			continue // a wrapped error value, not a string
+		if r.tab != 0 || r.cause == nil {
+			continue // a wrapped error value, not a string, or let go
 		}
 		if r.seq == 0 {
 			if msg == r.text {
