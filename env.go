@@ -75,6 +75,10 @@ type Env struct {
 	// pumpRun is the batch a Pump runs under its hold, nil otherwise;
 	// only the holding goroutine touches it (Close finds it nested).
 	pumpRun *postRun
+	// closeRun: Close is running the posted functions under its hold;
+	// their own Close and Pump get errInClose (read, like pumpRun, only by
+	// the goroutine holding the Env: only it gets ErrBusy)
+	closeRun bool
 	// testFailAt, set by the allocation-failure tests, makes a state
 	// rebuilt by Reset fail allocations from this count on.
 	testFailAt uint64
@@ -207,6 +211,9 @@ func (e *Env) Close() error {
 		if err == ErrBusy && e.pumpRun != nil && e.g.Depth() == 1 {
 			return e.closeInPump()
 		}
+		if err == ErrBusy && e.closeRun && e.g.Depth() == 1 {
+			return errCloseInClose
+		}
 		return err
 	}
 	// Close has begun: Post refuses from here on. The functions accepted
@@ -221,10 +228,18 @@ func (e *Env) Close() error {
 			e.closeHeld(nil)
 		}
 	}()
+	e.closeRun = true
 	errs := e.runAllPosted(&postRun{fns: e.posted.CloseTake()})
 	done = true
 	return e.closeHeld(errs)
 }
+
+// Close's and Pump's refusals from inside the posted functions Close runs
+// (ErrBusy: the Env is held, though no Lua code runs).
+var (
+	errCloseInClose = busyError("zlua: Close called from a function Close runs (the Env closes once they return)")
+	errPumpInClose  = busyError("zlua: Pump called from a function Close runs (the Env closes once they return)")
+)
 
 // closeInPump is Close called by a function Pump posted-runs, directly
 // (ErrBusy from the Pump's own hold, at depth 1: no Lua call runs): the
@@ -232,7 +247,8 @@ func (e *Env) Close() error {
 // posting order, and the Env closes under the Pump's hold.
 func (e *Env) closeInPump() error {
 	run := e.pumpRun
-	e.pumpRun = nil // a Close from the functions run here gets ErrBusy
+	e.pumpRun = nil // a Close from the functions run here gets errCloseInClose
+	e.closeRun = true
 	rest := &postRun{fns: run.fns[run.next:]}
 	run.next = len(run.fns)
 	done := false

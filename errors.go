@@ -197,7 +197,7 @@ var errUnmade = fmt.Errorf("zlua: Env not made by New: %w", ErrClosed)
 // error that merely wraps one.
 func isHandleError(err error) bool {
 	switch err {
-	case ErrReleased, ErrStale, ErrClosed:
+	case ErrReleased, ErrStale, ErrClosed, ErrCopied, callbackgate.ErrZeroHandle:
 		return true
 	}
 	return false

@@ -30,6 +30,12 @@ var ErrReleased = callbackgate.ErrReleased
 // or closed.
 var ErrStale = callbackgate.ErrStale
 
+// ErrCopied is returned by uses of a copy of a Function, Table or Thread
+// struct (`v := *f`, a field or map element of the value type): only the
+// handle an Env returned, used through its pointer, holds its Lua value.
+// A copy's Release does nothing.
+var ErrCopied = callbackgate.ErrCopied
+
 // errNilHandle is the error of a method called on a nil handle; each
 // method wraps it with its own context ("zlua: resume: nil handle").
 var errNilHandle = errors.New("nil handle")

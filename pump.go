@@ -55,6 +55,9 @@ func (e *Env) pumpRefused(err error) error {
 	if err == ErrBusy && e.pumpRun != nil {
 		return errPumpInPump
 	}
+	if err == ErrBusy && e.closeRun && e.g.Depth() == 1 {
+		return errPumpInClose
+	}
 	return err
 }
 

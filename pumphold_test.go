@@ -142,3 +142,34 @@ func TestPostedAndLoaderPanicsArePanicErrors(t *testing.T) {
 		t.Errorf("the loader's panic is not a PanicError: %v", err)
 	}
 }
+
+// TestCloseAndPumpFromAFunctionCloseRuns: a function posted before Close
+// runs inside Close's hold; its own Close and Pump are ErrBusy, in words
+// that say so rather than "env is running Lua code" (probe Y1 F2), the
+// same whether Close was called directly or from a function Pump ran.
+func TestCloseAndPumpFromAFunctionCloseRuns(t *testing.T) {
+	for _, viaPump := range []bool{false, true} {
+		e, err := zlua.New(zlua.Options{})
+		must(t, err)
+		var closeErr, pumpErr error
+		inClose := func(e *zlua.Env) { closeErr, pumpErr = e.Close(), e.Pump() }
+		if viaPump {
+			// Close from a function Pump runs: what was posted since runs
+			// under the Pump's hold, then the Env closes
+			must(t, e.Post(func(e *zlua.Env) {
+				must(t, e.Post(inClose))
+				must(t, e.Close())
+			}))
+			must(t, e.Pump())
+		} else {
+			must(t, e.Post(inClose))
+			must(t, e.Close())
+		}
+		if !errors.Is(closeErr, zlua.ErrBusy) || closeErr.Error() != "zlua: Close called from a function Close runs (the Env closes once they return)" {
+			t.Errorf("via Pump %v: Close = %v", viaPump, closeErr)
+		}
+		if !errors.Is(pumpErr, zlua.ErrBusy) || pumpErr.Error() != "zlua: Pump called from a function Close runs (the Env closes once they return)" {
+			t.Errorf("via Pump %v: Pump = %v", viaPump, pumpErr)
+		}
+	}
+}

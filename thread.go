@@ -120,7 +120,9 @@ func (th *Thread) ResumeContext(ctx context.Context, args ...any) ([]any, error)
 // error) resume in one crossing without allocating; others use
 // reflection. A first parameter of type context.Context is not passed to
 // the thread: the resume runs under it, as ResumeContext does (a limited
-// call when it can end), as a typed func from GetFunction calls.
+// call when it can end), as a typed func from GetFunction calls. A
+// released or copied handle (ErrReleased, ErrCopied) is refused here; a
+// handle whose Env was reset or closed since is refused by the func.
 func (th *Thread) BindResume(fnPtr any) error {
 	if th == nil {
 		return fmt.Errorf("zlua: bind resume: %w", errNilHandle)
@@ -128,6 +130,9 @@ func (th *Thread) BindResume(fnPtr any) error {
 	rv := reflect.ValueOf(fnPtr)
 	if rv.Kind() != reflect.Pointer || rv.IsNil() || rv.Elem().Kind() != reflect.Func {
 		return fmt.Errorf("zlua: bind resume: want a pointer to a func variable, got %T", fnPtr)
+	}
+	if err := th.h.Usable(); err != nil {
+		return opErrorf(err, "bind resume")
 	}
 	rv.Elem().Set(th.h.MakeResumer(rv.Elem().Type()))
 	return nil

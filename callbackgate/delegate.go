@@ -205,7 +205,7 @@ func makeFastDelegates() map[reflect.Type]func(f *Function) any {
 func (f *Function) callAny(a any, nres int) (g *Gate, r *cgo.CallResult, top int, err error) {
 	if x, ok := a.(OpaqueArg); ok {
 		g = f.g
-		if g == nil || f.released.load() || !g.busy.CompareAndSwap(gateIdle, gateClaimed) {
+		if g == nil || f.usable() != nil || !g.busy.CompareAndSwap(gateIdle, gateClaimed) {
 			return f.callOpaqueSlow(x, nres)
 		}
 		g.deep++
@@ -345,8 +345,8 @@ func (f *Function) startScalars() (*Gate, *cgo.CallResult, error) {
 	if f.g == nil {
 		return nil, nil, errZeroHandle
 	}
-	if f.released.load() {
-		return nil, nil, ErrReleased
+	if err := f.usable(); err != nil {
+		return nil, nil, err
 	}
 	g := f.g
 	if err := g.Enter(); err != nil {

@@ -26,7 +26,7 @@ func (g *Gate) NewFunction(t cgo.Thread, idx int, name string) (*Function, error
 		return nil, err
 	}
 	f := &Function{name: name}
-	f.luaRef = own(g, f, ref)
+	own(&f.luaRef, g, f, ref)
 	return f, nil
 }
 
@@ -56,8 +56,8 @@ func (f *Function) start() (*Gate, error) {
 	if f.g == nil {
 		return nil, errZeroHandle
 	}
-	if f.released.load() {
-		return nil, ErrReleased
+	if err := f.usable(); err != nil {
+		return nil, err
 	}
 	g := f.g
 	if err := g.Enter(); err != nil {

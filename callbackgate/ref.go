@@ -16,8 +16,18 @@ var (
 	// ErrStale reports a handle of a state that was reset or closed.
 	ErrStale = errors.New("zlua: handle belongs to a reset or closed Env")
 
+	// ErrCopied reports the use of a copy of a handle struct (a Function,
+	// Table or Thread dereferenced into a value, a field or a map): only
+	// the handle the Env made, used through its pointer, holds the value.
+	ErrCopied = errors.New("zlua: handle copied by value (keep and use the pointer the Env returned)")
+
 	errZeroHandle = errors.New("zlua: handle not made by an Env")
 )
+
+// ErrZeroHandle is the refusal of a handle's zero value (not made by an
+// Env), for the public API to name the operation in (as its other
+// refusals).
+var ErrZeroHandle = errZeroHandle
 
 // luaRef is a registry reference owned by a Go handle: while the handle
 // is reachable Lua keeps the value alive. Dropping the handle queues the
@@ -30,11 +40,20 @@ type luaRef struct {
 	q        *pump.Queue
 	released flag // Release may race with another Release (any goroutine)
 	cleanup  runtime.Cleanup
+	// home is where the ref was made: a copy of the handle struct that
+	// holds it (the public handles are plain structs, and vet does not
+	// flag their copies) has the same ref but another address. The
+	// cleanup and the released flag are the original's, so a copy used
+	// after the original was released or collected would use whatever
+	// Lua put in the registry slot next, and its Release would free that
+	// slot a second time (probe Y1 F1): every use refuses a copy.
+	home *luaRef
 }
 
 // flag is a one-way atomic flag. Unlike atomic.Bool it may be copied
-// (vet's copylocks): users can copy a handle struct, which zlua refuses
-// to push.
+// (vet's copylocks), so that a copied handle reaches the check that
+// refuses it (luaRef.home) rather than a vet report users cannot act on
+// through the public types.
 type flag struct{ v uint32 }
 
 // load reports whether the flag was set.
@@ -66,10 +85,10 @@ func dropRef(d refDrop) {
 	heldRefs.Add(-1)
 }
 
-// own makes ref (of this state) owned by owner, a Go value reachable from
-// the handle: collecting owner queues the ref.
-func own[T any](g *Gate, owner *T, ref int32) luaRef {
-	return luaRef{g: g, gen: g.gen, ref: ref, q: g.unrefs, cleanup: track(g, owner, ref)}
+// own makes r hold ref (of this state), owned by owner, the handle r is
+// part of: collecting owner queues the ref.
+func own[T any](r *luaRef, g *Gate, owner *T, ref int32) {
+	*r = luaRef{g: g, gen: g.gen, ref: ref, q: g.unrefs, cleanup: track(g, owner, ref), home: r}
 }
 
 // track counts ref as held and queues it when owner is collected.
@@ -84,8 +103,8 @@ func track[T any](g *Gate, owner *T, ref int32) runtime.Cleanup {
 // ref (two would free the registry slot twice, and two later handles
 // would share it).
 func (r *luaRef) release() {
-	if r.g == nil || !r.released.set() {
-		return
+	if r.g == nil || r.home != r || !r.released.set() {
+		return // a copy releases nothing (see home)
 	}
 	r.cleanup.Stop()
 	dropRef(refDrop{r.q, r.ref})
@@ -96,10 +115,24 @@ func (r *luaRef) check() error {
 	switch {
 	case r.g == nil:
 		return errZeroHandle
+	case r.home != r:
+		return ErrCopied
 	case r.released.load():
 		return ErrReleased
 	case r.g.Closed() || r.gen != r.g.gen:
 		return ErrStale
+	}
+	return nil
+}
+
+// usable is check's part that needs no gate: nil, or why the handle
+// (made by an Env) cannot be used: it was copied or released.
+func (r *luaRef) usable() error {
+	if r.home != r {
+		return ErrCopied
+	}
+	if r.released.load() {
+		return ErrReleased
 	}
 	return nil
 }

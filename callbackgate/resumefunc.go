@@ -167,7 +167,7 @@ func setIn[A resumeArg](r *cgo.CallResult, i int, a A) {
 func (th *Thread) resumeTyped(nin int, set func(*cgo.CallResult), out any) error {
 	g, err := th.enter()
 	if err != nil {
-		return err
+		return resumeRefusal(err)
 	}
 	r, err := th.resumeBuffer(g, nin, set)
 	if err != nil {
@@ -254,11 +254,11 @@ func (th *Thread) resumeReflectContext(ctx context.Context, args, out []reflect.
 	}
 	g, err := th.enter()
 	if err != nil {
-		return err
+		return resumeRefusal(err)
 	}
 	defer g.Exit()
 	if err := th.check(); err != nil {
-		return err
+		return resumeRefusal(err)
 	}
 	t := g.cur
 	top := t.Top()
@@ -303,14 +303,35 @@ func (th *Thread) readOuts(g *Gate, t cgo.Thread, top, n int, out []reflect.Valu
 	return nil
 }
 
+// resumeRefusal names the operation in a handle's refusal of a bound
+// resume ("zlua: resume: handle released"), as Thread.Resume does; other
+// errors are returned as they are.
+func resumeRefusal(err error) error {
+	switch err {
+	case errZeroHandle, ErrCopied, ErrReleased, ErrStale:
+		return &stepError{step: "resume", err: err}
+	}
+	return err
+}
+
+// Usable reports why the handle cannot be used, without claiming its
+// Env: not made by an Env, copied or released (nil otherwise; a reset or
+// closed Env is found when it is used).
+func (th *Thread) Usable() error {
+	if th.g == nil {
+		return errZeroHandle
+	}
+	return th.usable()
+}
+
 // enter claims th's Env for a resume: a zero, released or stale handle
 // (its Env closed or reset) is refused before anything runs.
 func (th *Thread) enter() (*Gate, error) {
 	if th.g == nil {
 		return nil, errZeroHandle
 	}
-	if th.released.load() {
-		return nil, ErrReleased
+	if err := th.usable(); err != nil {
+		return nil, err
 	}
 	if err := th.g.Enter(); err != nil {
 		if err == ErrClosed {

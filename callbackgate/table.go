@@ -24,7 +24,7 @@ func (g *Gate) NewTableRef(t cgo.Thread, idx int) (*Table, error) {
 		return nil, err
 	}
 	tb := &Table{}
-	tb.luaRef = own(g, tb, ref)
+	own(&tb.luaRef, g, tb, ref)
 	return tb, nil
 }
 
@@ -42,7 +42,7 @@ func (g *Gate) CreateTable(t cgo.Thread) (*Table, error) {
 		return nil, g.ErrorFromTop(t, st)
 	}
 	tb := &Table{}
-	tb.luaRef = own(g, tb, int32(ref))
+	own(&tb.luaRef, g, tb, int32(ref))
 	return tb, nil
 }
 
@@ -56,8 +56,8 @@ func (tb *Table) call(f func(g *Gate, t cgo.Thread) error) error {
 	if tb.g == nil {
 		return errZeroHandle
 	}
-	if tb.released.load() {
-		return ErrReleased
+	if err := tb.usable(); err != nil {
+		return err
 	}
 	// The handle is checked once the claim is won: Close or Reset may run
 	// until then (see Function.start).
@@ -286,7 +286,7 @@ func (tb *Table) Method(name string) (f *Function, err error) {
 			f.Release()
 			return g.ErrorFromTop(t, st)
 		}
-		f.self = own(g, f, int32(ref))
+		own(&f.self, g, f, int32(ref))
 		return nil
 	})
 	if err != nil {

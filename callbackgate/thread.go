@@ -33,7 +33,7 @@ func (g *Gate) NewThreadRef(t cgo.Thread, idx int) (*Thread, error) {
 		return nil, err
 	}
 	th := &Thread{co: t.ToThread(idx)}
-	th.luaRef = own(g, th, ref)
+	own(&th.luaRef, g, th, ref)
 	return th, nil
 }
 
@@ -69,7 +69,7 @@ func (th *Thread) Release() { th.release() }
 // Called while another goroutine uses the Env, it reports what the last
 // resume from Go saw.
 func (th *Thread) Done() bool {
-	if th.g == nil || th.released.load() {
+	if th.g == nil || th.usable() != nil {
 		return true
 	}
 	g := th.g
@@ -94,8 +94,8 @@ func (th *Thread) Resume(ctx context.Context, args []any) ([]any, error) {
 	if th.g == nil {
 		return nil, errZeroHandle
 	}
-	if th.released.load() {
-		return nil, ErrReleased
+	if err := th.usable(); err != nil {
+		return nil, err
 	}
 	limited := !Unlimited(ctx)
 	if limited {
