@@ -67,7 +67,13 @@ func readModule(fsys fs.FS, name string, limit int64) (src any, path, msg any) {
 				return fileChunk(b), p, nil
 			}
 			if !errors.Is(err, fs.ErrNotExist) {
-				return nil, p, err.Error()
+				// in the words of Lua's loader ("cannot read x.lua: Is a
+				// directory"): the path once, then the cause
+				var pe *fs.PathError
+				if errors.As(err, &pe) {
+					err = pe.Err
+				}
+				return nil, p, "cannot read " + p + ": " + err.Error()
 			}
 		}
 		if tried.Len() > 0 || !cgo.HasIntegers {

@@ -148,3 +148,16 @@ func TestRequireThroughAPanickingModuleFSNamesTheSearcher(t *testing.T) {
 	must(t, e.Preload("y", map[string]any{"v": func() int { return 7 }}))
 	run(t, e, `assert(require("y").v() == 7)`)
 }
+
+// A module file that exists but cannot be read is reported in the words of
+// Lua's own loader, "cannot read <path>: <why>", not Go's "read <path>:
+// ..." (probe Y1 F3); the searcher's "error loading module" line stays.
+func TestRequireOfAnUnreadableModuleFileSaysCannotRead(t *testing.T) {
+	e := newEnvWith(t, zlua.Options{Libs: zlua.LibsSafe,
+		Modules: fstest.MapFS{"dir/init.lua": {Data: []byte("return 1")}, "dir.lua": {Mode: fs.ModeDir}}})
+	err := e.DoString(`require "dir"`)
+	if err == nil || !strings.Contains(err.Error(), "error loading module 'dir' from file 'dir.lua':") ||
+		!strings.Contains(err.Error(), "\tcannot read dir.lua: ") || strings.Contains(err.Error(), "read dir.lua: read") {
+		t.Errorf("require of a directory: %v", err)
+	}
+}
