@@ -135,7 +135,7 @@ func leafSigOf(ft reflect.Type) (*leafSig, error) {
 	}
 	sig.nres = outs
 	for i, k := range sig.params {
-		sig.lo[i], sig.hi[i], _ = leafRange(k)
+		sig.lo[i], sig.hi[i] = leafRange(k)
 	}
 	switch {
 	case outs == 0:
@@ -369,7 +369,7 @@ func leafDispatch(goid uintptr, fnid uint32, fr cgo.Frame) (status int32) {
 			st = lm.results(fr, &lf.out)
 		}
 	}
-	lf.m, lf.broke = nil, false // g.leafEnd
+	g.leafEnd()
 	return st
 }
 
@@ -396,10 +396,12 @@ func (g *Gate) leafRecovered(lm *leafMethod, r any) int32 {
 	return g.raisePanicSkip(lm.name, r, 4) // Callers, it, this, the closure
 }
 
-// args checks fr's arguments after the receiver as leafArg does and
-// places each in the register its kind goes to (leafcall.go): floats in
-// order in lf.fa, the integer class (booleans as 0/1) in order in lf.ia;
-// false when one would not pass as it is.
+// args checks fr's arguments after the receiver and places each in the
+// register its kind goes to (leafcall.go): floats in order in lf.fa, the
+// integer class (booleans as 0/1) in order in lf.ia. It is false when one
+// would not pass as it is: a bool parameter takes a boolean, a float64 a
+// number, a float32 a number within its range, an integer kind an
+// integral number within its range (leafRange).
 func (lm *leafMethod) args(fr cgo.Frame, lf *leafState) bool {
 	sig := lm.sig
 	ni, nf := 0, 0
@@ -480,57 +482,36 @@ func (lm *leafMethod) accepts(g *Gate, fr cgo.Frame) bool {
 	if !ok || tid != lm.tid || g.objs.Get(slot, gen) == nil {
 		return false
 	}
-	for i, k := range lm.sig.params {
-		a := fr.Arg(i + 1)
-		if !leafArg(k, &a) {
-			return false
-		}
-	}
-	return true
+	return lm.nargs == 1 || lm.args(fr, &g.lf) // the registers are not used
 }
 
 // maxExact bounds the integers a float argument passes as (as Frame.IntArg).
 const maxExact = 1 << 53
 
-func leafArg(k reflect.Kind, a *cgo.Arg) bool {
-	if k == reflect.Float64 { // the common case first
-		return a.Type == int32(cgo.TNumber) && !a.IsInt()
-	}
-	if k == reflect.Bool {
-		return a.Type == int32(cgo.TBoolean)
-	}
-	if a.Type != int32(cgo.TNumber) || a.IsInt() {
-		return false
-	}
-	x := a.Num()
-	lo, hi, integral := leafRange(k)
-	return x >= lo && x <= hi && (!integral || x == math.Trunc(x))
-}
-
 // leafRange is the range of a Lua number a leaf parameter of numeric kind
-// k takes as it is, and whether it must be integral.
-func leafRange(k reflect.Kind) (lo, hi float64, integral bool) {
+// k takes as it is (an integer kind's must also be integral: args).
+func leafRange(k reflect.Kind) (lo, hi float64) {
 	switch k {
 	case reflect.Float64:
-		return math.Inf(-1), math.Inf(1), false
+		return math.Inf(-1), math.Inf(1)
 	case reflect.Float32:
-		return -math.MaxFloat32, math.MaxFloat32, false
+		return -math.MaxFloat32, math.MaxFloat32
 	case reflect.Int8:
-		return math.MinInt8, math.MaxInt8, true
+		return math.MinInt8, math.MaxInt8
 	case reflect.Int16:
-		return math.MinInt16, math.MaxInt16, true
+		return math.MinInt16, math.MaxInt16
 	case reflect.Int32:
-		return math.MinInt32, math.MaxInt32, true
+		return math.MinInt32, math.MaxInt32
 	case reflect.Int, reflect.Int64:
-		return -maxExact, maxExact, true
+		return -maxExact, maxExact
 	case reflect.Uint8:
-		return 0, math.MaxUint8, true
+		return 0, math.MaxUint8
 	case reflect.Uint16:
-		return 0, math.MaxUint16, true
+		return 0, math.MaxUint16
 	case reflect.Uint32:
-		return 0, math.MaxUint32, true
+		return 0, math.MaxUint32
 	}
-	return 0, maxExact, true // Uint, Uint64, Uintptr (and Bool, unused)
+	return 0, maxExact // Uint, Uint64, Uintptr (and Bool, unused)
 }
 
 // isFloatKind reports whether k is a float kind (a leaf value in a float
