@@ -21,8 +21,12 @@ import (
 // with it; returning zlua.Yield from it raises an error too. Other Envs,
 // Post and Stats stay usable.
 //
-// A leaf method takes at most 4 parameters and returns at most 2 results,
-// each an integer, float or bool type, and optionally an error last.
+// A leaf method takes at most 4 parameters, each an integer, float or
+// bool type, and returns at most 2 such results or one pointer (an
+// object, pushed as any pointer result is), and optionally an error last.
+// On LuaJIT a pointer result whose userdata Lua still holds comes back
+// from the identity cache inside the compiled code; a new object is
+// pushed after the FFI call, as the trampoline would.
 // Leaf returns an error naming the method, declaring nothing, when one
 // is missing or has another signature, and when it is not yet declared
 // but an Env has already bound T (pushed a T: its methods tables are

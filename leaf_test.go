@@ -352,7 +352,7 @@ func (*leafBad) Str(s string)                      {}
 func (*leafBad) Five(a, b, c, d, e int)            {}
 func (*leafBad) Three() (int, int, int)            { return 0, 0, 0 }
 func (*leafBad) Var(a ...int)                      {}
-func (*leafBad) Ptr() *leafBad                     { return nil }
+func (*leafBad) Ptr() (*leafBad, int)              { return nil, 0 }
 func (*leafBad) Ok(a int, b float32) (bool, error) { return false, nil }
 
 type leafLate struct{ N int }
@@ -371,7 +371,7 @@ func TestLeafDeclarationErrors(t *testing.T) {
 		{zlua.Leaf[*leafBad]("Five"), "method Five: takes 5 parameters (a leaf method takes at most 4)"},
 		{zlua.Leaf[*leafBad]("Three"), "method Three: returns 3 values"},
 		{zlua.Leaf[*leafBad]("Var"), "method Var: is variadic"},
-		{zlua.Leaf[*leafBad]("Ptr"), "method Ptr: result 1 is *zlua_test.leafBad"},
+		{zlua.Leaf[*leafBad]("Ptr"), "method Ptr: result 1 is *zlua_test.leafBad (a leaf method returns numbers and booleans, or one pointer)"},
 		{zlua.Leaf[*leafBad]("Ok", "Str"), "method Str"},
 		{zlua.Leaf[leafBad]("Ok"), "leaf methods need a pointer type"},
 		{zlua.Leaf[*leafBad](), "no method named"},

@@ -27,7 +27,7 @@ type zluaFrame struct {
 }
 
 func init() {
-	if err := zlua.Leaf[*Entity]("Position", "Move", "Damage", "Hit"); err != nil {
+	if err := zlua.Leaf[*Entity]("Position", "Move", "Damage", "Hit", "Neighbour"); err != nil {
 		panic(err)
 	}
 }

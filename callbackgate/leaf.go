@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"sync"
 	"sync/atomic"
+	"unsafe"
 
 	"github.com/zlua-go/zlua/cgo"
 )
@@ -26,8 +27,9 @@ type leafSig struct {
 	params  []reflect.Kind
 	results []reflect.Kind // without the error
 	nres    int
-	pb, rb  uint8 // bit i: parameter / result i is a boolean
-	res     uint8 // the results' shape: resGeneral or one of the float shapes
+	pb, rb  uint8        // bit i: parameter / result i is a boolean
+	res     uint8        // the results' shape: resGeneral, resObj or one of the float shapes
+	out     reflect.Type // resObj: the pointer type of the one result
 	// lo, hi: the range of parameter i's values (leafRange), for the
 	// kinds other than bool and float64
 	lo, hi [cgo.MaxLeafParams]float64
@@ -41,6 +43,7 @@ const (
 	resF2                   // two float64s
 	resB1                   // one bool
 	resI1                   // one int or int64
+	resObj                  // one pointer: an object (retPtr's), sig.out
 )
 
 var (
@@ -55,7 +58,7 @@ var (
 // to call into its Env while it runs. It fails, declaring nothing, for a
 // type that is not a pointer, a method t does not have, a signature the
 // leaf path cannot take (at most 4 parameters and 2 results, each an
-// integer, float or bool, and an optional error last), or a method not yet
+// integer, float or bool, or one pointer, and an optional error last), or a method not yet
 // declared of a type an Env has bound already (its methods tables are
 // made).
 func DeclareLeaf(t reflect.Type, names []string) error {
@@ -121,12 +124,22 @@ func leafSigOf(ft reflect.Type) (*leafSig, error) {
 		outs--
 	}
 	if outs > 2 {
-		return nil, fmt.Errorf("returns %d values (a leaf method returns at most 2 numbers or booleans, and an error)", outs)
+		return nil, fmt.Errorf("returns %d values (a leaf method returns at most 2 numbers or booleans, or one pointer, and an error)", outs)
+	}
+	if outs == 1 && ft.Out(0).Kind() == reflect.Pointer && !isHandle(ft.Out(0)) {
+		// one pointer: the object retPtr returns (its userdata, found in
+		// the identity cache by the LuaJIT closure: jitleaf.c)
+		sig.out, sig.res, sig.nres = ft.Out(0), resObj, 1
+		sig.results = []reflect.Kind{reflect.Pointer}
+		for i, k := range sig.params {
+			sig.lo[i], sig.hi[i] = leafRange(k)
+		}
+		return sig, nil
 	}
 	for i := 0; i < outs; i++ {
 		k := ft.Out(i).Kind()
 		if !leafKind(k) {
-			return nil, fmt.Errorf("result %d is %v (a leaf method returns numbers and booleans)", i+1, ft.Out(i))
+			return nil, fmt.Errorf("result %d is %v (a leaf method returns numbers and booleans, or one pointer)", i+1, ft.Out(i))
 		}
 		if k == reflect.Bool {
 			sig.rb |= 1 << i
@@ -190,6 +203,10 @@ type leafMethod struct {
 	name   string     // its funcEntry's name, for panics
 	err    *leafError // what its Env calls return while it runs
 	yield  string     // the error of a Yield from it
+	// rb is the binding of sig.out (resObj), once this gate has it: a
+	// leaf call cannot make one (building a metatable runs Lua), so until
+	// then its calls are refused and the C closure's call makes it
+	rb *binding
 }
 
 // leafState is the gate's record of the leaf method running, if any.
@@ -219,7 +236,7 @@ func (g *Gate) methodEntry(b *binding, m *method) (e funcEntry, lm *leafMethod) 
 		direct: directLeaf(b.typ, m.fn.Type(), funcCode(m.fn.Interface())),
 		err:    &leafError{"zlua: " + full + " is declared leaf and cannot call into its Env"},
 		yield:  "zlua: " + full + " is declared leaf and cannot yield"}
-	e.fn, e.call = lm, lm.call
+	e.fn, e.call = lm, leafEntryCall
 	return e, lm
 }
 
@@ -231,11 +248,15 @@ func (lm *leafMethod) putLeaf(s *cgo.State, b *binding, fnid uint32) {
 	}
 }
 
-// call runs the method under the leaf guard, on both backends and both
-// paths (trampoline or FFI): while it runs, every entry into the Env
-// fails with lm.err (claimFailed), and a method that got that error ends
-// with it raised, whatever it did with it.
-func (lm *leafMethod) call(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
+// leafEntryCall is the call of a declared leaf method's funcEntry: it runs
+// the method under the leaf guard, on both backends and both paths
+// (trampoline or FFI). While it runs, every entry into the Env fails with
+// lm.err (claimFailed), and a method that got that error ends with it
+// raised, whatever it did with it. A plain function, reading its
+// *leafMethod from e.fn without a type check (methodEntry puts it there):
+// a method value lm.call costs a wrapper call on every call.
+func leafEntryCall(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
+	lm := (*leafMethod)((*eface)(unsafe.Pointer(&e.fn)).data)
 	g.lf.m, g.lf.broke = lm, false
 	st := lm.inner(g, e, fr) // a panic: dispatch's recovery ends the guard
 	broke := g.lf.broke
@@ -299,7 +320,7 @@ func leafDispatch(goid uintptr, fnid uint32, fr cgo.Frame) (status int32) {
 		g.yield()
 	}
 	lm, ok := g.funcs[fnid].fn.(*leafMethod)
-	if !ok {
+	if !ok || (lm.sig.res == resObj && lm.rb == nil && !lm.findResultBinding(g)) {
 		return cgo.StatusLeafRefused
 	}
 	if lm.direct == nil || !directOn.Load() {
@@ -344,6 +365,7 @@ func leafDispatch(goid uintptr, fnid uint32, fr cgo.Frame) (status int32) {
 	case lf.broke:
 		st = g.raiseText(lm.err.text, lm.err)
 	case lf.out.err != nil:
+		lf.out.p = nil
 		st = g.fail(lf.out.err) // a Yield: the leaf error (lf.m is set)
 	default:
 		switch lm.sig.res {
@@ -365,12 +387,28 @@ func leafDispatch(goid uintptr, fnid uint32, fr cgo.Frame) (status int32) {
 		case resI1:
 			fr.ReturnNum(float64(int64(lf.out.i[0])))
 			st = cgo.StatusReturn1
+		case resObj:
+			p := lf.out.p
+			lf.out.p = nil // the gate keeps no object alive
+			if p == nil {
+				fr.ReturnNil()
+				st = cgo.StatusReturn1
+			} else {
+				st = g.retPtrAs(fr, p, lm.sig.out, lm.rb, nil, lm.name)
+			}
 		default:
 			st = lm.results(fr, &lf.out)
 		}
 	}
 	g.leafEnd()
 	return st
+}
+
+// findResultBinding looks for the binding of lm's pointer result among
+// those g has (without making one: see leafMethod.rb).
+func (lm *leafMethod) findResultBinding(g *Gate) bool {
+	lm.rb = g.binds[bindKey{lm.sig.out, nil}]
+	return lm.rb != nil
 }
 
 // leafRecovered ends a direct leaf call that did not return: the method

@@ -7,7 +7,7 @@ import (
 	"unsafe"
 )
 
-// Leaf methods on LuaJIT are called without reflection through one of six
+// Leaf methods on LuaJIT are called without reflection through one of eight
 // function types that cover every leaf signature. Go's register ABI
 // assigns integer-class arguments (integers, booleans, the
 // receiver) to the integer registers in order and floats to the float
@@ -20,7 +20,8 @@ import (
 // registers and an error after them, so the type must have the method's
 // count of integer results (0–2) and its error, if any, exactly; float
 // results are read from the first two float registers, which hold
-// garbage when the method returns fewer (it is not read then). A narrower
+// garbage when the method returns fewer (it is not read then); a pointer
+// result comes back in the first integer register, read as a pointer. A narrower
 // value uses the low bits of its register: arguments pass them (a float32
 // as its bits in the low half), results are truncated by kind. Built for
 // amd64, where it is tested; arm64's ABI assigns registers the same way,
@@ -33,13 +34,19 @@ type (
 	leafR0E func(p unsafe.Pointer, i1, i2, i3, i4 uint64, f1, f2, f3, f4 float64) (float64, float64, error)
 	leafR1E func(p unsafe.Pointer, i1, i2, i3, i4 uint64, f1, f2, f3, f4 float64) (uint64, float64, float64, error)
 	leafR2E func(p unsafe.Pointer, i1, i2, i3, i4 uint64, f1, f2, f3, f4 float64) (uint64, uint64, float64, float64, error)
+	// a pointer result: typed as a pointer, so that the collector sees
+	// it until the gate has the object's slot (an object the method just
+	// made may have no other reference)
+	leafRP  func(p unsafe.Pointer, i1, i2, i3, i4 uint64, f1, f2, f3, f4 float64) unsafe.Pointer
+	leafRPE func(p unsafe.Pointer, i1, i2, i3, i4 uint64, f1, f2, f3, f4 float64) (unsafe.Pointer, error)
 )
 
 // leafOut is what a direct call returned: integer-class results in i,
-// floats in f, in order of their kind.
+// floats in f, in order of their kind, or a pointer result in p.
 type leafOut struct {
 	i   [2]uint64
 	f   [2]float64
+	p   unsafe.Pointer
 	err error
 }
 
@@ -52,16 +59,28 @@ func directLeaf(recv reflect.Type, ft reflect.Type, code unsafe.Pointer) leafDir
 	if recv.Kind() != reflect.Pointer {
 		return nil
 	}
-	nri, hasErr := 0, false
+	nri, hasErr, ptr := 0, false, false
 	for k := 0; k < ft.NumOut(); k++ {
 		switch t := ft.Out(k); {
 		case t == errorType:
 			hasErr = true
+		case t.Kind() == reflect.Pointer:
+			ptr = true
 		case !isFloatKind(t.Kind()):
 			nri++
 		}
 	}
 	switch {
+	case ptr && !hasErr:
+		f := as[leafRP](code)
+		return func(p unsafe.Pointer, i *[4]uint64, x *[4]float64, o *leafOut) {
+			o.p = f(p, i[0], i[1], i[2], i[3], x[0], x[1], x[2], x[3])
+		}
+	case ptr:
+		f := as[leafRPE](code)
+		return func(p unsafe.Pointer, i *[4]uint64, x *[4]float64, o *leafOut) {
+			o.p, o.err = f(p, i[0], i[1], i[2], i[3], x[0], x[1], x[2], x[3])
+		}
 	case nri == 0 && !hasErr:
 		f := as[leafR0](code)
 		return func(p unsafe.Pointer, i *[4]uint64, x *[4]float64, o *leafOut) {

@@ -13,6 +13,7 @@ import (
 type leafOut struct {
 	i   [2]uint64
 	f   [2]float64
+	p   unsafe.Pointer
 	err error
 }
 

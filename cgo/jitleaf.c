@@ -42,7 +42,8 @@
 /* The maker chunk, run once per env with (the base library's type and
  * getmetatable, kept when the env was made: a script may have replaced the
  * globals since; ffi, the env, the address of zlua_jit_res,
- * zlua_jit_finish, the limited flag table of hook.c, zlua_jit_call0..4). It returns make(cfn, tid, fnid, nparams, boolparams,
+ * zlua_jit_finish, the limited flag table of hook.c, the identity cache,
+ * the address of zlua_jit_obj, zlua_jit_call0..4). It returns make(cfn, tid, fnid, nparams, boolparams,
  * nresults, boolresults), the leaf closure over the C closure cfn. The
  * closures take (o, ...) so that the C closure gets exactly the arguments
  * the caller passed (its errors count them).
@@ -55,9 +56,10 @@
  * So leaf_src is the header below and one closure per arity, written out
  * by leaf_chunk. */
 static const char leaf_head[] =
-	"local type, getmetatable, ffi, envp, resp, finish, limited, p0, p1, p2, p3, p4 = ...\n"
+	"local type, getmetatable, ffi, envp, resp, finish, limited, cache, objp, p0, p1, p2, p3, p4 = ...\n"
 	"local env = ffi.cast('void *', envp)\n"
 	"local res = ffi.cast('double (*)(void *, int)', resp)\n"
+	"local isobj = ffi.cast('int (*)(void *, const void *)', objp)\n"
 	"local call0 = ffi.cast('int (*)(void *, const void *, uint32_t, uint32_t)', p0)\n"
 	"local call1 = ffi.cast('int (*)(void *, const void *, uint32_t, uint32_t, double)', p1)\n"
 	"local call2 = ffi.cast('int (*)(void *, const void *, uint32_t, uint32_t, double, double)', p2)\n"
@@ -72,7 +74,10 @@ static const char leaf_head[] =
 
 /* One closure: arguments a1..an checked against t1..tn, booleans passed
  * as 1/0; the answer 1 returns the results (booleans where
- * rb1/rb2), 2 goes to finish, 0 (refused) to the C closure. The receiver
+ * rb1/rb2), 2 goes to finish, 0 (refused) to the C closure, and a
+ * negative one -1 - slot (an object result whose userdata lives) returns
+ * the userdata the identity cache holds for slot once zlua_jit_obj has
+ * checked it is the one, else goes to finish. The receiver
  * must be a full userdata with zlua's protected metatable: type() says
  * "userdata" for a light userdata too (an opaque handle), whose value the
  * FFI would pass as the address C reads a header at; no light userdata
@@ -90,6 +95,11 @@ static const char leaf_body[] =
 	"        local r2 = res(env, 1)\n"
 	"        if rb2 then r2 = r2 ~= 0 end\n"
 	"        return r, r2\n"
+	"      end\n"
+	"      if s < 0 then\n"
+	"        local u = cache[-1 - s]\n"
+	"        if type(u) == 'userdata' and isobj(env, u) == 1 then return u end\n"
+	"        return finish()\n"
 	"      end\n"
 	"      if s == 2 then return finish() end\n"
 	"    end\n"
@@ -166,6 +176,23 @@ static void leaf_keep(zlua_env *env, zlua_leafcall *lf, int st)
 	lf->open = 2;
 }
 
+/* The live keyed userdata of the object result r (ZLUA_RETOBJ), or NULL:
+ * a cached result (not a new slot's first userdata, not an unkeyed one)
+ * of a slot that has one of r's generation. slot_ud names only live,
+ * unreleased keyed userdata (ownaddr.c), so its gen can be read. Slots
+ * past INT_MAX - 1 are left to zlua_jit_finish (the closure reads the
+ * slot from an int). */
+static const void *leaf_live_obj(const zlua_env *env, const zlua_arg *r)
+{
+	uint32_t slot = (uint32_t)r->v.i, gen = (uint32_t)((uint64_t)r->v.i >> 32);
+	const ZLuaObjectUserData *o;
+	if (r->isint != ZLUA_OBJ_CACHED || env->slot_ud == NULL || slot >= env->objcnt_cap ||
+	    slot > 0x7ffffffeu || (o = (const ZLuaObjectUserData *)env->slot_ud[slot]) == NULL ||
+	    o->gen != gen)
+		return NULL;
+	return o;
+}
+
 /* zlua_jit_call*'s work for n arguments in v; spec is tid << 4 | the
  * boolean argument bits. */
 static inline int leaf_call(zlua_env *env, const void *p, uint32_t spec, uint32_t fnid, int n,
@@ -237,9 +264,34 @@ static inline int leaf_call(zlua_env *env, const void *p, uint32_t spec, uint32_
 		lf->nres = 2;
 		lf->open = 1;
 		return 1;
+	case ZLUA_RETOBJ:
+		/* An object whose keyed userdata lives (slot_ud names it) is
+		 * most likely in the identity cache, where the closure looks;
+		 * zlua_jit_obj checks what it finds there, and anything else
+		 * is pushed by zlua_jit_finish, as the trampoline would. */
+		if (leaf_live_obj(env, &fr->ret) != NULL) {
+			leaf_keep(env, lf, st);
+			return -1 - (int)(uint32_t)fr->ret.v.i;
+		}
+		break;
 	}
 	leaf_keep(env, lf, st);
 	return 2;
+}
+
+int zlua_jit_obj(void *envp, const void *u)
+{
+	zlua_env *env = (zlua_env *)envp;
+	zlua_leafcall *lf = &env->leaf;
+	if (lf->open != 2 || lf->st != ZLUA_RETOBJ || u == NULL || leaf_live_obj(env, &lf->fr.ret) != u)
+		return 0;
+	/* as cache_find's hit (objects.c): the calls and comparisons a script
+	 * makes on the object it just received find it proved */
+	zlua_prove(env, u);
+	lf->open = 0;
+	env->raise_slot = lf->raise_slot;
+	env->raise_seq = lf->raise_seq;
+	return 1;
 }
 
 int zlua_jit_call0(void *env, const void *p, uint32_t spec, uint32_t fnid)
@@ -363,12 +415,20 @@ static int leaf_maker(lua_State *L, zlua_env *env)
 	lua_pushlightuserdata(L, (void *)(uintptr_t)zlua_jit_res);
 	lua_pushcfunction(L, zlua_jit_finish);
 	lua_rawgeti(L, LUA_REGISTRYINDEX, env->limflag_ref);
+	/* the identity cache the object results are found in (a script that
+	 * replaces the registry's entry leaves the closures this table, whose
+	 * entries zlua_jit_obj checks; no table: finish pushes them all) */
+	if (zlua_rawgeti_type(L, LUA_REGISTRYINDEX, env->cache_ref) != LUA_TTABLE) {
+		lua_pop(L, 1);
+		lua_newtable(L);
+	}
+	lua_pushlightuserdata(L, (void *)(uintptr_t)zlua_jit_obj);
 	lua_pushlightuserdata(L, (void *)(uintptr_t)zlua_jit_call0);
 	lua_pushlightuserdata(L, (void *)(uintptr_t)zlua_jit_call1);
 	lua_pushlightuserdata(L, (void *)(uintptr_t)zlua_jit_call2);
 	lua_pushlightuserdata(L, (void *)(uintptr_t)zlua_jit_call3);
 	lua_pushlightuserdata(L, (void *)(uintptr_t)zlua_jit_call4);
-	lua_call(L, 12, 1);
+	lua_call(L, 14, 1);
 	env->leafmk_ref = luaL_ref(L, LUA_REGISTRYINDEX);
 	return env->leafmk_ref > 0;
 }
@@ -380,9 +440,9 @@ static uint32_t get_u32le(const unsigned char *p)
 
 size_t zlua_jit_leaf(lua_State *L, zlua_env *env, const unsigned char *p)
 {
-	/* the maker's chunk and its 12 arguments (and the table of the
+	/* the maker's chunk and its 14 arguments (and the table of the
 	 * first two), or the maker and its 7 */
-	luaL_checkstack(L, 15, "zlua: too many values");
+	luaL_checkstack(L, 17, "zlua: too many values");
 	if (!leaf_maker(L, env))
 		return 12;
 	lua_rawgeti(L, LUA_REGISTRYINDEX, env->leafmk_ref);

@@ -98,7 +98,8 @@ size_t zlua_jit_leaf(lua_State *L, zlua_env *env, const unsigned char *p);
  * address and no other leaf call's results wait. 0: refused, nothing ran
  * (the closure calls the C closure); 1: done, its results wait for
  * zlua_jit_res; 2: ran, zlua_jit_finish pushes its results or raises its
- * error. One function per argument count, so an FFI call passes only the
+ * error; -1 - slot: ran and returned the object of slot, whose userdata
+ * lives (zlua_jit_obj, else zlua_jit_finish). One function per argument count, so an FFI call passes only the
  * arguments it has. */
 int zlua_jit_call0(void *env, const void *p, uint32_t spec, uint32_t fnid);
 int zlua_jit_call1(void *env, const void *p, uint32_t spec, uint32_t fnid, double a);
@@ -107,6 +108,12 @@ int zlua_jit_call3(void *env, const void *p, uint32_t spec, uint32_t fnid, doubl
 		   double c);
 int zlua_jit_call4(void *env, const void *p, uint32_t spec, uint32_t fnid, double a, double b,
 		   double c, double d);
+/* [go-safe, no Lua API: called from Lua through the FFI] The leaf call
+ * zlua_jit_call* answered -1 - slot (an object result): 1, ending the
+ * call, when u is the payload of the object's live userdata (the closure
+ * found it in the identity cache at slot); else 0, and zlua_jit_finish
+ * pushes the object. */
+int zlua_jit_obj(void *env, const void *u);
 /* [go-safe, no Lua API: called from Lua through the FFI] Result i of the
  * leaf call zlua_jit_call* answered 1; reading the last one ends it. NaN
  * when no such result waits. */
