@@ -415,7 +415,11 @@ func valToString(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
 			b = append(b, ' ')
 		}
 		if fv, err := self.FieldByIndexErr(f.Index); err == nil {
-			b = fmt.Appendf(b, "%s=%v", f.Name, fv)
+			if txt, ok := printBoundValue(fv); !ok {
+				b = append(append(append(b, f.Name...), '='), txt...)
+			} else {
+				b = fmt.Appendf(b, "%s=%v", f.Name, fv)
+			}
 		} else {
 			b = fmt.Appendf(b, "%s=<nil>", f.Name) // behind a nil embedded pointer, as fmt prints it
 		}

@@ -16,7 +16,13 @@ import (
 // unwind through them, and a posted function's in Pump and Close, which
 // must end cleanly. ValueText returns unprintable's text instead. (A runtime.Goexit in such a method still
 // ends the goroutine, as anywhere.)
+//
+// A value fmt cannot print in bounded time and stack (one holding itself,
+// or larger than printBound allows) is named by its type instead.
 func ValueText(v any) (s string) {
+	if txt, ok := printBound(v); !ok {
+		return txt
+	}
 	printed := false
 	defer func() {
 		if !printed {
