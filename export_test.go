@@ -20,6 +20,9 @@ func StockPatterns(e *Env, name string) error {
 	return e.DoString(name + ` = debug.getregistry()["` + cgo.StockPatternsKey + `"]`)
 }
 
+// ProgCap returns the capacity of e's push program buffer (C memory).
+func ProgCap(e *Env) int { return e.g.S.ProgCap() }
+
 // OwnAddrs returns the userdata addresses e's ownership-by-address table
 // proves (cgo/ownaddr.c).
 func OwnAddrs(e *Env) []uintptr { return e.g.S.OwnAddrs() }

@@ -469,6 +469,9 @@ func (g *Gate) exitOutermost() {
 	if g.locked || g.cbTID.Load() != 0 {
 		g.dropThread()
 	}
+	if g.S != nil && g.S.ProgShrinkDue() {
+		g.S.ShrinkProg() // a big result's program: not kept for the Env's life
+	}
 	g.exits++
 	due := g.yieldDue // one load here; the rest out of line
 	if due {

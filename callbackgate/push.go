@@ -6,6 +6,8 @@ import (
 	"math"
 	"reflect"
 	"unsafe"
+
+	"github.com/zlua-go/zlua/cgo"
 )
 
 // ErrCannotPush reports a Go value that has no Lua form (yet).
@@ -203,6 +205,9 @@ func (g *Gate) pushSeq(v reflect.Value, name string, depth int) error {
 		return errTooDeep
 	}
 	n := v.Len()
+	if err := g.pushFits(n); err != nil {
+		return err
+	}
 	g.S.PutNewTable(n, 0)
 	for i := 0; i < n; i++ {
 		g.S.PutInt(int64(i + 1))
@@ -210,6 +215,19 @@ func (g *Gate) pushSeq(v reflect.Value, name string, depth int) error {
 			return err
 		}
 		g.S.PutRawSet()
+		if g.S.ProgFailed() {
+			return cgo.ErrNoMemory // the program outgrew the limit (progBound)
+		}
+	}
+	return nil
+}
+
+// pushFits refuses a table of n entries that the Lua heap under a
+// MemoryLimit cannot hold (each takes a slot of seqSlotBytes at least),
+// before a program is written for it.
+func (g *Gate) pushFits(n int) error {
+	if lim := g.S.MemoryLimit(); lim != 0 && uint64(n) > lim/seqSlotBytes {
+		return cgo.ErrNoMemory
 	}
 	return nil
 }
@@ -237,9 +255,15 @@ func (g *Gate) pushMap(v reflect.Value, name string, depth int,
 	if depth >= MaxDepth {
 		return errTooDeep
 	}
+	if err := g.pushFits(v.Len()); err != nil {
+		return err
+	}
 	s.PutNewTable(0, v.Len())
 	it := v.MapRange()
 	for it.Next() {
+		if s.ProgFailed() {
+			return cgo.ErrNoMemory // the program outgrew the limit (progBound)
+		}
 		k := it.Key()
 		if err := g.pushValue(k, name, depth+1); err != nil {
 			return err

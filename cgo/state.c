@@ -205,18 +205,41 @@ int zlua_kept_envs(void)
 
 int zlua_prog_reserve(zlua_env *env, size_t need)
 {
+	return zlua_prog_reserve_max(env, need, (size_t)-1);
+}
+
+int zlua_prog_reserve_max(zlua_env *env, size_t need, size_t max)
+{
 	size_t cap = env->prog_cap ? env->prog_cap : 256;
 	unsigned char *p;
 	if (need <= env->prog_cap)
 		return 1;
 	while (cap < need)
 		cap *= 2;
+	if (cap > max && need <= max)
+		cap = max;
 	p = (unsigned char *)realloc(env->prog, cap);
 	if (p == NULL)
 		return 0;
 	env->prog = p;
 	env->prog_cap = cap;
 	return 1;
+}
+
+void zlua_prog_shrink(zlua_env *env)
+{
+	free(env->prog);
+	env->prog = NULL;
+	env->prog_cap = 0;
+	env->prog_len = 0;
+#ifdef ZLUA_LUAJIT
+	if (env->leaf.open == 0 && env->leaf.prog_cap > ZLUA_PROG_KEEP) {
+		free(env->leaf.prog);
+		env->leaf.prog = NULL;
+		env->leaf.prog_cap = 0;
+		env->leaf.prog_len = 0;
+	}
+#endif
 }
 
 int zlua_armed_reserve(zlua_env *env, size_t n)

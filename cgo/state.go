@@ -184,13 +184,47 @@ func (s *State) need(k int) bool {
 	if s.n+k <= len(s.prog) {
 		return true
 	}
-	if s.progErr || C.zlua_prog_reserve(s.env, C.size_t(s.n+k)) == 0 {
+	max := ^uint64(0)
+	if lim := uint64(s.env.mem_limit); lim != 0 {
+		if max = progBound(lim); uint64(s.n+k) > max {
+			s.progErr = true // its values could not fit the Lua heap
+			return false
+		}
+	}
+	if s.progErr || C.zlua_prog_reserve_max(s.env, C.size_t(s.n+k), C.size_t(max)) == 0 {
 		s.progErr = true
 		return false
 	}
 	s.prog = unsafe.Slice((*byte)(unsafe.Pointer(s.env.prog)), int(s.env.prog_cap))
 	return true
 }
+
+// progBound is the largest push program built under a MemoryLimit of
+// lim bytes. Every op makes at least a quarter of its bytes in the Lua
+// heap (the least: a cached object's op, 17 bytes, for a LuaJIT array
+// slot of 8; strings and numbers make more than their op), so a bigger
+// program's values cannot fit the limit: the push fails with "not enough
+// memory" at once, instead of writing hundreds of MB in C memory first
+// (probe Z3-F2: a Go function returning make([]int, 1e7)).
+func progBound(lim uint64) uint64 { return 4*lim + 1<<20 }
+
+// ProgFailed reports whether the program being built could not grow: what
+// is still appended is dropped, and Commit fails.
+func (s *State) ProgFailed() bool { return s.progErr }
+
+// ProgShrinkDue reports whether the push program buffer grew past what
+// is kept between calls (ZLUA_PROG_KEEP).
+func (s *State) ProgShrinkDue() bool { return len(s.prog) > C.ZLUA_PROG_KEEP }
+
+// ShrinkProg frees the push program buffer (zlua_prog_shrink). Only
+// between outermost calls, when no program is being built or run.
+func (s *State) ShrinkProg() {
+	C.zlua_prog_shrink(s.env)
+	s.prog, s.n = nil, 0
+}
+
+// ProgCap is the push program buffer's capacity (tests).
+func (s *State) ProgCap() int { return int(s.env.prog_cap) }
 
 func (s *State) op(o byte) {
 	if s.need(1) {

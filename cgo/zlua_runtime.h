@@ -117,6 +117,17 @@ void zlua_new_metatable(lua_State *L, zlua_env *env, const char *name);
 void zlua_push_regtable(lua_State *L, int ref);
 /* [go-safe] Grows env->prog to at least need bytes; 0 on failure. */
 int zlua_prog_reserve(zlua_env *env, size_t need);
+/* [go-safe] zlua_prog_reserve growing to at most max bytes (when need
+ * fits). */
+int zlua_prog_reserve_max(zlua_env *env, size_t need, size_t max);
+/* The push program's capacity kept from one outermost call to the next:
+ * a bigger buffer (a big result's program) is freed when the call ends
+ * (zlua_prog_shrink), and so is a LuaJIT leaf call's kept copy. */
+#define ZLUA_PROG_KEEP ((size_t)1 << 20)
+/* [go-safe] Frees env->prog (and a LuaJIT leaf call's kept copy bigger
+ * than ZLUA_PROG_KEEP when none waits); Go forgets its view of it. Only
+ * between outermost calls: no program is being built or run. */
+void zlua_prog_shrink(zlua_env *env);
 /* [go-safe] Grows env->armed to hold index n; 0 on failure. */
 int zlua_armed_reserve(zlua_env *env, size_t n);
 /* [go-safe] Ensures n free stack slots; 0 when the stack cannot grow.
