@@ -6,8 +6,6 @@ import (
 	"math"
 	"reflect"
 	"unsafe"
-
-	"github.com/zlua-go/zlua/cgo"
 )
 
 // ErrCannotPush reports a Go value that has no Lua form (yet).
@@ -216,7 +214,7 @@ func (g *Gate) pushSeq(v reflect.Value, name string, depth int) error {
 		}
 		g.S.PutRawSet()
 		if g.S.ProgFailed() {
-			return cgo.ErrNoMemory // the program outgrew the limit (progBound)
+			return ErrMemory // the program outgrew the limit (progBound)
 		}
 	}
 	return nil
@@ -227,7 +225,7 @@ func (g *Gate) pushSeq(v reflect.Value, name string, depth int) error {
 // before a program is written for it.
 func (g *Gate) pushFits(n int) error {
 	if lim := g.S.MemoryLimit(); lim != 0 && uint64(n) > lim/seqSlotBytes {
-		return cgo.ErrNoMemory
+		return ErrMemory
 	}
 	return nil
 }
@@ -262,7 +260,7 @@ func (g *Gate) pushMap(v reflect.Value, name string, depth int,
 	it := v.MapRange()
 	for it.Next() {
 		if s.ProgFailed() {
-			return cgo.ErrNoMemory // the program outgrew the limit (progBound)
+			return ErrMemory // the program outgrew the limit (progBound)
 		}
 		k := it.Key()
 		if err := g.pushValue(k, name, depth+1); err != nil {
