@@ -130,8 +130,10 @@
 // Traceback. Errors that started in Go stay reachable through errors.Is and
 // errors.As as long as the value that reaches Go is the one raised (let
 // through, re-raised unchanged with error(e, 0), or returned by a Go
-// function) within the same outermost API call; a script's own error with
-// other text (error(e) adds a position, e .. "!") is not the Go error.
+// function), or that value behind the positions error(e) and
+// coroutine.wrap put before a string they raise again, within the same
+// outermost API call; a script's own error with other text (e .. "!",
+// "bag " .. e) is not the Go error.
 // A Go error reaches Lua as a string, and Lua strings are values: a string
 // equal to the one raised is that value, so a script's own error with
 // exactly the same text, raised after the Go error in the same call,

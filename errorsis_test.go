@@ -10,7 +10,8 @@ import (
 // TestErrorsIsMatchesOnlyTheSameErrorValue: the Go error behind a Lua
 // error is found only when the value that reached Go is the very string
 // the gate raised (let through, re-raised unchanged, or returned by a Go
-// function). A script's own error whose text ends like a Go error caught
+// function), or that string behind the positions error(e) and
+// coroutine.wrap put before it. A script's own error whose text ends like a Go error caught
 // earlier is not that error: before, "config file not found" matched a
 // caught "not found" by text suffix.
 //
@@ -37,7 +38,9 @@ func TestErrorsIsMatchesOnlyTheSameErrorValue(t *testing.T) {
 		{chunk: `pcall(function() failA() end) error("not found", 0)`},
 		{chunk: `pcall(function() failA() end) error("x: not found", 0)`},
 		{chunk: `local _, e = pcall(function() failA() end) error(e, 0)`, isA: true},
-		{chunk: `local _, e = pcall(function() failA() end) error(e)`}, // error() adds a position: a new value
+		// error() and coroutine.wrap put a position before it: still it
+		{chunk: `local _, e = pcall(function() failA() end) error(e)`, isA: true},
+		{chunk: `local _, e = pcall(function() failA() end) error("bag " .. e)`},
 		{chunk: `local _, e = pcall(function() failA() end) error(e .. "!", 0)`},
 		// Called by pcall directly there is no position: the string
 		// raised is "not found", and an equal string is the same value.

@@ -256,8 +256,10 @@ func (g *Gate) forgetRecent() {
 // string msg, newest first. Only the same value matches: msg must be
 // exactly the string the gate raised (position prefix included), as when
 // a script lets the error through, catches and re-raises it unchanged
-// (error(e, 0)), or a Go function returns it. A script's own error whose
-// text merely ends like a Go error's is not that error.
+// (error(e, 0)), or a Go function returns it; or that string behind the
+// positions ("chunk:12: ") that error(e) and coroutine.wrap put before a
+// string they raise again. A script's own error whose text merely ends
+// like a Go error's is not that error.
 func (g *Gate) cause(msg string) error {
 	n := min(g.recentN, len(g.recent))
 	for i := 1; i <= n; i++ {
@@ -266,20 +268,37 @@ func (g *Gate) cause(msg string) error {
 		if r.tab != 0 || r.cause == nil {
 			continue // a wrapped error value, not a string, or let go
 		}
-		if r.seq == 0 {
-			if msg == r.text {
-				return r.cause
-			}
-			continue
-		}
 		if len(msg) < len(r.text) || msg[len(msg)-len(r.text):] != r.text {
 			continue
 		}
-		if where, ok := g.S.Raised(slot, r.seq); ok && string(where) == msg[:len(msg)-len(r.text)] {
+		head := msg[:len(msg)-len(r.text)]
+		if r.seq != 0 {
+			where, ok := g.S.Raised(slot, r.seq)
+			if !ok || len(head) < len(where) || head[len(head)-len(where):] != string(where) {
+				continue
+			}
+			head = head[:len(head)-len(where)]
+		}
+		if head == "" || isPositions(head) {
 			return r.cause
 		}
 	}
 	return nil
+}
+
+// isPositions reports whether p ends as luaL_where's position does,
+// "chunk:12: " (what comes before is the chunk name, which may hold
+// anything, or the positions of earlier re-raises).
+func isPositions(p string) bool {
+	rest, ok := strings.CutSuffix(p, ": ")
+	if !ok {
+		return false
+	}
+	i := len(rest)
+	for i > 0 && rest[i-1] >= '0' && rest[i-1] <= '9' {
+		i--
+	}
+	return i < len(rest) && i >= 2 && rest[i-1] == ':'
 }
 
 // ErrorFromTop turns the error value on top of t's stack (left by a failed
