@@ -59,11 +59,63 @@ void zlua_errinfo_record(lua_State *L, zlua_env *env, int errv, int tb)
  * traceback in the errinfo table and returns the error value unchanged, so
  * error objects keep their identity. A script reaches it through
  * debug.getregistry; called by hand it only records. [-0, +0] */
+/* The levels an interrupted call's traceback shows (traceback_top). */
+#define ZLUA_TB_INTERRUPTED 12
+
+/* [lua] The traceback of an error raised once a limited call's context is
+ * done: its first ZLUA_TB_INTERRUPTED levels from level 1, in
+ * luaL_traceback's words for a Lua function's line, then "..." when there
+ * are more. luaL_traceback also prints the last levels, which it finds by
+ * a search whose cost grows with the stack's depth (lua_getstack walks
+ * it): paid by every callback a Go function calls after the deadline,
+ * each interrupted at its first instruction, it made a host's loop over
+ * entities run seconds past the deadline of a deep script (probe Z3-F4).
+ * Each lua_getstack here walks at most ZLUA_TB_INTERRUPTED levels.
+ * [-0, +1] */
+static void traceback_top(lua_State *L)
+{
+	luaL_Buffer b;
+	lua_Debug ar;
+	int level = 1;
+	luaL_buffinit(L, &b);
+	luaL_addstring(&b, "stack traceback:");
+	while (lua_getstack(L, level, &ar)) {
+		if (level > ZLUA_TB_INTERRUPTED) {
+			luaL_addstring(&b, "\n\t...\t(the rest skipped: the call was interrupted)");
+			break;
+		}
+		lua_getinfo(L, "Sln", &ar);
+		luaL_addstring(&b, "\n\t");
+		luaL_addstring(&b, ar.short_src);
+		if (ar.currentline > 0) {
+			lua_pushfstring(L, ":%d", ar.currentline);
+			luaL_addvalue(&b);
+		}
+		if (ar.name != NULL) {
+			lua_pushfstring(L, ": in function '%s'", ar.name);
+			luaL_addvalue(&b);
+		} else if (*ar.what == 'm') {
+			luaL_addstring(&b, ": in main chunk");
+		} else if (*ar.what == 'C') {
+			luaL_addstring(&b, ": in ?");
+		} else {
+			lua_pushfstring(L, ": in function <%s:%d>", ar.short_src, ar.linedefined);
+			luaL_addvalue(&b);
+		}
+		level++;
+	}
+	luaL_pushresult(&b);
+}
+
 int zlua_msgh(lua_State *L)
 {
+	zlua_env *env = zlua_envof(L);
 	lua_settop(L, 1);
-	luaL_traceback(L, L, NULL, 1);
-	zlua_errinfo_record(L, zlua_envof(L), 1, 2);
+	if (env != NULL && zlua_interrupted(env))
+		traceback_top(L);
+	else
+		luaL_traceback(L, L, NULL, 1);
+	zlua_errinfo_record(L, env, 1, 2);
 	lua_settop(L, 1);
 	return 1;
 }
