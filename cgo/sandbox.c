@@ -20,6 +20,30 @@ static const char *const refused_gc[] = { "stop",         "restart",      "setpa
 					  "incremental", "generational", "isrunning", NULL };
 static const char *const allowed_gc[] = { "collect", "count", "step", NULL };
 
+/* [lua] safe_load's gathering of reader function 1's pieces into one
+ * string, or nil for a piece that is not a string; raises the reader's
+ * error or a memory error. [-0, +1] */
+static int gather_pieces(lua_State *L)
+{
+	luaL_Buffer b;
+	luaL_buffinit(L, &b);
+	for (;;) {
+		lua_pushvalue(L, 1);
+		lua_call(L, 0, 1);
+		if (lua_isnil(L, -1) || (lua_type(L, -1) == LUA_TSTRING && zlua_rawlen(L, -1) == 0)) {
+			lua_pop(L, 1);
+			break;
+		}
+		if (!lua_isstring(L, -1)) { /* a number is a string here, as in stock */
+			lua_pushnil(L); /* safe_load words it */
+			return 1;
+		}
+		luaL_addvalue(&b);
+	}
+	luaL_pushresult(&b);
+	return 1;
+}
+
 /* [lua] load / loadstring that only accept text: a reader function's
  * pieces are gathered first, so binary chunks are refused the same way on
  * both backends. Upvalue 1: the original load. */
@@ -45,31 +69,33 @@ static int safe_load(lua_State *L)
 		n = 2;
 	}
 	if (lua_type(L, 1) == LUA_TFUNCTION) {
-		luaL_Buffer b;
 		if (lua_isnil(L, 2)) {
 			lua_pushliteral(L, "=(load)");
 			lua_replace(L, 2);
 		}
-		luaL_buffinit(L, &b);
-		for (;;) {
-			lua_pushvalue(L, 1);
-			if (lua_pcall(L, 0, 1, 0) != LUA_OK) {
-				lua_pushnil(L);
-				lua_insert(L, -2);
-				return 2;
-			}
-			if (lua_isnil(L, -1) || (lua_type(L, -1) == LUA_TSTRING && zlua_rawlen(L, -1) == 0)) {
-				lua_pop(L, 1);
-				break;
-			}
-			if (!lua_isstring(L, -1)) { /* a number is a string here, as in stock */
-				lua_pushnil(L);
-				lua_pushliteral(L, "reader function must return a string");
-				return 2;
-			}
-			luaL_addvalue(&b);
+		/* under protection: as stock load returns nil and the message for
+		 * an error while reading, a memory error gathering the pieces
+		 * included (probe Z3-F8: it was raised) */
+		lua_pushcfunction(L, gather_pieces);
+		lua_pushvalue(L, 1);
+		if (lua_pcall(L, 1, 1, 0) != LUA_OK) {
+			lua_pushnil(L);
+			lua_insert(L, -2);
+			return 2;
 		}
-		luaL_pushresult(&b);
+		if (lua_isnil(L, -1)) {
+			/* the stock words: Lua 5.4's reader raises them with
+			 * luaL_error (the caller's position), LuaJIT's without */
+			lua_pushnil(L);
+#ifdef ZLUA_LUAJIT
+			lua_pushliteral(L, "reader function must return a string");
+#else
+			luaL_where(L, 1);
+			lua_pushliteral(L, "reader function must return a string");
+			lua_concat(L, 2);
+#endif
+			return 2;
+		}
 		lua_replace(L, 1);
 	}
 	s = luaL_checklstring(L, 1, &len);
