@@ -20,6 +20,10 @@ func StockPatterns(e *Env, name string) error {
 	return e.DoString(name + ` = debug.getregistry()["` + cgo.StockPatternsKey + `"]`)
 }
 
+// SetForcedGC replaces the collection a refused store forces (a host
+// with a slow collector) and returns the previous one.
+func SetForcedGC(gc func()) func() { return callbackgate.SetForcedGC(gc) }
+
 // ProgCap returns the capacity of e's push program buffer (C memory).
 func ProgCap(e *Env) int { return e.g.S.ProgCap() }
 

@@ -32,6 +32,7 @@ type limit struct {
 	s    *cgo.State
 	t    cgo.Thread
 	prev cgo.LimitPrev // for LimitEnd: the outer call's thread, the OS thread
+	done <-chan struct{} // the context's Done
 	stop func() bool
 	over bool // ended, or abandoned with its goroutine
 	// The watcher, once the context is done: watching is Done when it has
@@ -64,7 +65,7 @@ const (
 // after it all the same.
 func (g *Gate) beginLimit(ctx context.Context, t cgo.Thread) *limit {
 	runtime.LockOSThread() // until end: the signal's thread is this one
-	l := &limit{g: g, s: g.S, t: t}
+	l := &limit{g: g, s: g.S, t: t, done: ctx.Done()}
 	l.prev = l.s.LimitBegin(t)
 	marks := l.s.Interrupts()
 	l.watching.Add(1) // Done by the watcher, or by quit if it never runs

@@ -498,11 +498,53 @@ func (g *Gate) storeCollect() bool {
 	g.objs.Drain()
 	g.sv.reg.Drain()
 	start := time.Now()
-	runtime.GC()
+	if n := len(g.limits); n == 0 {
+		forcedGC()
+	} else if !g.collectWithin(g.limits[n-1].done) {
+		// the limited call's context is done: the store is refused
+		// now, and no forced collection is tried again for a while
+		st.gcAt, st.gcEvery = time.Now(), storeForceMax
+		return false
+	}
 	st.gcAt = time.Now()
 	st.gcEvery = min(max(10*st.gcAt.Sub(start), storeForceMin), storeForceMax)
 	g.storeScan()
 	return true
+}
+
+// forcedGC is the collection storeCollect forces (a test hook replaces it
+// with a slow one: SetForcedGC).
+var forcedGC = runtime.GC
+
+// SetForcedGC replaces the collection a refused store forces and returns
+// the previous one: a test hook, for a host whose collections are slow.
+func SetForcedGC(gc func()) func() {
+	prev := forcedGC
+	forcedGC = gc
+	return prev
+}
+
+// collectWithin forces a collection inside a limited call, done being its
+// context's Done: it waits for it only until the context is done, which a
+// host with a big heap would otherwise overrun by its whole collection
+// (seconds), once per refused store (probe Z3-F7). False when the
+// context is (or became) done first; the collection then ends on its own.
+func (g *Gate) collectWithin(done <-chan struct{}) bool {
+	if g.S.Interrupted() {
+		return false
+	}
+	gc := forcedGC
+	fin := make(chan struct{})
+	go func() {
+		gc()
+		close(fin)
+	}()
+	select {
+	case <-fin:
+		return true
+	case <-done:
+		return false
+	}
 }
 
 // storeScan gives back the charges whose allocations Go collected.
