@@ -31,7 +31,7 @@ type limit struct {
 	g    *Gate
 	s    *cgo.State
 	t    cgo.Thread
-	prev cgo.LimitPrev // for LimitEnd: the outer call's thread, the OS thread
+	prev cgo.LimitPrev   // for LimitEnd: the outer call's thread, the OS thread
 	done <-chan struct{} // the context's Done
 	stop func() bool
 	over bool // ended, or abandoned with its goroutine
