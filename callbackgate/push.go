@@ -6,6 +6,8 @@ import (
 	"math"
 	"reflect"
 	"unsafe"
+
+	"github.com/zlua-go/zlua/cgo"
 )
 
 // ErrCannotPush reports a Go value that has no Lua form (yet).
@@ -257,12 +259,18 @@ func (g *Gate) pushMap(v reflect.Value, name string, depth int,
 		return err
 	}
 	s.PutNewTable(0, v.Len())
+	keys := newKeyCheck(v.Type().Key())
 	it := v.MapRange()
 	for it.Next() {
 		if s.ProgFailed() {
 			return ErrMemory // the program outgrew the limit (progBound)
 		}
 		k := it.Key()
+		if keys != nil {
+			if err := keys.add(k); err != nil {
+				return err
+			}
+		}
 		if err := g.pushValue(k, name, depth+1); err != nil {
 			return err
 		}
@@ -276,4 +284,83 @@ func (g *Gate) pushMap(v reflect.Value, name string, depth int,
 		s.PutRawSet()
 	}
 	return nil
+}
+
+// keyCheck finds two keys of a Go map that become one Lua key: numbers of
+// different kinds with one value in a map[any]X (2, int64(2) and 2.0;
+// Lua 5.4 makes an integral float key an integer), and on LuaJIT, whose
+// numbers are doubles, 64-bit integers beyond 2^53 that round to one
+// double. Pushed, the later entry would replace the earlier in the table,
+// the survivor picked by Go's random map order; the push fails instead,
+// as the Lua→Go direction refuses two Lua keys that make one Go key.
+type keyCheck struct {
+	seen map[numKey]reflect.Value
+	all  bool // every numeric key (any-keyed maps); else only beyond 2^53
+}
+
+// numKey is a number as a Lua table key.
+type numKey struct {
+	isInt bool
+	i     int64
+	f     float64
+}
+
+// newKeyCheck returns the check a map with keys of type kt needs, or nil.
+func newKeyCheck(kt reflect.Type) *keyCheck {
+	switch kt.Kind() {
+	case reflect.Interface:
+		return &keyCheck{all: true}
+	case reflect.Int, reflect.Int64, reflect.Uint, reflect.Uint64, reflect.Uintptr:
+		if !cgo.HasIntegers {
+			return &keyCheck{}
+		}
+	case reflect.Float32, reflect.Float64:
+		// distinct Go floats are distinct Lua keys (NaN is refused)
+	}
+	return nil
+}
+
+// add notes key k; the error names the earlier key k collides with.
+func (c *keyCheck) add(k reflect.Value) error {
+	for k.Kind() == reflect.Interface && !k.IsNil() {
+		k = k.Elem()
+	}
+	nk, ok := luaNumKey(k)
+	if !ok || (!c.all && !(nk.f >= maxExact || nk.f <= -maxExact)) {
+		return nil
+	}
+	if prev, dup := c.seen[nk]; dup {
+		return fmt.Errorf("map key %v (%v) and key %v (%v) are the same Lua key", k, k.Type(), prev, prev.Type())
+	}
+	if c.seen == nil {
+		c.seen = map[numKey]reflect.Value{}
+	}
+	c.seen[nk] = k
+	return nil
+}
+
+// luaNumKey is the Lua key number k (of a numeric kind) becomes; ok is
+// false for other kinds.
+func luaNumKey(k reflect.Value) (numKey, bool) {
+	var f float64
+	switch k.Kind() {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		if cgo.HasIntegers {
+			return numKey{isInt: true, i: k.Int()}, true
+		}
+		f = float64(k.Int())
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		if u := k.Uint(); cgo.HasIntegers && u <= math.MaxInt64 {
+			return numKey{isInt: true, i: int64(u)}, true
+		}
+		f = float64(k.Uint())
+	case reflect.Float32, reflect.Float64:
+		f = k.Float()
+		if cgo.HasIntegers && f == math.Trunc(f) && f >= -(1<<63) && f < 1<<63 {
+			return numKey{isInt: true, i: int64(f)}, true
+		}
+	default:
+		return numKey{}, false
+	}
+	return numKey{f: f}, true
 }
