@@ -74,7 +74,7 @@ func (e *Env) DoFileContext(ctx context.Context, path string) error {
 	}
 	b, err := os.ReadFile(path)
 	if err != nil {
-		return opErrorf(err, "dofile")
+		return opErrorf(loaderWords(err), "dofile")
 	}
 	return e.doLimited(ctx, fileChunk(b), "@"+path)
 }

@@ -1,7 +1,9 @@
 package zlua
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"reflect"
 	"runtime"
 	"strings"
@@ -202,3 +204,24 @@ func isHandleError(err error) bool {
 	}
 	return false
 }
+
+// loaderWords puts a file's open or read error in the words of Lua's
+// loader (luaL_loadfilex: "cannot open x.lua: no such file or
+// directory"), as dofile and require say it; errors.Is and errors.As
+// still reach the *fs.PathError and its cause.
+func loaderWords(err error) error {
+	var pe *fs.PathError
+	if !errors.As(err, &pe) || (pe.Op != "open" && pe.Op != "read") {
+		return err
+	}
+	return &wordedError{text: "cannot " + pe.Op + " " + pe.Path + ": " + pe.Err.Error(), err: err}
+}
+
+// wordedError is err with another text.
+type wordedError struct {
+	text string
+	err  error
+}
+
+func (e *wordedError) Error() string { return e.text }
+func (e *wordedError) Unwrap() error { return e.err }

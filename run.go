@@ -222,7 +222,7 @@ func (e *Env) DoFile(path string) error {
 	}
 	b, err := os.ReadFile(path)
 	if err != nil {
-		return opErrorf(err, "dofile")
+		return opErrorf(loaderWords(err), "dofile")
 	}
 	src := fileChunk(b)
 	return e.protect(func(t cgo.Thread) int {

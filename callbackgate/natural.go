@@ -4,6 +4,7 @@ import (
 	"math"
 	"reflect"
 	"strconv"
+	"strings"
 	"unsafe"
 
 	"github.com/zlua-go/zlua/cgo"
@@ -95,7 +96,11 @@ func (g *Gate) naturalOf(t cgo.Thread, idx int, a *cgo.Arg, depth int, anyKeys b
 // cannotConvert is the failure of a value without a Go form (another
 // library's userdata, a light userdata) reaching any.
 func cannotConvert(typeName string) error {
-	return &argError{detail: "cannot convert a " + typeName + " to a Go value"}
+	article := "a "
+	if typeName != "" && strings.ContainsRune("aeiou", rune(typeName[0])) {
+		article = "an "
+	}
+	return &argError{detail: "cannot convert " + article + typeName + " to a Go value"}
 }
 
 func (g *Gate) naturalTable(t cgo.Thread, idx int, depth int, anyKeys bool) (any, error) {

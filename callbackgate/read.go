@@ -288,6 +288,11 @@ func (g *Gate) read(t cgo.Thread, idx int, a *cgo.Arg, v reflect.Value, depth in
 		return err
 	}
 	typ := v.Type()
+	if typ.Kind() == reflect.Struct && isHandle(typ) {
+		// zlua.Function, Table or Thread by value (an out, a parameter, a
+		// field): a handle lives at the address the Env gave it (ErrCopied)
+		return &argError{detail: "zlua." + typ.Name() + " by value cannot hold a Lua value (use *zlua." + typ.Name() + ")"}
+	}
 	switch a.Type {
 	case int32(cgo.TUserdata):
 		return g.popUserdata(t, idx, a, v)

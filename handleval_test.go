@@ -1,0 +1,78 @@
+package zlua_test
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/zlua-go/zlua"
+)
+
+type byValueHandlers struct {
+	OnHit zlua.Function
+}
+
+// A handle type used by value (an out, a field, a parameter) is refused
+// with the mistake named: a handle lives at the address its Env gave it.
+// Before, the message read "Function expected, got function".
+func TestHandlesByValueAreRefusedByName(t *testing.T) {
+	e := newEnv(t)
+	run(t, e, `function hit(n) return n end
+		cfg = {OnHit = hit}
+		co = coroutine.create(hit)`)
+	var f zlua.Function
+	var tb zlua.Table
+	var th zlua.Thread
+	var h byValueHandlers
+	for _, c := range []struct {
+		name string
+		out  any
+		want string
+	}{
+		{"hit", &f, "zlua.Function by value cannot hold a Lua value (use *zlua.Function)"},
+		{"cfg", &tb, "zlua.Table by value cannot hold a Lua value (use *zlua.Table)"},
+		{"co", &th, "zlua.Thread by value cannot hold a Lua value (use *zlua.Thread)"},
+		{"cfg", &h, "cfg.OnHit: zlua.Function by value cannot hold a Lua value (use *zlua.Function)"},
+	} {
+		if err := e.Global(c.name, c.out); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("Global(%q, %T) = %v, want %q", c.name, c.out, err, c.want)
+		}
+	}
+	must(t, e.SetGlobal("register", func(h byValueHandlers) {}))
+	run(t, e, `local ok, err = pcall(register, cfg)
+		assert(not ok and err:find("bad argument #1 to 'register' (OnHit: zlua.Function by value", 1, true), err)`)
+	// an opaque handle reaching a Go any: "an", not "a"
+	type hp struct{ HP int }
+	run(t, e, `function ret(h) return h end`)
+	var ret *zlua.Function
+	must(t, e.GetFunction("ret", &ret))
+	defer ret.Release()
+	_, err := ret.Call(zlua.Opaque(&hp{HP: 2}))
+	if err == nil || !strings.Contains(err.Error(), "cannot convert an opaque handle to a Go value") {
+		t.Errorf("an opaque handle as a result: %v", err)
+	}
+}
+
+// DoFile's open and read errors are in the words of Lua's loader, as
+// dofile's and require's ("cannot open x: ..."), and still unwrap to the
+// file system's error.
+func TestDoFileErrorsSayCannotOpen(t *testing.T) {
+	e := newEnv(t)
+	dir := t.TempDir()
+	missing := filepath.Join(dir, "nofile.lua")
+	err := e.DoFile(missing)
+	if err == nil || err.Error() != "zlua: dofile: cannot open "+missing+": no such file or directory" ||
+		!errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("DoFile of a missing file: %v", err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	err = e.DoFileContext(ctx, dir)
+	if err == nil || !strings.HasPrefix(err.Error(), "zlua: dofile: cannot read "+dir+": ") {
+		t.Errorf("DoFileContext of a directory: %v", err)
+	}
+}
