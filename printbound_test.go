@@ -51,3 +51,28 @@ func TestPrintingAValueHoldingItselfIsBounded(t *testing.T) {
 		t.Errorf("uncaught panic with a map holding itself: %v", err)
 	}
 }
+
+// pbErr is an error whose text a script callback makes.
+type pbErr struct{ f func() string }
+
+func (e *pbErr) Error() string { return "pberr: " + e.f() }
+
+// tostring of a struct copy calls its fields' Error and String methods
+// itself: a Lua error their callback raises (even an attempt to yield)
+// reaches the script as tostring's error. fmt recovered it and printed
+// "%!v(PANIC=Error method: ...)" into the string.
+func TestStructTextLetsCallbackErrorsThrough(t *testing.T) {
+	e := newEnv(t)
+	must(t, e.SetGlobal("cfg", func() pbConfig { return pbConfig{Name: "c"} }))
+	must(t, e.SetGlobal("mkerr", func(f func() string) *pbErr { return &pbErr{f} }))
+	run(t, e, `
+		local c = cfg()
+		c.Any = mkerr(function() return "fine" end)
+		assert(tostring(c) == "pbConfig{Name=c Any=pberr: fine}", tostring(c))
+		c.Any = mkerr(function() error("boom in Error") end)
+		local ok, err = pcall(tostring, c)
+		assert(not ok and err:find("boom in Error", 1, true) and not err:find("PANIC", 1, true), err)
+		c.Any = mkerr(function() return coroutine.yield() end)
+		ok, err = pcall(tostring, c)
+		assert(not ok and err:find("yield", 1, true) and not err:find("PANIC", 1, true), err)`)
+}

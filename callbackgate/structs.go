@@ -417,6 +417,8 @@ func valToString(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
 		if fv, err := self.FieldByIndexErr(f.Index); err == nil {
 			if txt, ok := printBoundValue(fv); !ok {
 				b = append(append(append(b, f.Name...), '='), txt...)
+			} else if txt, ok := methodText(fv); ok {
+				b = append(append(append(b, f.Name...), '='), txt...)
 			} else {
 				b = fmt.Appendf(b, "%s=%v", f.Name, fv)
 			}
@@ -425,6 +427,31 @@ func valToString(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
 		}
 	}
 	return g.retStr(string(append(b, '}')))
+}
+
+// methodText is what fmt's %v prints for v when that is its Error or
+// String method's text, called here rather than by fmt: fmt recovers a
+// panic in them and prints "%!v(PANIC=Error method: ...)", which would
+// swallow the Lua error of a script callback the method ran (even an
+// attempt to yield) and show Go's words to the script (probe Z3-F5). ok
+// is false for a value fmt prints otherwise (a nil pointer prints
+// <nil>, unexported fields are walked without their methods).
+func methodText(v reflect.Value) (string, bool) {
+	for v.Kind() == reflect.Interface && !v.IsNil() {
+		v = v.Elem()
+	}
+	if !v.IsValid() || !v.CanInterface() || (v.Kind() == reflect.Pointer && v.IsNil()) {
+		return "", false
+	}
+	switch x := v.Interface().(type) {
+	case fmt.Formatter:
+		return "", false // fmt calls Format, with the verb
+	case error:
+		return x.Error(), true
+	case fmt.Stringer:
+		return x.String(), true
+	}
+	return "", false
 }
 
 // valMethodCall calls a value-receiver method on a copy of the receiver;
