@@ -1,6 +1,7 @@
 package zlua_test
 
 import (
+	"math"
 	"strings"
 	"testing"
 )
@@ -44,4 +45,24 @@ func TestMapsWhoseKeysCollideInLuaAreRefused(t *testing.T) {
 	must(t, e.SetGlobal("mixed", func() map[any]int { return map[any]int{3: 1, 3.0: 2} }))
 	run(t, e, `local ok, err = pcall(mixed)
 		assert(not ok and err:find("are the same Lua key", 1, true), err)`)
+}
+
+// A Go map with a nil or NaN key fails as the other values Lua cannot
+// take: named, with the result it was (Lua's bare "table index is nil"
+// named neither).
+func TestMapsWithKeysLuaRefusesAreNamed(t *testing.T) {
+	e := newEnv(t)
+	must(t, e.SetGlobal("scores", func() map[any]int { return map[any]int{nil: 1, "ann": 2} }))
+	must(t, e.SetGlobal("weights", func() map[float64]int { return map[float64]int{math.NaN(): 1} }))
+	for chunk, want := range map[string]string{
+		`local s = scores()`:  "result #1 of 'scores': map key nil cannot be a Lua table index",
+		`local w = weights()`: "result #1 of 'weights': map key NaN cannot be a Lua table index",
+	} {
+		if err := e.DoString(chunk); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v, want %q", chunk, err, want)
+		}
+	}
+	if err := e.SetGlobal("m", map[any]int{nil: 1}); err == nil || !strings.Contains(err.Error(), "map key nil") {
+		t.Errorf("SetGlobal of a map with a nil key: %v", err)
+	}
 }

@@ -260,6 +260,8 @@ func (g *Gate) pushMap(v reflect.Value, name string, depth int,
 	}
 	s.PutNewTable(0, v.Len())
 	keys := newKeyCheck(v.Type().Key())
+	kk := v.Type().Key().Kind()
+	vague := kk == reflect.Interface || kk == reflect.Float32 || kk == reflect.Float64
 	it := v.MapRange()
 	for it.Next() {
 		if s.ProgFailed() {
@@ -268,6 +270,11 @@ func (g *Gate) pushMap(v reflect.Value, name string, depth int,
 		k := it.Key()
 		if keys != nil {
 			if err := keys.add(k); err != nil {
+				return err
+			}
+		}
+		if vague {
+			if err := luaKeyError(k); err != nil {
 				return err
 			}
 		}
@@ -363,4 +370,19 @@ func luaNumKey(k reflect.Value) (numKey, bool) {
 		return numKey{}, false
 	}
 	return numKey{f: f}, true
+}
+
+// luaKeyError refuses a map key no Lua table takes (Lua's "table index is
+// nil" / "is NaN" came without saying which value held it).
+func luaKeyError(k reflect.Value) error {
+	for k.Kind() == reflect.Interface {
+		if k.IsNil() {
+			return errors.New("map key nil cannot be a Lua table index")
+		}
+		k = k.Elem()
+	}
+	if (k.Kind() == reflect.Float32 || k.Kind() == reflect.Float64) && math.IsNaN(k.Float()) {
+		return errors.New("map key NaN cannot be a Lua table index")
+	}
+	return nil
 }
