@@ -76,3 +76,46 @@ func TestDoFileErrorsSayCannotOpen(t *testing.T) {
 		t.Errorf("DoFileContext of a directory: %v", err)
 	}
 }
+
+// After Reset, the typed funcs made from a Lua function (GetFunction,
+// Table.Method, a func parameter) and a bound resume name the call in
+// their refusal, as Function.Call and Thread.Resume do.
+func TestTypedFuncsAfterResetNameTheCall(t *testing.T) {
+	e := newEnv(t)
+	run(t, e, `function tick(dt) return dt end; shop = {buy = function(self, n) return n end}`)
+	var fn *zlua.Function
+	must(t, e.GetFunction("tick", &fn))
+	var tick func(float64) (float64, error)
+	must(t, e.GetFunction("tick", &tick))
+	var shop *zlua.Table
+	must(t, e.Global("shop", &shop))
+	var buy func(int) (int, error)
+	must(t, shop.Method("buy", &buy))
+	var stored func(int) (int, error)
+	must(t, e.SetGlobal("keep", func(cb func(int) (int, error)) { stored = cb }))
+	run(t, e, `keep(function(n) return n end)`)
+	th, err := e.NewThread(fn)
+	must(t, err)
+	var step func(float64) (float64, error)
+	must(t, th.BindResume(&step))
+	e.Reset(nil)
+	e.Pump()
+	const stale = "handle belongs to a reset or closed Env"
+	_, err1 := tick(1)
+	_, err2 := buy(1)
+	_, err3 := stored(1)
+	_, err4 := step(1)
+	for _, c := range []struct {
+		err  error
+		want string
+	}{
+		{err1, `zlua: call "tick": ` + stale},
+		{err2, `zlua: call ":buy": ` + stale},
+		{err3, `zlua: call "function": ` + stale},
+		{err4, `zlua: resume: ` + stale},
+	} {
+		if c.err == nil || c.err.Error() != c.want || !errors.Is(c.err, zlua.ErrStale) {
+			t.Errorf("got %v, want %q", c.err, c.want)
+		}
+	}
+}

@@ -24,7 +24,7 @@ func (f *Function) startLimited(ctx context.Context) (*Gate, *limit, error) {
 	}
 	g, err := f.start()
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, f.refusal(err)
 	}
 	l := g.beginLimit(ctx, g.cur)
 	g.S.ProgReset()

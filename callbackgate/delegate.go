@@ -1,6 +1,7 @@
 package callbackgate
 
 import (
+	"fmt"
 	"reflect"
 
 	"github.com/zlua-go/zlua/cgo"
@@ -68,7 +69,7 @@ func reflectCall(typ reflect.Type, args []reflect.Value, nres int, errLast bool,
 func (f *Function) callReflect(args, out []reflect.Value) error {
 	g, err := f.start()
 	if err != nil {
-		return err
+		return f.refusal(err)
 	}
 	for i, a := range args {
 		if err := g.pushValue(a, f.name, 0); err != nil {
@@ -222,7 +223,7 @@ func (f *Function) callAny(a any, nres int) (g *Gate, r *cgo.CallResult, top int
 		return g, r, top, err
 	}
 	if g, err = f.start(); err != nil {
-		return nil, nil, 0, err
+		return nil, nil, 0, f.refusal(err)
 	}
 	if err := g.push(a, f.name, 0); err != nil {
 		g.Exit()
@@ -338,27 +339,38 @@ func (f *Function) boolResult(g *Gate, r *cgo.CallResult, top int, err error) (b
 	return v, err
 }
 
+// refusal names the call in a handle's refusal of a typed func's call
+// ("zlua: call "tick": handle belongs to a reset or closed Env"), as
+// Function.Call does; other errors are returned as they are.
+func (f *Function) refusal(err error) error {
+	switch err {
+	case errZeroHandle, ErrCopied, ErrReleased, ErrStale:
+		return &stepError{step: fmt.Sprintf("call %q", f.name), err: err}
+	}
+	return err
+}
+
 // startScalars begins a call whose arguments are scalars the caller sets
 // in r.In before its cgo call (CallScalars, then callDone): start without
 // a push program (the function and its receiver are passed by ref).
 func (f *Function) startScalars() (*Gate, *cgo.CallResult, error) {
 	if f.g == nil {
-		return nil, nil, errZeroHandle
+		return nil, nil, f.refusal(errZeroHandle)
 	}
 	if err := f.usable(); err != nil {
-		return nil, nil, err
+		return nil, nil, f.refusal(err)
 	}
 	g := f.g
 	if err := g.Enter(); err != nil {
 		if err == ErrClosed {
-			return nil, nil, ErrStale
+			return nil, nil, f.refusal(ErrStale)
 		}
 		return nil, nil, err
 	}
 	// f.check's tests that remain once f.g and f.released are known
 	if g.Closed() || f.gen != g.gen {
 		g.Exit()
-		return nil, nil, ErrStale
+		return nil, nil, f.refusal(ErrStale)
 	}
 	if g.deep < len(g.callRes) { // callResult's common case, inline
 		return g, g.callRes[g.deep], nil
@@ -407,7 +419,7 @@ func (f *Function) callNum(i int64, n float64, isInt bool) error {
 func (f *Function) callStr(s string) error {
 	g, err := f.start()
 	if err != nil {
-		return err
+		return f.refusal(err)
 	}
 	g.S.PutStr(s)
 	r, err := g.commit()

@@ -190,7 +190,7 @@ func (th *Thread) resumeTyped(nin int, set func(*cgo.CallResult), out any) error
 // buffer with the arguments set.
 func (th *Thread) resumeBuffer(g *Gate, nin int, set func(*cgo.CallResult)) (*cgo.CallResult, error) {
 	if err := th.check(); err != nil {
-		return nil, err
+		return nil, resumeRefusal(err)
 	}
 	r, err := g.callResult()
 	if err != nil {
