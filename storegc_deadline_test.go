@@ -39,6 +39,9 @@ func TestForcedCollectionsDoNotOutlastTheDeadline(t *testing.T) {
 		if !entered.Load() {
 			t.Fatalf("no collection was forced: %v", err)
 		}
+		// the collection still runs: the next calls neither wait for it
+		// nor force another
+		run(t, e, `local h = newHero("") h.Name = ("y"):rep(100)`)
 	case <-time.After(30 * time.Second):
 		t.Fatal("the limited call waited for the forced collection")
 	}

@@ -99,6 +99,11 @@ type storeState struct {
 	scanAt  int           // the number of charges at which the next scan runs
 	gcAt    time.Time     // when Go last collected for room
 	gcEvery time.Duration // how long the next such collection waits (storeCollect)
+	// gcFin is closed when a forced collection a limited call stopped
+	// waiting for ends (collectWithin); nil when none runs. Until then a
+	// weak pointer's Value may block until the collection's mark ends, so
+	// storeSettle leaves its scan for later.
+	gcFin chan struct{}
 	// the objects the conversion of the store in progress built from
 	// tables (decode.go appends while tracking)
 	built      []unsafe.Pointer
@@ -490,7 +495,7 @@ const (
 // collected.
 func (g *Gate) storeCollect() bool {
 	st := &g.stores
-	if st.charged == 0 || (!st.gcAt.IsZero() && time.Since(st.gcAt) < st.gcEvery) {
+	if st.charged == 0 || (!st.gcAt.IsZero() && time.Since(st.gcAt) < st.gcEvery) || g.storeGCRunning() {
 		return false
 	}
 	// objects and copies whose userdata Lua collected hold their Go
@@ -500,7 +505,8 @@ func (g *Gate) storeCollect() bool {
 	start := time.Now()
 	if n := len(g.limits); n == 0 {
 		forcedGC()
-	} else if !g.collectWithin(g.limits[n-1].done) {
+	} else if fin := g.collectWithin(g.limits[n-1].done); fin != nil {
+		st.gcFin = fin
 		// the limited call's context is done: the store is refused
 		// now, and no forced collection is tried again for a while
 		st.gcAt, st.gcEvery = time.Now(), storeForceMax
@@ -527,11 +533,12 @@ func SetForcedGC(gc func()) func() {
 // collectWithin forces a collection inside a limited call, done being its
 // context's Done: it waits for it only until the context is done, which a
 // host with a big heap would otherwise overrun by its whole collection
-// (seconds), once per refused store (probe Z3-F7). False when the
-// context is (or became) done first; the collection then ends on its own.
-func (g *Gate) collectWithin(done <-chan struct{}) bool {
+// (seconds), once per refused store (probe Z3-F7). It returns nil when
+// the collection ended, else (the context is or became done first) a
+// channel closed when it ends on its own.
+func (g *Gate) collectWithin(done <-chan struct{}) (running chan struct{}) {
 	if g.S.Interrupted() {
-		return false
+		return closedChan
 	}
 	gc := forcedGC
 	fin := make(chan struct{})
@@ -541,9 +548,28 @@ func (g *Gate) collectWithin(done <-chan struct{}) bool {
 	}()
 	select {
 	case <-fin:
-		return true
+		return nil
 	case <-done:
+		return fin
+	}
+}
+
+// closedChan is a collection that has ended (none was started).
+var closedChan = func() chan struct{} { c := make(chan struct{}); close(c); return c }()
+
+// storeGCRunning reports whether a forced collection a limited call
+// stopped waiting for still runs.
+func (g *Gate) storeGCRunning() bool {
+	fin := g.stores.gcFin
+	if fin == nil {
 		return false
+	}
+	select {
+	case <-fin:
+		g.stores.gcFin = nil
+		return false
+	default:
+		return true
 	}
 }
 
@@ -593,6 +619,9 @@ func (g *Gate) storeSettle() {
 	}
 	if g.S.ExtRefused() && g.storeCollect() {
 		return
+	}
+	if g.storeGCRunning() {
+		return // its end is scanned at a later return
 	}
 	if g.stores.mark.Value() == nil {
 		g.storeScan()
