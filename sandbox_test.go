@@ -186,3 +186,36 @@ func TestSandboxLoadReturnsAReaderMemoryError(t *testing.T) {
 		t.Errorf("sandbox load:\n%s", got[0])
 	}
 }
+
+// A reader that never ends: the stock load stops it at the chunk's first
+// error; the sandbox's load must stop too, not gather it until the host's
+// memory runs out (Lua 5.4 streams to the parser as stock; LuaJIT refuses
+// a binary chunk at its first piece, and stops at the limit or at 256 MiB).
+func TestSandboxLoadStopsAnEndlessReader(t *testing.T) {
+	e := newSafeEnv(t)
+	run(t, e, `
+		local f, err = load(function() return "\27Lua" end)
+		assert(f == nil and err == "attempt to load a binary chunk (mode is 't')", err)`)
+	if !onLuaJIT {
+		run(t, e, `
+			local f, err = load(function() return "x x " end)
+			assert(f == nil and err:find("syntax error", 1, true), err)`)
+	}
+	lim := newEnvWith(t, zlua.Options{Libs: zlua.LibsSafe, MemoryLimit: 16 << 20})
+	run(t, lim, `
+		local f, err = load(function() return "x x " end)
+		assert(f == nil and (err:find("syntax error", 1, true) or err == "not enough memory"), err)`)
+}
+
+// load of a reader returns the function alone on success, as stock load
+// does (LuaJIT's wrapper returned an extra nil).
+func TestLoadOfAReaderReturnsOneValue(t *testing.T) {
+	for _, e := range []*zlua.Env{newEnv(t), newSafeEnv(t)} {
+		run(t, e, `
+			local i = 0
+			assert(select("#", load(function() i = i + 1 if i == 1 then return "return 5" end end)) == 1)
+			assert(select("#", load(function() return nil end)) == 1)
+			local j = 0
+			assert(select("#", load(function() j = j + 1 if j == 1 then return "x x" end end)) == 2)`)
+	}
+}

@@ -20,14 +20,21 @@ static const char *const refused_gc[] = { "stop",         "restart",      "setpa
 					  "incremental", "generational", "isrunning", NULL };
 static const char *const allowed_gc[] = { "collect", "count", "step", NULL };
 
+/* The most a reader's pieces may add up to in the sandbox's load on
+ * LuaJIT, which gathers them before parsing (a MemoryLimit or a deadline
+ * stops it sooner). */
+#define ZLUA_LOAD_GATHER_MAX ((size_t)256 << 20)
+
 /* [lua] safe_load's gathering of reader function 1's pieces into one
  * string, or nil for a piece that is not a string; raises the reader's
  * error or a memory error. [-0, +1] */
 static int gather_pieces(lua_State *L)
 {
 	luaL_Buffer b;
+	size_t total = 0, len;
 	luaL_buffinit(L, &b);
 	for (;;) {
+		const char *p;
 		lua_pushvalue(L, 1);
 		lua_call(L, 0, 1);
 		if (lua_isnil(L, -1) || (lua_type(L, -1) == LUA_TSTRING && zlua_rawlen(L, -1) == 0)) {
@@ -38,15 +45,35 @@ static int gather_pieces(lua_State *L)
 			lua_pushnil(L); /* safe_load words it */
 			return 1;
 		}
+		p = lua_tolstring(L, -1, &len);
+		if (total == 0 && p[0] == LUA_SIGNATURE[0]) {
+			/* a binary chunk: refused at its first piece (safe_load's
+			 * check sees the ESC) without reading the rest */
+			luaL_addvalue(&b);
+			break;
+		}
+		if (len > ZLUA_LOAD_GATHER_MAX - total) {
+			/* the stock load parses as it reads and stops a reader that
+			 * never ends at its first error; gathering first must stop
+			 * somewhere too (probe Z2-F1: a reader of "x x " forever
+			 * took the host's memory) */
+			lua_pushliteral(L, "chunk too large for the sandbox's load");
+			return lua_error(L);
+		}
+		total += len;
 		luaL_addvalue(&b);
 	}
 	luaL_pushresult(&b);
 	return 1;
 }
 
-/* [lua] load / loadstring that only accept text: a reader function's
- * pieces are gathered first, so binary chunks are refused the same way on
- * both backends. Upvalue 1: the original load. */
+/* [lua] load / loadstring that only accept text. On Lua 5.4 a reader
+ * function goes to the stock load with mode "t", which streams its pieces
+ * into the parser; on LuaJIT (and for a mode without 't') its pieces are
+ * gathered first, the binary check made on the first: LuaJIT's own load
+ * runs the reader inside a C protected call, where an interruption the
+ * hook raises leaves the state's hooks off (cstack.c). Upvalue 1: the
+ * original load. */
 static int safe_load(lua_State *L)
 {
 	int n = lua_gettop(L), base, t1 = lua_type(L, 1);
@@ -68,6 +95,10 @@ static int safe_load(lua_State *L)
 		lua_settop(L, 2); /* a chunk name slot; the env stays absent */
 		n = 2;
 	}
+#ifndef ZLUA_LUAJIT
+	if (lua_type(L, 1) == LUA_TFUNCTION && strchr(mode, 't') != NULL)
+		goto stock; /* Lua 5.4: the stock load streams the pieces, text only */
+#endif
 	if (lua_type(L, 1) == LUA_TFUNCTION) {
 		if (lua_isnil(L, 2)) {
 			lua_pushliteral(L, "=(load)");
@@ -143,6 +174,9 @@ static int safe_load(lua_State *L)
 		}
 		return 1;
 	}
+#ifndef ZLUA_LUAJIT
+stock:
+#endif
 	base = lua_gettop(L);
 	lua_pushvalue(L, lua_upvalueindex(1));
 	lua_pushvalue(L, 1);
