@@ -219,3 +219,33 @@ func TestLoadOfAReaderReturnsOneValue(t *testing.T) {
 			assert(select("#", load(function() j = j + 1 if j == 1 then return "x x" end end)) == 2)`)
 	}
 }
+
+// The sandbox's setmetatable fails as the stock one, in its words and
+// order, for everything but its own refusal (a __gc field on a table
+// whose metatable is not protected).
+func TestSandboxSetmetatableErrorsAreStock(t *testing.T) {
+	const script = `
+		local out = {}
+		local locked = setmetatable({}, {__metatable = "locked"})
+		for _, c in ipairs({
+			function() return setmetatable({}, 5) end,
+			function() return setmetatable({}) end,
+			function() return setmetatable(5, {}) end,
+			function() return setmetatable(locked, {}) end,
+			function() return setmetatable(locked, {__gc = print}) end,
+			function() return setmetatable(locked, {__gc = false}) end,
+		}) do
+			local ok, err = pcall(c)
+			out[#out + 1] = tostring(ok) .. " " .. tostring(err)
+		end
+		return table.concat(out, "\n")`
+	var got [2]string
+	for i, e := range []*zlua.Env{newSafeEnv(t), newEnv(t)} {
+		must(t, e.Eval(script, &got[i]))
+	}
+	if got[0] != got[1] {
+		t.Errorf("sandbox:\n%s\nstock:\n%s", got[0], got[1])
+	}
+	run(t, newSafeEnv(t), `local ok, err = pcall(setmetatable, {}, {__gc = print})
+		assert(not ok and err:find("__gc metamethods are not allowed in the sandbox", 1, true), err)`)
+}

@@ -220,8 +220,16 @@ static int safe_setmetatable(lua_State *L)
 {
 	int t = lua_type(L, 2);
 	luaL_checktype(L, 1, LUA_TTABLE);
+	/* the stock checks and words first, in their order (LuaJIT's
+	 * argument error names no type), then the sandbox's own */
 	if (t != LUA_TNIL && t != LUA_TTABLE)
+#ifdef ZLUA_LUAJIT
+		return luaL_argerror(L, 2, "nil or table expected");
+#else
 		return luaL_argerror(L, 2, lua_pushfstring(L, "nil or table expected, got %s", luaL_typename(L, 2)));
+#endif
+	if (luaL_getmetafield(L, 1, "__metatable"))
+		return luaL_error(L, "cannot change a protected metatable");
 	if (t == LUA_TTABLE) {
 		lua_pushliteral(L, "__gc");
 		lua_rawget(L, 2);
@@ -229,8 +237,6 @@ static int safe_setmetatable(lua_State *L)
 			return luaL_argerror(L, 2, "__gc metamethods are not allowed in the sandbox");
 		lua_pop(L, 1);
 	}
-	if (luaL_getmetafield(L, 1, "__metatable"))
-		return luaL_error(L, "cannot change a protected metatable");
 	lua_settop(L, 2);
 	lua_setmetatable(L, 1);
 	return 1;
