@@ -190,7 +190,7 @@ func TestSandboxLoadReturnsAReaderMemoryError(t *testing.T) {
 // A reader that never ends: the stock load stops it at the chunk's first
 // error; the sandbox's load must stop too, not gather it until the host's
 // memory runs out (Lua 5.4 streams to the parser as stock; LuaJIT refuses
-// a binary chunk at its first piece, and stops at the limit or at 256 MiB).
+// a binary chunk at its first piece, and stops at the limit or at 64 MiB).
 func TestSandboxLoadStopsAnEndlessReader(t *testing.T) {
 	e := newSafeEnv(t)
 	run(t, e, `

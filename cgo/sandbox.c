@@ -23,7 +23,7 @@ static const char *const allowed_gc[] = { "collect", "count", "step", NULL };
 /* The most a reader's pieces may add up to in the sandbox's load on
  * LuaJIT, which gathers them before parsing (a MemoryLimit or a deadline
  * stops it sooner). */
-#define ZLUA_LOAD_GATHER_MAX ((size_t)256 << 20)
+#define ZLUA_LOAD_GATHER_MAX ((size_t)64 << 20)
 
 /* [lua] safe_load's gathering of reader function 1's pieces into one
  * string, or nil for a piece that is not a string; raises the reader's
