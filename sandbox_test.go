@@ -249,3 +249,33 @@ func TestSandboxSetmetatableErrorsAreStock(t *testing.T) {
 	run(t, newSafeEnv(t), `local ok, err = pcall(setmetatable, {}, {__gc = print})
 		assert(not ok and err:find("__gc metamethods are not allowed in the sandbox", 1, true), err)`)
 }
+
+// A reader's error levels in the sandbox's load are the stock load's: the
+// reader is called from load itself (before, one C level deeper, an
+// error(msg, 3) lost its position and nested loads overflowed at half the
+// depth). Compared with a LibsAll Env's; LuaJIT gathers the pieces, and
+// only the levels are compared there.
+func TestSandboxLoadReaderLevelsAreStock(t *testing.T) {
+	script := `
+		local out = {}
+		local function E(n) return function() error("L" .. n, n) end end
+		for n = 1, 3 do
+			local ok, f, err = pcall(function() return load(E(n)) end)
+			out[#out + 1] = tostring(ok) .. " " .. tostring(f) .. " " .. tostring(err)
+		end
+		local depth = 0
+		local function viaload(n) depth = n local f = load(function() viaload(n + 1) end) end
+		pcall(viaload, 1)
+		out[#out + 1] = "depth " .. depth
+		return table.concat(out, "\n")`
+	if onLuaJIT {
+		script = strings.Replace(script, `out[#out + 1] = "depth " .. depth`, ``, 1)
+	}
+	var got [2]string
+	for i, e := range []*zlua.Env{newSafeEnv(t), newEnv(t)} {
+		must(t, e.Eval(script, &got[i]))
+	}
+	if got[0] != got[1] {
+		t.Errorf("sandbox:\n%s\nstock:\n%s", got[0], got[1])
+	}
+}

@@ -25,45 +25,128 @@ static const char *const allowed_gc[] = { "collect", "count", "step", NULL };
  * stops it sooner). */
 #define ZLUA_LOAD_GATHER_MAX ((size_t)64 << 20)
 
-/* [lua] safe_load's gathering of reader function 1's pieces into one
- * string, or nil for a piece that is not a string; raises the reader's
- * error or a memory error. [-0, +1] */
-static int gather_pieces(lua_State *L)
+#ifndef ZLUA_LUAJIT
+/* The stack slot stream_reader keeps the current piece in (after the
+ * reader, name, mode and env arguments), as stock load's reserved slot. */
+#define ZLUA_READER_SLOT 5
+
+/* [lua] lua_Reader of the sandbox's load on Lua 5.4, as stock load's
+ * generic_reader: calls the reader function at 1. */
+static const char *stream_reader(lua_State *L, void *ud, size_t *size)
+{
+	(void)ud;
+	luaL_checkstack(L, 2, "too many nested functions");
+	lua_pushvalue(L, 1);
+	lua_call(L, 0, 1);
+	if (lua_isnil(L, -1)) {
+		lua_pop(L, 1);
+		*size = 0;
+		return NULL;
+	}
+	if (!lua_isstring(L, -1))
+		luaL_error(L, "reader function must return a string");
+	lua_replace(L, ZLUA_READER_SLOT);
+	return lua_tolstring(L, ZLUA_READER_SLOT, size);
+}
+#endif
+
+/* [lua] Appends piece 3 to the table of pieces 1 at index 2. Called
+ * under protection: a memory error growing the table is load's "nil,
+ * message". [-0, +0] */
+static int append_piece(lua_State *L)
+{
+	lua_settop(L, 3);
+	lua_rawseti(L, 1, (int)lua_tointeger(L, 2));
+	return 0;
+}
+
+/* [lua] The pieces of table 1, 1..n (n at 2), concatenated. Called under
+ * protection, as append_piece. [-0, +1] */
+static int concat_pieces(lua_State *L)
 {
 	luaL_Buffer b;
-	size_t total = 0, len;
+	int i, n = (int)lua_tointeger(L, 2);
 	luaL_buffinit(L, &b);
+	for (i = 1; i <= n; i++) {
+		lua_rawgeti(L, 1, i);
+		luaL_addvalue(&b);
+	}
+	luaL_pushresult(&b);
+	return 1;
+}
+
+/* [lua] safe_load's gathering of reader function 1's pieces into one
+ * string at 1. The reader is called from safe_load itself, as stock load
+ * calls it from its own C function (its error levels and the C levels of
+ * nested loads are the stock ones); storing and joining the pieces runs
+ * under protection. Returns 0 done; 1 with load's two results pushed (the
+ * reader's error, a non-string piece, a memory error, too much). */
+static int gather_reader(lua_State *L)
+{
+	size_t total = 0, len;
+	int n = 0, tab;
+	/* pushed once (LuaJIT's lua_pushcfunction allocates a closure,
+	 * which in the loop would raise a memory error outside protection) */
+	lua_pushcfunction(L, append_piece);
+	lua_pushcfunction(L, concat_pieces);
+	lua_newtable(L);
+	tab = lua_gettop(L);
 	for (;;) {
 		const char *p;
 		lua_pushvalue(L, 1);
-		lua_call(L, 0, 1);
+		if (lua_pcall(L, 0, 1, 0) != LUA_OK)
+			goto fail; /* the reader's error */
 		if (lua_isnil(L, -1) || (lua_type(L, -1) == LUA_TSTRING && zlua_rawlen(L, -1) == 0)) {
 			lua_pop(L, 1);
 			break;
 		}
 		if (!lua_isstring(L, -1)) { /* a number is a string here, as in stock */
-			lua_pushnil(L); /* safe_load words it */
+			lua_pop(L, 1);
+			lua_pushnil(L);
+			/* the stock words: Lua 5.4's reader raises them with
+			 * luaL_error (the caller's position), LuaJIT's without */
+#ifdef ZLUA_LUAJIT
+			lua_pushliteral(L, "reader function must return a string");
+#else
+			luaL_where(L, 1);
+			lua_pushliteral(L, "reader function must return a string");
+			lua_concat(L, 2);
+#endif
 			return 1;
 		}
 		p = lua_tolstring(L, -1, &len);
-		if (total == 0 && p[0] == LUA_SIGNATURE[0]) {
-			/* a binary chunk: refused at its first piece (safe_load's
-			 * check sees the ESC) without reading the rest */
-			luaL_addvalue(&b);
-			break;
-		}
 		if (len > ZLUA_LOAD_GATHER_MAX - total) {
 			/* the stock load parses as it reads and stops a reader that
 			 * never ends at its first error; gathering first must stop
 			 * somewhere too (probe Z2-F1: a reader of "x x " forever
 			 * took the host's memory) */
+			lua_pop(L, 1);
 			lua_pushliteral(L, "chunk too large for the sandbox's load");
-			return lua_error(L);
+			goto fail;
 		}
 		total += len;
-		luaL_addvalue(&b);
+		/* piece on top: append_piece(tab, n + 1, piece) */
+		lua_pushvalue(L, tab - 2); /* append_piece */
+		lua_pushvalue(L, tab);
+		lua_pushinteger(L, ++n);
+		lua_pushvalue(L, -4);
+		if (lua_pcall(L, 3, 0, 0) != LUA_OK)
+			goto fail; /* no memory for it */
+		lua_pop(L, 1);
+		if (n == 1 && p[0] == LUA_SIGNATURE[0])
+			break; /* a binary chunk: refused at its first piece */
 	}
-	luaL_pushresult(&b);
+	lua_pushvalue(L, tab - 1); /* concat_pieces */
+	lua_pushvalue(L, tab);
+	lua_pushinteger(L, n);
+	if (lua_pcall(L, 2, 1, 0) != LUA_OK)
+		goto fail;
+	lua_replace(L, 1);
+	lua_settop(L, tab - 3);
+	return 0;
+fail: /* the error value on top */
+	lua_pushnil(L);
+	lua_insert(L, -2);
 	return 1;
 }
 
@@ -96,38 +179,38 @@ static int safe_load(lua_State *L)
 		n = 2;
 	}
 #ifndef ZLUA_LUAJIT
-	if (lua_type(L, 1) == LUA_TFUNCTION && strchr(mode, 't') != NULL)
-		goto stock; /* Lua 5.4: the stock load streams the pieces, text only */
+	if (lua_type(L, 1) == LUA_TFUNCTION && strchr(mode, 't') != NULL) {
+		/* Lua 5.4: streamed into the parser, text only, as the stock
+		 * load does it (luaB_load): the reader called from lua_load
+		 * inside this function, so its error levels and the C levels of
+		 * nested loads are the stock ones */
+		int env = n >= 4, st;
+		const char *name = luaL_optstring(L, 2, "=(load)");
+		lua_settop(L, ZLUA_READER_SLOT);
+		st = lua_load(L, stream_reader, NULL, name, "t");
+		if (st != LUA_OK) {
+			lua_pushnil(L);
+			lua_insert(L, -2);
+			return 2;
+		}
+		if (env) {
+			lua_pushvalue(L, 4);
+			if (!lua_setupvalue(L, -2, 1))
+				lua_pop(L, 1);
+		}
+		return 1;
+	}
 #endif
 	if (lua_type(L, 1) == LUA_TFUNCTION) {
 		if (lua_isnil(L, 2)) {
 			lua_pushliteral(L, "=(load)");
 			lua_replace(L, 2);
 		}
-		/* under protection: as stock load returns nil and the message for
-		 * an error while reading, a memory error gathering the pieces
-		 * included (probe Z3-F8: it was raised) */
-		lua_pushcfunction(L, gather_pieces);
-		lua_pushvalue(L, 1);
-		if (lua_pcall(L, 1, 1, 0) != LUA_OK) {
-			lua_pushnil(L);
-			lua_insert(L, -2);
+		/* as stock load, nil and the message for an error while
+		 * reading, a memory error gathering the pieces included (probe
+		 * Z3-F8: it was raised) */
+		if (gather_reader(L))
 			return 2;
-		}
-		if (lua_isnil(L, -1)) {
-			/* the stock words: Lua 5.4's reader raises them with
-			 * luaL_error (the caller's position), LuaJIT's without */
-			lua_pushnil(L);
-#ifdef ZLUA_LUAJIT
-			lua_pushliteral(L, "reader function must return a string");
-#else
-			luaL_where(L, 1);
-			lua_pushliteral(L, "reader function must return a string");
-			lua_concat(L, 2);
-#endif
-			return 2;
-		}
-		lua_replace(L, 1);
 	}
 	s = luaL_checklstring(L, 1, &len);
 	if (len > 0 && s[0] == LUA_SIGNATURE[0]) {
@@ -174,9 +257,6 @@ static int safe_load(lua_State *L)
 		}
 		return 1;
 	}
-#ifndef ZLUA_LUAJIT
-stock:
-#endif
 	base = lua_gettop(L);
 	lua_pushvalue(L, lua_upvalueindex(1));
 	lua_pushvalue(L, 1);
