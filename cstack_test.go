@@ -74,6 +74,18 @@ var cstackRecursions = []struct {
 		MSG = select(2, pcall(print, t))`, true},
 }
 
+// stackStopped reports whether msg is the error that stopped recursion c:
+// C stack overflow, or for LuaJIT's sandboxed load of a reader that loads,
+// LuaJIT's own Lua stack overflow, which comes first there since the
+// sandbox's load keeps no 8 KiB string buffer on the C stack per level
+// (twenty-sixth round): either stops it before the C stack runs out.
+func stackStopped(libs zlua.Libs, name, msg string) bool {
+	if onLuaJIT && libs == zlua.LibsSafe && name == "load with a reader that loads" {
+		return strings.Contains(msg, "stack overflow")
+	}
+	return strings.Contains(msg, "C stack overflow")
+}
+
 func TestLibraryRecursionStopsWithCStackOverflow(t *testing.T) {
 	for _, libs := range []zlua.Libs{zlua.LibsAll, zlua.LibsSafe} {
 		for _, c := range cstackRecursions {
@@ -83,7 +95,7 @@ func TestLibraryRecursionStopsWithCStackOverflow(t *testing.T) {
 			t.Run(fmt.Sprintf("libs%d/%s", libs, c.name), func(t *testing.T) {
 				e := newEnvWith(t, zlua.Options{Libs: libs})
 				run(t, e, c.chunk)
-				if msg := global[string](t, e, "MSG"); !strings.Contains(msg, "C stack overflow") {
+				if msg := global[string](t, e, "MSG"); !stackStopped(libs, c.name, msg) {
 					t.Errorf("message %.200q, want C stack overflow", msg)
 				}
 				run(t, e, `MSG = nil x = coroutine.wrap(function() return 1 end)()`)
