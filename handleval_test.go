@@ -119,3 +119,31 @@ func TestTypedFuncsAfterResetNameTheCall(t *testing.T) {
 		}
 	}
 }
+
+// ResumeContext with a context already done resumes nothing: the thread
+// stays suspended and continues at the next resume; the error matches
+// ctx.Err() and is no *LuaError (as documented).
+func TestResumeContextWithADoneContextRunsNothing(t *testing.T) {
+	e := newEnv(t)
+	run(t, e, `function patrol() local n = 0 while true do n = n + 1 coroutine.yield(n) end end`)
+	var patrol *zlua.Function
+	must(t, e.GetFunction("patrol", &patrol))
+	defer patrol.Release()
+	th, err := e.NewThread(patrol)
+	must(t, err)
+	defer th.Release()
+	out, err := th.Resume()
+	must(t, err)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err = th.ResumeContext(ctx)
+	var le *zlua.LuaError
+	if !errors.Is(err, context.Canceled) || errors.As(err, &le) || th.Done() {
+		t.Fatalf("ResumeContext with a done context: %v (done %v)", err, th.Done())
+	}
+	out2, err := th.Resume()
+	must(t, err)
+	if len(out) != 1 || len(out2) != 1 || out2[0] != int64(2) && out2[0] != float64(2) {
+		t.Errorf("resumes gave %v then %v, want 1 then 2", out, out2)
+	}
+}

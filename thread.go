@@ -95,7 +95,9 @@ func (th *Thread) Resume(args ...any) ([]any, error) {
 // after the call, not from __close. A context that ends after the thread's step does not
 // change its outcome. A thread created outside a limited call is limited too (Lua 5.4
 // hooks each thread when it is resumed). A nil or never-done ctx resumes
-// as Resume does.
+// as Resume does. A ctx already done resumes nothing: the thread stays as
+// it was (a suspended thread continues at the next resume) and the error,
+// "zlua: resume: " and ctx.Err(), matches ctx.Err() but is no *LuaError.
 func (th *Thread) ResumeContext(ctx context.Context, args ...any) ([]any, error) {
 	if th == nil {
 		return nil, fmt.Errorf("zlua: resume: %w", errNilHandle)
