@@ -31,7 +31,10 @@ static const char *const allowed_gc[] = { "collect", "count", "step", NULL };
 #define ZLUA_READER_SLOT 5
 
 /* [lua] lua_Reader of the sandbox's load on Lua 5.4, as stock load's
- * generic_reader: calls the reader function at 1. */
+ * generic_reader: calls the reader function at 1 and keeps the piece
+ * it returned in ZLUA_READER_SLOT while the parser reads it; raises the
+ * reader's error or "reader function must return a string" (lua_load
+ * catches both). [-0, +0] */
 static const char *stream_reader(lua_State *L, void *ud, size_t *size)
 {
 	(void)ud;
@@ -80,7 +83,8 @@ static int concat_pieces(lua_State *L)
  * calls it from its own C function (its error levels and the C levels of
  * nested loads are the stock ones); storing and joining the pieces runs
  * under protection. Returns 0 done; 1 with load's two results pushed (the
- * reader's error, a non-string piece, a memory error, too much). */
+ * reader's error, a non-string piece, a memory error, too much).
+ * [-0, +0] on 0 (the string replaces argument 1); [-0, +2] on 1 */
 static int gather_reader(lua_State *L)
 {
 	size_t total = 0, len;
