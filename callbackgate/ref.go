@@ -137,6 +137,56 @@ func (r *luaRef) usable() error {
 	return nil
 }
 
+// same reports whether r and o hold the same Lua value (rawequal). Handles
+// of two Envs never do; a handle that cannot be used (zero, copied,
+// released, stale) is an error, as for any other use. It claims r's gate.
+func (r *luaRef) same(o *luaRef) (bool, error) {
+	if r.g == nil || o.g == nil {
+		return false, errZeroHandle
+	}
+	if err := r.usable(); err != nil {
+		return false, err
+	}
+	if err := o.usable(); err != nil {
+		return false, err
+	}
+	g := r.g
+	if err := g.Enter(); err != nil {
+		if err == ErrClosed {
+			return false, ErrStale
+		}
+		return false, err
+	}
+	defer g.Exit()
+	if err := r.check(); err != nil {
+		return false, err
+	}
+	if o.g != g {
+		return false, nil
+	}
+	if err := o.check(); err != nil {
+		return false, err
+	}
+	if r.ref == o.ref {
+		return true, nil
+	}
+	same, ok := g.S.RefsEqual(g.cur, int(r.ref), int(o.ref))
+	if !ok {
+		return false, ErrMemory
+	}
+	return same, nil
+}
+
+// Same reports whether the two tables are the same Lua table (rawequal).
+func (tb *Table) Same(o *Table) (bool, error) { return tb.same(&o.luaRef) }
+
+// Same reports whether the two handles hold the same Lua value (rawequal):
+// the function, not a method binding's self.
+func (f *Function) Same(o *Function) (bool, error) { return f.same(&o.luaRef) }
+
+// Same reports whether the two handles hold the same coroutine.
+func (th *Thread) Same(o *Thread) (bool, error) { return th.same(&o.luaRef) }
+
 // put appends a push of the referenced value to g's program, refusing a
 // ref of another Env or of a reset one.
 func (r *luaRef) put(g *Gate, what string) error {

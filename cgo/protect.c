@@ -483,7 +483,7 @@ int zlua_ref_same(zlua_env *env, lua_State *L, int a, int b)
 {
 	int same;
 	if (!zlua_reserve(env, L, 2))
-		return 0;
+		return -1;
 	lua_rawgeti(L, LUA_REGISTRYINDEX, a);
 	lua_rawgeti(L, LUA_REGISTRYINDEX, b);
 	same = lua_rawequal(L, -1, -2);

@@ -489,7 +489,15 @@ func (s *State) Unref(ref int) { C.zlua_unref(s.env.L, C.int(ref)) }
 // SameRef reports whether registry refs a and b hold the same value
 // (rawequal), using two slots of t's stack; false when it cannot grow.
 func (s *State) SameRef(t Thread, a, b int) bool {
-	return C.zlua_ref_same(s.env, t.p, C.int(a), C.int(b)) != 0
+	same, _ := s.RefsEqual(t, a, b)
+	return same
+}
+
+// RefsEqual is SameRef that tells a stack that could not grow (ok false)
+// from two different values.
+func (s *State) RefsEqual(t Thread, a, b int) (same, ok bool) {
+	r := C.zlua_ref_same(s.env, t.p, C.int(a), C.int(b))
+	return r == 1, r >= 0
 }
 
 // Reserve ensures n free slots on t's stack; false if it cannot grow.

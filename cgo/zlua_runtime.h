@@ -133,8 +133,8 @@ int zlua_armed_reserve(zlua_env *env, size_t n);
 /* [go-safe] Ensures n free stack slots; 0 when the stack cannot grow.
  * [-0, +0] */
 int zlua_reserve(zlua_env *env, lua_State *L, int n);
-/* [go-safe] Whether registry refs a and b hold the same value (rawequal);
- * 0 also when the stack cannot grow for the comparison. [-0, +0] */
+/* [go-safe] Whether registry refs a and b hold the same value (rawequal):
+ * 1 or 0, and -1 when the stack cannot grow for the comparison. [-0, +0] */
 int zlua_ref_same(zlua_env *env, lua_State *L, int a, int b);
 
 /* [lua] The message handler of every protected call zlua makes: records
