@@ -99,7 +99,8 @@ func (e *Env) callChunk(chunk, chunkName, name string, args []any) error {
 // Eval runs chunk and stores its results in the out pointers, converted as
 // Env.Global converts (extra results are dropped, missing ones read as
 // nil); if one cannot be converted, Eval returns that error and changes no
-// out. Like the lua interpreter's prompt, Eval first tries chunk as an
+// out. A last out of type *Values receives every result from its position
+// on, in their natural forms (as Function.Call returns them). Like the lua interpreter's prompt, Eval first tries chunk as an
 // expression list ("return " + chunk), so Eval("a + b", &sum) works; if
 // that does not compile, chunk runs as statements and its return
 // statement gives the results. The chunk is named "(eval)".
@@ -134,6 +135,7 @@ func (e *Env) Eval(chunk string, out ...any) error {
 			rerr = ErrMemory
 			return cgo.OK
 		}
+		nres := t.Top() - top // before the missing ones are filled with nil
 		for t.Top() < top+len(out) {
 			t.PushNil()
 		}
@@ -144,6 +146,16 @@ func (e *Env) Eval(chunk string, out ...any) error {
 		defer e.g.ConvEndScope()
 		for i, o := range out {
 			vals[i] = reflect.New(reflect.TypeOf(o).Elem()).Elem()
+			if i == len(out)-1 && callbackgate.IsRest(vals[i].Type()) {
+				j, err := e.g.ReadRest(t, vals[i], i, nres, func(k int) (cgo.Arg, int) {
+					return t.Arg(top + 1 + k), top + 1 + k
+				})
+				if err != nil {
+					rerr = fmt.Errorf("result #%d: %w", j+1, err)
+					return cgo.OK
+				}
+				break
+			}
 			if err := e.g.ReadInto(t, top+1+i, vals[i]); err != nil {
 				rerr = fmt.Errorf("result #%d: %w", i+1, err)
 				return cgo.OK

@@ -83,7 +83,7 @@ func (f *Function) callReflectContext(ctx context.Context, args, out []reflect.V
 			return f.argError(i, err)
 		}
 	}
-	r, top, err := f.finish(g, len(out), len(args))
+	r, top, err := f.finish(g, wantResults(out), len(args))
 	fired := l.end()
 	if err == nil {
 		err = f.readResults(g, r, top, out)

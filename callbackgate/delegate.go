@@ -77,7 +77,7 @@ func (f *Function) callReflect(args, out []reflect.Value) error {
 			return f.argError(i, err)
 		}
 	}
-	r, top, err := f.finish(g, len(out), len(args))
+	r, top, err := f.finish(g, wantResults(out), len(args))
 	if err == nil {
 		err = f.readResults(g, r, top, out)
 	}
@@ -86,9 +86,17 @@ func (f *Function) callReflect(args, out []reflect.Value) error {
 }
 
 // readResults converts a call's first len(out) results into out, the
-// typed results of a reflect-made delegate.
+// typed results of a reflect-made delegate; a last Values takes the rest
+// (rest.go).
 func (f *Function) readResults(g *Gate, r *cgo.CallResult, top int, out []reflect.Value) error {
 	for i := range out {
+		if i == len(out)-1 && restOf(out) {
+			j, err := g.ReadRest(g.cur, out[i], i, int(r.N), func(k int) (cgo.Arg, int) { return g.result(r, top, k) })
+			if err != nil {
+				return f.resultError(j, err)
+			}
+			break
+		}
 		a, idx := g.result(r, top, i)
 		if err := g.read(g.cur, idx, &a, out[i], 0); err != nil {
 			return f.resultError(i, err)

@@ -288,9 +288,16 @@ func interfaces(args []reflect.Value) []any {
 }
 
 // readOuts converts the n values a resume left above top into out (a
-// missing value reads as nil: noResult).
+// missing value reads as nil: noResult; a last Values takes the rest).
 func (th *Thread) readOuts(g *Gate, t cgo.Thread, top, n int, out []reflect.Value) error {
 	for i := range out {
+		if i == len(out)-1 && restOf(out) {
+			j, err := g.ReadRest(t, out[i], i, n, func(k int) (cgo.Arg, int) { return t.Arg(top + 1 + k), top + 1 + k })
+			if err != nil {
+				return fmt.Errorf("zlua: resume: result #%d: %w", j+1, err)
+			}
+			break
+		}
 		idx := top + 1 + i
 		a := noResult
 		if i < n {
