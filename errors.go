@@ -66,7 +66,10 @@ func (e *LuaError) Value(out any) error {
 // whose message names the function and the panic value; pcall catches it.
 // If no pcall does, the Go caller's error satisfies errors.As(err, &pe).
 type PanicError struct {
-	// Func is the name the panicking function was registered under.
+	// Func is the name the panicking function was registered under;
+	// for a func another Go function returned (registered under its
+	// maker's name), the name the call site gives it when it gives one
+	// (local tick = newTimer(10); tick(-1) reads "tick").
 	Func string
 	// Value is the value passed to panic.
 	Value any

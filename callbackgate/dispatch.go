@@ -145,9 +145,29 @@ func recovered(fr cgo.Frame, r any) int32 {
 		g.abandon(fmt.Sprintf("go function %q", g.funcName(fr)))
 		return statusPending
 	}
+	name := g.panicName(fr)
 	g.cur = fr.Caller()
 	g.deep--
-	return g.raisePanicSkip(g.funcName(fr), r, 4)
+	return g.raisePanicSkip(name, r, 4)
+}
+
+// panicName names the function fr calls in its panic's error: the name it
+// was registered under, except for a func a Go function returned, which
+// has its maker's name: the call site's name then, when it has one (as
+// argument errors name it: local tick = newTimer(10); tick(-1) reads
+// 'tick'), else the maker's.
+func (g *Gate) panicName(fr cgo.Frame) string {
+	id := int(fr.FuncID())
+	if id >= len(g.funcs) {
+		return ""
+	}
+	e := &g.funcs[id]
+	if e.made {
+		if site := fr.Thread().SiteName(); site != "" {
+			return site
+		}
+	}
+	return e.name
 }
 
 // funcName is the name of the function fr calls ("" if released).

@@ -235,6 +235,8 @@ func (g *Gate) results(out []reflect.Value, types []reflect.Type, name string) i
 		}
 	}
 	g.S.ProgReset()
+	g.inResults = true
+	defer func() { g.inResults = false }()
 	for i, v := range out {
 		var err error
 		if t := types[i]; t == pub.Values {

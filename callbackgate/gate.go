@@ -48,6 +48,9 @@ type Gate struct {
 	gen  uint64 // changes when the state is replaced; stale handles fail
 	cur  cgo.Thread
 	deep int // Go frames inside Lua calls (gate calls and API calls)
+	// inResults: a Go function's results are being pushed (funcs
+	// registered meanwhile are made funcs: funcEntry.made)
+	inResults bool
 
 	busy ownerWord // gateIdle, gateClaimed, gateClosed or gateAbandoned
 	// abandoned is set, once, by the Goexit that broke the gate
@@ -150,6 +153,10 @@ type funcEntry struct {
 	fn    any
 	call  callFunc
 	hints uint32 // numeric parameters, for the trampoline (argHints)
+	// made: a func a Go function returned (results), whose name is
+	// its maker's: its panics name it as the call site does, when it
+	// does (probe Z1-F10).
+	made bool
 }
 
 var gateGen atomic.Uint64

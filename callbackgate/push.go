@@ -193,6 +193,7 @@ func (g *Gate) pushValue(v reflect.Value, name string, depth int) error {
 		if err != nil {
 			return err
 		}
+		g.funcs[id].made = g.inResults
 		s.PutGoFuncHints(id, g.funcs[id].hints)
 	default:
 		return cannotPush(v.Type())

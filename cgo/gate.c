@@ -149,6 +149,18 @@ static int call_site_named(const lua_Debug *ar)
 	       strcmp(w, "field") == 0 || strcmp(w, "upvalue") == 0;
 }
 
+/* [go-safe] The name the call site gives the running C function, when it
+ * names it as call_site_named accepts (a Lua-owned string, valid while
+ * the call runs), else NULL. lua_getinfo "n" neither allocates nor raises
+ * on either backend. */
+const char *zlua_site_name(lua_State *L)
+{
+	lua_Debug ar;
+	if (lua_getstack(L, 0, &ar) && lua_getinfo(L, "n", &ar) && ar.namewhat != NULL && call_site_named(&ar))
+		return ar.name;
+	return NULL;
+}
+
 /* [lua] Raises "bad argument #n to 'f' (detail)" like luaL_argerror, with
  * the caller's position, from a program INT argn, STR fname, STR detail.
  * A positive argn counts the arguments as Lua passed them: the function

@@ -9,6 +9,7 @@ package cgo
 #cgo noescape zlua_toint_conv
 #cgo nocallback zlua_toint_conv
 #cgo nocallback zlua_typename
+#cgo nocallback zlua_site_name
 #cgo nocallback zlua_toown
 #cgo nocallback lua_type
 #cgo nocallback lua_gettop
@@ -56,6 +57,17 @@ const (
 // Every method below is [go-safe]: it neither allocates nor runs Lua code,
 // so it cannot raise. Pushing methods need a free slot, which the caller
 // guarantees (GoStack inside gate calls, Reserve elsewhere).
+
+// SiteName is the name the call site gives the C function running on t
+// (a Go function's closure, called from Lua): a local, global, field,
+// method or upvalue name, as argument errors name the function; "" when
+// the call has none (pcall, an iterator, a metamethod, a tail call).
+func (t Thread) SiteName() string {
+	if p := C.zlua_site_name(t.p); p != nil {
+		return C.GoString(p)
+	}
+	return ""
+}
 
 // Top returns the index of the top element.
 func (t Thread) Top() int { return int(C.lua_gettop(t.p)) }

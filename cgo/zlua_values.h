@@ -82,6 +82,9 @@ int zlua_prog_run_env(lua_State *L, zlua_env *env);
 void zlua_read_arg(zlua_env *env, lua_State *L, int idx, zlua_arg *a);
 /* [lua] The lua_CFunction behind every Go function. */
 int zlua_trampoline(lua_State *L);
+/* [go-safe] The name the call site gives the running C function (a
+ * local, global, field, method or upvalue), or NULL. [-0, +0] */
+const char *zlua_site_name(lua_State *L);
 /* [lua] Ends a Go call the way zlua_trampoline does once Go returned st
  * for frame fr: pushes the results or raises the error of env's program.
  * Used by zlua_jit_finish for leaf calls whose results need Lua.
