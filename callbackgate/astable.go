@@ -62,7 +62,7 @@ func (g *Gate) pushPlain(v reflect.Value, name string, depth int) error {
 			}
 			s.PutStr(f.name)
 			if err := g.pushPlain(fv, f.name, depth+1); err != nil {
-				return err
+				return mapPushError(reflect.ValueOf(f.name), err)
 			}
 			s.PutRawSet()
 		}
@@ -89,7 +89,7 @@ func (g *Gate) pushPlainSeq(v reflect.Value, name string, depth int) error {
 	for i := 0; i < n; i++ {
 		g.S.PutInt(int64(i + 1))
 		if err := g.pushPlain(v.Index(i), name, depth+1); err != nil {
-			return err
+			return seqPushError(i, err)
 		}
 		g.S.PutRawSet()
 	}

@@ -324,7 +324,7 @@ func (e *pathError) Error() string {
 	default:
 		p = "element " + p // the wording of errors in sequences and maps
 	}
-	return p + ": " + e.err.Error()
+	return p + ": " + strings.TrimPrefix(e.err.Error(), "zlua: ")
 }
 
 func (e *pathError) Unwrap() error { return e.err }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"strconv"
 	"unsafe"
 
 	"github.com/zlua-go/zlua/cgo"
@@ -82,7 +83,7 @@ func (g *Gate) push(v any, name string, depth int) error {
 		for i, e := range x {
 			s.PutInt(int64(i + 1))
 			if err := g.push(e, name, depth+1); err != nil {
-				return err
+				return seqPushError(i, err)
 			}
 			s.PutRawSet()
 		}
@@ -104,7 +105,7 @@ func (g *Gate) push(v any, name string, depth int) error {
 		for k, e := range x {
 			s.PutStr(k)
 			if err := g.push(e, k, depth+1); err != nil {
-				return err
+				return mapPushError(reflect.ValueOf(k), err)
 			}
 			s.PutRawSet()
 		}
@@ -213,7 +214,7 @@ func (g *Gate) pushSeq(v reflect.Value, name string, depth int) error {
 	for i := 0; i < n; i++ {
 		g.S.PutInt(int64(i + 1))
 		if err := g.pushValue(v.Index(i), name, depth+1); err != nil {
-			return err
+			return seqPushError(i, err)
 		}
 		g.S.PutRawSet()
 		if g.S.ProgFailed() {
@@ -231,6 +232,45 @@ func (g *Gate) pushFits(n int) error {
 		return ErrMemory
 	}
 	return nil
+}
+
+// seqPushError places a push error under element i (0-based) of a
+// sequence, as decoding errors name their path ("[2]"); mapPushError under a map's key
+// k (".name", `["a b"]`, "[3]"). Memory and depth errors are not an
+// element's: they pass as they are.
+func seqPushError(i int, err error) error {
+	if !pathWorthy(err) {
+		return err
+	}
+	return inPath("["+strconv.Itoa(i+1)+"]", err)
+}
+
+func mapPushError(k reflect.Value, err error) error {
+	if !pathWorthy(err) {
+		return err
+	}
+	for k.Kind() == reflect.Interface && !k.IsNil() {
+		k = k.Elem()
+	}
+	switch k.Kind() {
+	case reflect.String:
+		return fieldError(k.String(), err)
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return inPath("["+strconv.FormatInt(k.Int(), 10)+"]", err)
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		return inPath("["+strconv.FormatUint(k.Uint(), 10)+"]", err)
+	case reflect.Bool:
+		return inPath("["+strconv.FormatBool(k.Bool())+"]", err)
+	case reflect.Float32, reflect.Float64:
+		return inPath("["+strconv.FormatFloat(k.Float(), 'g', -1, 64)+"]", err)
+	}
+	return inPath("[?]", err) // a key with no short spelling (an object)
+}
+
+// pathWorthy reports whether err is about one element (a value that
+// cannot be pushed, a foreign handle) rather than the whole push.
+func pathWorthy(err error) bool {
+	return err != errTooDeep && !errors.Is(err, ErrMemory)
 }
 
 func cannotPush(t reflect.Type) error {
@@ -287,7 +327,7 @@ func (g *Gate) pushMap(v reflect.Value, name string, depth int,
 			sub = k.String()
 		}
 		if err := elem(it.Value(), sub, depth+1); err != nil {
-			return err
+			return mapPushError(k, err)
 		}
 		s.PutRawSet()
 	}
