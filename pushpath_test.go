@@ -46,7 +46,7 @@ func TestPushErrorsNameThePathInsideTheValue(t *testing.T) {
 	}
 	for chunk, want := range map[string]string{
 		`local v = ret(); local m = v.Meta`: `(dostring):1: field 'Meta' of pushInv: bad: cannot push Go value of type complex128`,
-		`retSeq()`:                         `(dostring):1: result #1 of 'retSeq': element [2]["my key"][1]: cannot push Go value of type complex128`,
+		`retSeq()`:                          `(dostring):1: result #1 of 'retSeq': element [2]["my key"][1]: cannot push Go value of type complex128`,
 	} {
 		if err := e.DoString(chunk); err == nil || err.Error() != want {
 			t.Errorf("%s:\n got %v\nwant %s", chunk, err, want)
