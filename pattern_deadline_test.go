@@ -144,6 +144,36 @@ func TestPatternInterruptionIsTheHooksError(t *testing.T) {
 	}
 }
 
+// An interruption landing while a library function builds a string in a
+// buffer (gsub over many fast matches, table.concat, string.format, rep)
+// keeps its position and traceback: on Lua 5.4 the buffer's box is a
+// to-be-closed value whose __close runs at the bottom of the stack while
+// the error unwinds, and the hurried hook raised the interruption again
+// there, without either (probe Z3-F6).
+func TestInterruptionsInsideStringBuffersKeepTheirPosition(t *testing.T) {
+	e := newEnv(t)
+	for _, loop := range []string{
+		`s:gsub("%w+", "%0")`,
+		`s:gsub("%w+", function(x) return x end)`,
+		`s:gsub("%w+", {abc = "x"})`,
+		`table.concat(parts)`,
+		`string.format("%s%s", s, s)`,
+		`("ab"):rep(200000, ",")`,
+	} {
+		chunk := "local s = ('abc '):rep(100000)\nlocal parts = {} for i = 1, 1000 do parts[i] = 'ab' end\n" +
+			"while true do\n\t" + loop + "\nend"
+		for range 3 {
+			err, _ := stopsWithin(t, e, chunk)
+			var le *zlua.LuaError
+			if !errors.As(err, &le) || !strings.HasSuffix(le.Message, ":4: interrupted: context deadline exceeded") ||
+				(le.Traceback != "" && !strings.Contains(le.Traceback, "main chunk")) {
+				t.Errorf("%s: err = %v, traceback %q: want line 4's position and the script's frames", loop, err, tracebackOf(err))
+				break
+			}
+		}
+	}
+}
+
 func tracebackOf(err error) string {
 	var le *zlua.LuaError
 	if errors.As(err, &le) {
