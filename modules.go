@@ -43,6 +43,10 @@ func (e *Env) installModules() error {
 		searchers[2] = search`, "=zlua.modules", "module searcher", []any{read, e.opts.Libs.chunkMode()})
 }
 
+// maxModulePath is the longest module path readModule asks the Modules
+// file system for: Linux's PATH_MAX.
+const maxModulePath = 4096
+
 // readModule finds module name in fsys as Lua's file searcher does with
 // package.path "?.lua;?/init.lua": the dots of name become slashes. It
 // returns the chunk and its path; or the path of a file it found but could
@@ -56,7 +60,12 @@ func readModule(fsys fs.FS, name string, limit int64) (src any, path, msg any) {
 	base := strings.ReplaceAll(name, ".", "/")
 	var tried strings.Builder
 	for _, p := range [...]string{base + ".lua", base + "/init.lua"} {
-		if fs.ValidPath(p) {
+		// A path longer than any file system takes is not asked for:
+		// fopen fails with ENAMETOOLONG there, and some fs.FS
+		// implementations take quadratic time over such a name, in Go
+		// code no deadline interrupts (fstest.MapFS: 12 s for 10^6 dots,
+		// probe A3-F2). It is not found, as stock require reports it.
+		if len(p) <= maxModulePath && fs.ValidPath(p) {
 			if limit > 0 {
 				if fi, err := fs.Stat(fsys, p); err == nil && fi.Mode().IsRegular() && fi.Size() > limit {
 					return nil, p, fmt.Sprintf("file of %d bytes is larger than the memory limit (%d bytes)", fi.Size(), limit)

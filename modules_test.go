@@ -161,3 +161,30 @@ func TestRequireOfAnUnreadableModuleFileSaysCannotRead(t *testing.T) {
 		t.Errorf("require of a directory: %v", err)
 	}
 }
+
+// pathsFS records the length of every path asked for and finds nothing.
+type pathsFS struct{ longest *int }
+
+func (p pathsFS) Open(name string) (fs.File, error) {
+	*p.longest = max(*p.longest, len(name))
+	return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrNotExist}
+}
+
+// A module name longer than any path is not handed to the Modules FS (some
+// take quadratic time over it, in Go code no deadline stops: probe A3-F2):
+// it is not found, as stock require reports a name fopen refuses.
+func TestRequireOfAHugeNameDoesNotReachTheFS(t *testing.T) {
+	longest := 0
+	e := newEnvWith(t, zlua.Options{Modules: pathsFS{&longest}, Libs: zlua.LibsSafe})
+	run(t, e, `
+		local ok, err = pcall(require, ("a."):rep(500000) .. "b")
+		assert(not ok and err:find("module 'a.a.a", 1, true) and err:find("not found", 1, true), err)`)
+	if longest != 0 {
+		t.Errorf("the FS was asked for a path of %d bytes", longest)
+	}
+	// a name within the limit is still asked for
+	run(t, e, `assert(not pcall(require, ("c."):rep(1000) .. "d"))`)
+	if longest != 2000+len("d/init.lua") {
+		t.Errorf("longest path asked: %d, want %d", longest, 2000+len("d/init.lua"))
+	}
+}
