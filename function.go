@@ -99,7 +99,27 @@ func (f *Function) Release() {
 // result is error, Lua errors come back there as *LuaError; otherwise the
 // func panics with it. Arguments and results convert as in SetGlobal and
 // Global; common signatures call without reflection and allocation.
-func (e *Env) GetFunction(name string, fnPtr any) error {
+func (e *Env) GetFunction(name string, fnPtr any) error { return e.getFunction(nil, name, fnPtr) }
+
+// GetFunctionContext is GetFunction with the Lua code the lookup runs (an
+// __index on the way) limited by ctx, with the guarantees of
+// DoStringContext: after untrusted scripts ran in the Env, looking up an
+// optional hook they did not define runs whatever __index they gave _G.
+// Calls of the bound func are not limited by ctx (give the func a
+// context.Context first parameter for that). A ctx already done binds
+// nothing.
+func (e *Env) GetFunctionContext(ctx context.Context, name string, fnPtr any) error {
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("zlua: get function %q: %w", name, err)
+	}
+	if ctx.Done() == nil {
+		ctx = nil
+	}
+	return e.getFunction(ctx, name, fnPtr)
+}
+
+// getFunction is GetFunction under ctx (nil: unlimited).
+func (e *Env) getFunction(ctx context.Context, name string, fnPtr any) error {
 	if e.g == nil {
 		return errUnmade
 	}
@@ -108,7 +128,7 @@ func (e *Env) GetFunction(name string, fnPtr any) error {
 		return opErrorf(err, "get function %q", name)
 	}
 	var ferr error
-	err = e.protect(func(t cgo.Thread) int {
+	err = e.protectCtx(ctx, func(t cgo.Thread) int {
 		s := e.g.S
 		st, err := e.pushPath(t, name)
 		if err != nil || st != cgo.OK {

@@ -1,6 +1,7 @@
 package zlua
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"reflect"
@@ -19,7 +20,25 @@ import (
 // A dotted name sets a field: SetGlobal("Shop.discount", 0.1) does
 // Shop.discount = 0.1, with __newindex running as in Lua. The tables on the
 // way must exist (see Env.Global); none is created.
-func (e *Env) SetGlobal(name string, v any) error {
+func (e *Env) SetGlobal(name string, v any) error { return e.setGlobal(nil, name, v) }
+
+// SetGlobalContext is SetGlobal with the Lua code it runs (a __newindex
+// on the way) limited by ctx, with the guarantees of DoStringContext. After
+// untrusted scripts ran in the Env, a plain SetGlobal runs whatever
+// metamethods they set, with no deadline; this one stops them. A ctx
+// already done sets nothing.
+func (e *Env) SetGlobalContext(ctx context.Context, name string, v any) error {
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("zlua: set global %q: %w", name, err)
+	}
+	if ctx.Done() == nil {
+		ctx = nil
+	}
+	return e.setGlobal(ctx, name, v)
+}
+
+// setGlobal is SetGlobal under ctx (nil: unlimited).
+func (e *Env) setGlobal(ctx context.Context, name string, v any) error {
 	if e.g == nil {
 		return errUnmade
 	}
@@ -30,11 +49,11 @@ func (e *Env) SetGlobal(name string, v any) error {
 	if dotted && (parent == "" || key == "" || strings.Contains(parent, "..")) {
 		return fmt.Errorf("zlua: set global %q: %w", name, errEmptySegment)
 	}
-	if !dotted {
+	if !dotted && ctx == nil {
 		return e.setPlainGlobal(name, v)
 	}
 	var perr error
-	err := e.protect(func(t cgo.Thread) int {
+	err := e.protectCtx(ctx, func(t cgo.Thread) int {
 		s := e.g.S
 		op, nargs := cgo.OpSetGlobal, 0
 		if dotted {
@@ -112,7 +131,25 @@ func (e *Env) setField(tbl, key string, v any) error {
 // neither a table nor a userdata, is an error naming the path so far:
 // "attempt to index a nil value (Shop.items)". For a global whose name
 // contains a dot, use Env.Globals.
-func (e *Env) Global(name string, out any) error {
+func (e *Env) Global(name string, out any) error { return e.global(nil, name, out) }
+
+// GlobalContext is Global with the Lua code it runs (an __index on the
+// way) limited by ctx, with the guarantees of DoStringContext. After
+// untrusted scripts ran in the Env, a plain Global of a name they did not
+// define runs whatever __index they gave _G, with no deadline; this one
+// stops it. A ctx already done reads nothing.
+func (e *Env) GlobalContext(ctx context.Context, name string, out any) error {
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("zlua: global %q: %w", name, err)
+	}
+	if ctx.Done() == nil {
+		ctx = nil
+	}
+	return e.global(ctx, name, out)
+}
+
+// global is Global under ctx (nil: unlimited).
+func (e *Env) global(ctx context.Context, name string, out any) error {
 	if e.g == nil {
 		return errUnmade
 	}
@@ -120,7 +157,7 @@ func (e *Env) Global(name string, out any) error {
 	if rv.Kind() != reflect.Pointer || rv.IsNil() {
 		return fmt.Errorf("zlua: global %q: out must be a non-nil pointer, got %T", name, out)
 	}
-	if !strings.Contains(name, ".") {
+	if ctx == nil && !strings.Contains(name, ".") {
 		// One crossing for a scalar: C reads it with the lookup.
 		t, err := e.begin()
 		if err == nil {
@@ -133,7 +170,7 @@ func (e *Env) Global(name string, out any) error {
 		return nil
 	}
 	var rerr error
-	err := e.protect(func(t cgo.Thread) int {
+	err := e.protectCtx(ctx, func(t cgo.Thread) int {
 		s := e.g.S
 		st, err := e.pushPath(t, name)
 		if err != nil || st != cgo.OK {

@@ -104,14 +104,49 @@ func (e *Env) Preload(name string, v any) error {
 	if e.g == nil {
 		return errUnmade
 	}
-	err := e.callChunk(`local name, v = ...
-		local preload = type(package) == "table" and package.preload
-		if type(preload) ~= "table" then
-			error("package.preload is not a table", 0)
-		end
-		preload[name] = function() return v end`, "=zlua.preload", name, []any{name, v})
-	if err != nil {
+	if err := e.preload(name, v); err != nil {
 		return opErrorf(err, "preload %q", name)
 	}
 	return nil
+}
+
+// errNoPreload is Preload's refusal when the state has no package.preload.
+var errNoPreload = errors.New("package.preload is not a table")
+
+// preload stores the loader raw: package and package.preload are read
+// with rawget and the loader written with rawset, so a script's
+// metamethods on _G, package or package.preload (which would run with no
+// deadline in this host call: probe A3-F4) do not run, and a script cannot
+// see or veto the host's modules through them.
+func (e *Env) preload(name string, v any) error {
+	globals, err := e.Globals()
+	if err != nil {
+		return err
+	}
+	defer globals.Release()
+	var pkg, pre *Table
+	if err := globals.RawGet("package", &pkg); err != nil || pkg == nil {
+		return errNoPreload
+	}
+	defer pkg.Release()
+	if err := pkg.RawGet("preload", &pre); err != nil || pre == nil {
+		return errNoPreload
+	}
+	defer pre.Release()
+	maker, err := e.LoadString("=zlua.preload", "local v = ... return function() return v end")
+	if err != nil {
+		return err
+	}
+	defer maker.Release()
+	out, err := maker.Call(v)
+	if err != nil {
+		var le *LuaError
+		if u := errors.Unwrap(err); u != nil && !errors.As(err, &le) {
+			err = u // v could not be converted: the conversion's own words
+		}
+		return err
+	}
+	loader := out[0].(*Function)
+	defer loader.Release()
+	return pre.RawSet(name, loader)
 }

@@ -1,6 +1,7 @@
 package zlua
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"reflect"
@@ -44,6 +45,21 @@ func (e *Env) protect(f func(t cgo.Thread) int) error {
 		return g.ErrorFromTop(t, st)
 	}
 	return nil
+}
+
+// protectCtx is protect with the Lua code f runs limited by ctx, as
+// DoStringContext limits a chunk; a nil ctx is protect's.
+func (e *Env) protectCtx(ctx context.Context, f func(t cgo.Thread) int) error {
+	if ctx == nil {
+		return e.protect(f)
+	}
+	var fired bool
+	err := e.protect(func(t cgo.Thread) int {
+		st, done := e.g.Limited(ctx, t, func() int { return f(t) })
+		fired = done
+		return st
+	})
+	return callbackgate.CtxResult(ctx, err, fired)
 }
 
 // DoString runs chunk. Errors raised in Lua, including Go errors and
