@@ -3,6 +3,7 @@ package zlua
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"strings"
 
@@ -43,6 +44,32 @@ func (e *Env) installModules() error {
 		searchers[2] = search`, "=zlua.modules", "module searcher", []any{read, e.opts.Libs.chunkMode()})
 }
 
+// errTooBig is readAtMost's refusal of a file that outgrew the limit.
+var errTooBig = errors.New("larger than the memory limit")
+
+// readAtMost reads the file p of fsys, refusing it once it passes limit
+// bytes (limit 0: no bound): a file may grow between the Stat and the read.
+func readAtMost(fsys fs.FS, p string, limit int64) ([]byte, error) {
+	if limit <= 0 {
+		return fs.ReadFile(fsys, p)
+	}
+	f, err := fsys.Open(p)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err == nil && int64(len(b)) > limit {
+		err = errTooBig
+	}
+	return b, err
+}
+
+// tooBig is the module searcher's refusal of a file of n bytes.
+func tooBig(n, limit int64) string {
+	return fmt.Sprintf("file of %d bytes is larger than the memory limit (%d bytes)", n, limit)
+}
+
 // maxModulePath is the longest module path readModule asks the Modules
 // file system for: Linux's PATH_MAX.
 const maxModulePath = 4096
@@ -66,12 +93,22 @@ func readModule(fsys fs.FS, name string, limit int64) (src any, path, msg any) {
 		// code no deadline interrupts (fstest.MapFS: 12 s for 10^6 dots,
 		// probe A3-F2). It is not found, as stock require reports it.
 		if len(p) <= maxModulePath && fs.ValidPath(p) {
-			if limit > 0 {
-				if fi, err := fs.Stat(fsys, p); err == nil && fi.Mode().IsRegular() && fi.Size() > limit {
-					return nil, p, fmt.Sprintf("file of %d bytes is larger than the memory limit (%d bytes)", fi.Size(), limit)
-				}
+			// Only regular files (and directories, which fail to read
+			// as they do for Lua's loader) are read: a FIFO would block
+			// and a device (a link to /dev/zero) never end, in Go code
+			// that neither the deadline nor the memory limit stops
+			// (probe A1-F1).
+			fi, err := fs.Stat(fsys, p)
+			if err == nil && !fi.Mode().IsRegular() && !fi.IsDir() {
+				return nil, p, "cannot read " + p + ": not a regular file"
 			}
-			b, err := fs.ReadFile(fsys, p)
+			if err == nil && limit > 0 && fi.Mode().IsRegular() && fi.Size() > limit {
+				return nil, p, tooBig(fi.Size(), limit)
+			}
+			b, err := readAtMost(fsys, p, limit)
+			if errors.Is(err, errTooBig) {
+				return nil, p, fmt.Sprintf("file larger than the memory limit (%d bytes)", limit)
+			}
 			if err == nil {
 				return fileChunk(b), p, nil
 			}
