@@ -150,10 +150,15 @@ func (e *Env) init() error {
 		// An existing table is kept (a library's, such as math); any
 		// other value refuses the name instead of disappearing.
 		var kind string
-		if err := e.Eval(`local name = "`+root+`" -- a Lua name (Options.check)
+		// An expression: Eval compiles it at its first try (a statement
+		// chunk raises a syntax error first, and on LuaJIT every raise
+		// searches the unwind tables of every state with compiled code:
+		// New would slow down with the number of Envs, probe A1-F2).
+		if err := e.Eval(`(function(name) -- a Lua name (Options.check)
 			local v = rawget(_G, name)
 			if v == nil then rawset(_G, name, {}) return "table" end
-			return type(v)`, &kind); err != nil {
+			return type(v)
+		end)("`+root+`")`, &kind); err != nil {
 			return fmt.Errorf("zlua: root table: %w", err)
 		}
 		if kind != "table" {

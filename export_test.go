@@ -24,6 +24,9 @@ func StockPatterns(e *Env, name string) error {
 // with a slow collector) and returns the previous one.
 func SetForcedGC(gc func()) func() { return callbackgate.SetForcedGC(gc) }
 
+// FailedLoads counts the host chunks of e that failed to compile.
+func FailedLoads(e *Env) uint64 { return e.g.S.LoadFailures() }
+
 // ProgCap returns the capacity of e's push program buffer (C memory).
 func ProgCap(e *Env) int { return e.g.S.ProgCap() }
 

@@ -116,10 +116,14 @@ func (e *Env) callChunk(chunk, chunkName, name string, args []any) error {
 // Env.Global converts (extra results are dropped, missing ones read as
 // nil); if one cannot be converted, Eval returns that error and changes no
 // out. A last out of type *Values receives every result from its position
-// on, in their natural forms (as Function.Call returns them). Like the lua interpreter's prompt, Eval first tries chunk as an
+// on, in their natural forms (as Function.Call returns them).
+//
+// Like the lua interpreter's prompt, Eval first tries chunk as an
 // expression list ("return " + chunk), so Eval("a + b", &sum) works; if
 // that does not compile, chunk runs as statements and its return
-// statement gives the results. The chunk is named "(eval)".
+// statement gives the results. A chunk that begins with a keyword no
+// expression begins with (local, return, if, for, while, repeat, do,
+// goto, break) runs as statements at once. The chunk is named "(eval)".
 func (e *Env) Eval(chunk string, out ...any) error {
 	if e.g == nil {
 		return errUnmade
@@ -134,7 +138,11 @@ func (e *Env) Eval(chunk string, out ...any) error {
 		s := e.g.S
 		mode := e.opts.Libs.chunkMode()
 		top := t.Top()
-		if st := s.Load(t, "return "+chunk, evalName, mode); st != cgo.OK {
+		if statementFirst(chunk) {
+			if st := s.Load(t, chunk, evalName, mode); st != cgo.OK {
+				return st
+			}
+		} else if st := s.Load(t, "return "+chunk, evalName, mode); st != cgo.OK {
 			t.SetTop(top) // not an expression list: run it as statements
 			if st := s.Load(t, chunk, evalName, mode); st != cgo.OK {
 				return st
@@ -189,6 +197,70 @@ func (e *Env) Eval(chunk string, out ...any) error {
 		return opErrorf(err, "eval")
 	}
 	return nil
+}
+
+// statementFirst reports whether chunk begins (after blanks and
+// comments) with a keyword no expression begins with: local, return, if,
+// for, while, repeat, do, goto, break, or a label. Eval then runs it as
+// statements at once instead of first compiling "return " + chunk, whose
+// syntax error is a raise; on LuaJIT each raise searches the unwind
+// tables of every state with compiled code, a cost that grows with the
+// number of Envs (probe A1-F2).
+func statementFirst(chunk string) bool {
+	s := skipBlanks(chunk)
+	if strings.HasPrefix(s, "::") {
+		return true
+	}
+	n := 0
+	for n < len(s) && (s[n] == '_' || 'a' <= s[n] && s[n] <= 'z' || 'A' <= s[n] && s[n] <= 'Z' || '0' <= s[n] && s[n] <= '9') {
+		n++
+	}
+	switch s[:n] {
+	case "local", "return", "if", "for", "while", "repeat", "do", "goto", "break":
+		return true
+	}
+	return false
+}
+
+// skipBlanks returns s after its leading white space and comments.
+func skipBlanks(s string) string {
+	for {
+		s = strings.TrimLeft(s, " \t\r\n\f\v")
+		if !strings.HasPrefix(s, "--") {
+			return s
+		}
+		s = s[2:]
+		if level, ok := longBracket(s); ok {
+			closing := "]" + strings.Repeat("=", level) + "]"
+			i := strings.Index(s, closing)
+			if i < 0 {
+				return "" // an unfinished comment: let Lua report it
+			}
+			s = s[i+len(closing):]
+			continue
+		}
+		if i := strings.IndexByte(s, '\n'); i >= 0 {
+			s = s[i+1:]
+		} else {
+			return ""
+		}
+	}
+}
+
+// longBracket reports whether s opens a long bracket ([[, [=[, ...) and
+// its level.
+func longBracket(s string) (int, bool) {
+	if !strings.HasPrefix(s, "[") {
+		return 0, false
+	}
+	n := 1
+	for n < len(s) && s[n] == '=' {
+		n++
+	}
+	if n < len(s) && s[n] == '[' {
+		return n - 1, true
+	}
+	return 0, false
 }
 
 // LoadString compiles chunk without running it and returns it as a

@@ -65,14 +65,20 @@ int zlua_load_chunk(lua_State *L, zlua_env *env, const char *chunk, size_t len, 
 		    const char *mode)
 {
 	piece_reader r;
-	if (env->limit_depth == 0 || len <= ZLUA_LOAD_PIECE)
-		return luaL_loadbufferx(L, chunk, len, name, mode);
-	r.env = env;
-	r.p = chunk;
-	r.left = len;
+	int st;
+	if (env->limit_depth == 0 || len <= ZLUA_LOAD_PIECE) {
+		st = luaL_loadbufferx(L, chunk, len, name, mode);
+	} else {
+		r.env = env;
+		r.p = chunk;
+		r.left = len;
 #ifdef ZLUA_LUAJIT
-	return lua_loadx(L, read_piece, &r, name, mode);
+		st = lua_loadx(L, read_piece, &r, name, mode);
 #else
-	return lua_load(L, read_piece, &r, name, mode);
+		st = lua_load(L, read_piece, &r, name, mode);
 #endif
+	}
+	if (st != LUA_OK)
+		env->load_failures++;
+	return st;
 }

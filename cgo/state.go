@@ -483,6 +483,10 @@ func (s *State) Raised(slot int, seq uint32) (where []byte, ok bool) {
 	return unsafe.Slice((*byte)(unsafe.Pointer(&r.where[0])), int(r.len)), true
 }
 
+// LoadFailures counts the host chunks (DoString, Eval, LoadString, module
+// files) that failed to compile: each failure was a raise (tests).
+func (s *State) LoadFailures() uint64 { return uint64(s.env.load_failures) }
+
 // Unref releases a registry ref. Never raises.
 func (s *State) Unref(ref int) { C.zlua_unref(s.env.L, C.int(ref)) }
 

@@ -376,6 +376,7 @@ typedef struct zlua_env {
 	 * entry was cleared waits for its __gc and a new one was pushed. When
 	 * a __gc brings it to 0 the slot is queued in objfreed for Go. */
 	int cache_ref;    /* registry ref of the weak-valued cache: slot -> ud */
+	uint64_t load_failures; /* host chunks that failed to compile (tests) */
 	int indexer_ref;  /* LuaJIT: registry ref of the __index factory */
 	int ffi_ref;      /* LuaJIT: registry ref of the ffi module (jitindex.c) */
 	int jiteq_ref;    /* LuaJIT: registry ref of the __eq wrapper factory (jitindex.c) */
