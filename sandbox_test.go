@@ -234,6 +234,7 @@ func TestSandboxSetmetatableErrorsAreStock(t *testing.T) {
 			function() return setmetatable(locked, {}) end,
 			function() return setmetatable(locked, {__gc = print}) end,
 			function() return setmetatable(locked, {__gc = false}) end,
+			function() return setmetatable({}, obj) end, -- named by its __name (A2-F4)
 		}) do
 			local ok, err = pcall(c)
 			out[#out + 1] = tostring(ok) .. " " .. tostring(err)
@@ -241,7 +242,11 @@ func TestSandboxSetmetatableErrorsAreStock(t *testing.T) {
 		return table.concat(out, "\n")`
 	var got [2]string
 	for i, e := range []*zlua.Env{newSafeEnv(t), newEnv(t)} {
+		must(t, e.SetGlobal("obj", &wMob{HP: 1}))
 		must(t, e.Eval(script, &got[i]))
+	}
+	if !strings.Contains(got[0], "got wMob") && !onLuaJIT {
+		t.Errorf("a Go object's type is not named: %s", got[0])
 	}
 	if got[0] != got[1] {
 		t.Errorf("sandbox:\n%s\nstock:\n%s", got[0], got[1])
@@ -273,7 +278,11 @@ func TestSandboxLoadReaderLevelsAreStock(t *testing.T) {
 	}
 	var got [2]string
 	for i, e := range []*zlua.Env{newSafeEnv(t), newEnv(t)} {
+		must(t, e.SetGlobal("obj", &wMob{HP: 1}))
 		must(t, e.Eval(script, &got[i]))
+	}
+	if !strings.Contains(got[0], "got wMob") && !onLuaJIT {
+		t.Errorf("a Go object's type is not named: %s", got[0])
 	}
 	if got[0] != got[1] {
 		t.Errorf("sandbox:\n%s\nstock:\n%s", got[0], got[1])

@@ -310,7 +310,7 @@ static int safe_setmetatable(lua_State *L)
 #ifdef ZLUA_LUAJIT
 		return luaL_argerror(L, 2, "nil or table expected");
 #else
-		return luaL_argerror(L, 2, lua_pushfstring(L, "nil or table expected, got %s", luaL_typename(L, 2)));
+		return luaL_typeerror(L, 2, "nil or table"); /* names __name, as stock */
 #endif
 	if (luaL_getmetafield(L, 1, "__metatable"))
 		return luaL_error(L, "cannot change a protected metatable");
