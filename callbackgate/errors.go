@@ -368,11 +368,26 @@ func isMemoryMessage(msg string) bool {
 func (g *Gate) refTop(t cgo.Thread) (int, error) {
 	st, ref := g.S.Run(t, cgo.OpRef, 1, 0, 0)
 	if st != cgo.OK {
+		// Not only memory: at the C stack's bound (Lua 5.4's nested C
+		// calls, coroutines resumed through Go functions) the protected
+		// call itself fails, and "not enough memory" with a few KB in use
+		// misled (probe A3-F5).
+		err := ErrMemory
+		if st != cgo.ErrMem {
+			err = errCStack
+			if s, ok := t.ToString(-1); ok && st != cgo.ErrErr {
+				err = errors.New(s)
+			}
+		}
 		t.Pop(1)
-		return noRef, ErrMemory
+		return noRef, err
 	}
 	return ref, nil
 }
+
+// errCStack is the refusal of a ref the C stack's bound stopped (Lua
+// 5.4's error while handling the "C stack overflow" error).
+var errCStack = errors.New("C stack overflow")
 
 // NewLuaError returns a LuaError (the public type) with message msg and
 // no Lua value behind it (an error zlua reports for Lua, such as an
