@@ -298,6 +298,35 @@ static int safe_collectgarbage(lua_State *L)
 	return lua_gettop(L) - base;
 }
 
+#ifdef ZLUA_LUAJIT
+/* [lua] LuaJIT's setfenv without level 0: setfenv(0, t) replaces the
+ * running thread's globals, which on the main thread are the environment
+ * of every chunk the host loads later, its own included, and hands them
+ * to the script (probe A3-F6). Functions and levels of the script's own
+ * stack stay as stock; the arguments are checked here, in stock's words,
+ * so that errors name 'setfenv', and the stock function (upvalue 1),
+ * called one C level deeper, is given the level plus one. */
+static int safe_setfenv(lua_State *L)
+{
+	lua_Debug ar;
+	luaL_checktype(L, 2, LUA_TTABLE);
+	if (lua_type(L, 1) != LUA_TFUNCTION) {
+		int level = (int)luaL_checkinteger(L, 1);
+		if (level == 0)
+			return luaL_error(L, "'setfenv' cannot change the thread's environment in the sandbox");
+		if (lua_getstack(L, level, &ar) == 0)
+			return luaL_argerror(L, 1, "invalid level");
+		lua_pushinteger(L, level + 1);
+		lua_replace(L, 1);
+	}
+	lua_settop(L, 2);
+	lua_pushvalue(L, lua_upvalueindex(1));
+	lua_insert(L, 1);
+	lua_call(L, 2, 1);
+	return 1;
+}
+#endif
+
 /* [lua] setmetatable refusing metatables with __gc: finalizers run with
  * hooks disabled, so no time limit could stop one. */
 static int safe_setmetatable(lua_State *L)
@@ -403,6 +432,9 @@ void zlua_open_safe(lua_State *L, zlua_env *env)
 	wrap_field(L, -1, "load", safe_load);
 	wrap_field(L, -1, "loadstring", safe_load);
 	wrap_field(L, -1, "collectgarbage", safe_collectgarbage);
+#ifdef ZLUA_LUAJIT
+	wrap_field(L, -1, "setfenv", safe_setfenv);
+#endif
 	lua_pushcfunction(L, safe_setmetatable);
 	lua_setfield(L, -2, "setmetatable");
 
