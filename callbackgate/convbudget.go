@@ -43,6 +43,26 @@ const convCheckEvery = 1024
 // any counts.
 const convAnyBytes = 16
 
+// convBoxBytes is what storing a converted value in an interface slot
+// costs Go besides the slot: a number is boxed in an 8-byte allocation
+// (a table's map is a pointer and is not boxed; counted for every value
+// all the same: a bound, not an estimate).
+const convBoxBytes = 8
+
+// convSliceBoxBytes is a []any stored in an interface: its header is boxed.
+const convSliceBoxBytes = 24
+
+// mapBytes is what a Go map of count entries of slot bytes each costs
+// besides its entries' contents: its header and its groups of eight
+// slots (Go's maps are Swiss tables filled to 7/8; a small map has one
+// group however few entries it has). Before it, a 3-entry map[string]any
+// counted ~100 bytes and cost ~300, so one conversion could build 5× the
+// MemoryLimit it is bounded by (probe A3-F7).
+func mapBytes(count int, slot int64) int64 {
+	groups := int64(count)*8/7/8 + 1
+	return 48 + groups*(8+8*slot) - int64(count)*slot // the entries' own slots are counted with them
+}
+
 // convStart begins the count of a conversion (depth 0 of read or
 // natural), unless it is one value of a scoped operation.
 func (g *Gate) convStart() {

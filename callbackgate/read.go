@@ -486,6 +486,10 @@ func (g *Gate) readMap(t cgo.Thread, idx int, v reflect.Value, depth int) error 
 	typ := v.Type()
 	before := g.conv.bytes
 	start, epoch := g.freshStart()
+	slot := int64(typ.Key().Size() + typ.Elem().Size())
+	if err := g.convCharge(mapBytes(0, slot)); err != nil { // the header and a first group
+		return err
+	}
 	m := reflect.MakeMap(typ)
 	g.storeBuilt(m.UnsafePointer())
 	k := reflect.New(typ.Key()).Elem()
@@ -513,7 +517,7 @@ func (g *Gate) readMap(t cgo.Thread, idx int, v reflect.Value, depth int) error 
 			t.Pop(2)
 			return err
 		}
-		if err := g.convCharge(int64(k.Type().Size() + e.Type().Size())); err != nil {
+		if err := g.convCharge(slot*8/7 + 1); err != nil { // the slot, at the groups' 7/8 fill, and its control byte
 			t.Pop(2)
 			return err
 		}
