@@ -94,6 +94,9 @@ func (g *Gate) dispatchSlow(e *funcEntry, fr cgo.Frame) (status int32) {
 	}
 	g.S.ClearQueued() // the queues are empty now, whoever drained them
 	g.yield()         // the scheduler check, when the tick ran out (yield.go)
+	if g.objs.PendingLen() >= pendingSettleAt && !g.S.Pushing() {
+		g.objs.SettlePending() // a long call's found objects (objreg)
+	}
 	if g.unrefs.Len() > 0 {
 		g.drainRefsIn(fr.Thread())
 	}
@@ -106,6 +109,10 @@ func (g *Gate) dispatchSlow(e *funcEntry, fr cgo.Frame) (status int32) {
 	g.deep--
 	return status
 }
+
+// pendingSettleAt is how many slots found by pushes a call lets pile up
+// before a scheduler check gives back those Lua no longer holds.
+const pendingSettleAt = 1024
 
 // refsPerCheck bounds the refs one call's check releases.
 const refsPerCheck = 1 << 14

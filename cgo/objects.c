@@ -106,6 +106,9 @@ static inline __attribute__((always_inline)) void obj_push(lua_State *L, zlua_en
 		if (r < 0)
 			cached = ZLUA_OBJ_UNCACHED;
 	}
+	/* the allocations below may run finalizers, and Go through them:
+	 * the slot must stay Go's until its userdata exists (cgo State.Pushing) */
+	env->prog_active++;
 	u = (ZLuaObjectUserData *)zlua_newuserdata(L, sizeof *u);
 	memset(u, 0, sizeof *u);
 	u->header.magic = ZLUA_MAGIC;
@@ -133,6 +136,7 @@ static inline __attribute__((always_inline)) void obj_push(lua_State *L, zlua_en
 		if (tidy)
 			lua_replace(L, -2); /* the userdata in the cache's place */
 	}
+	env->prog_active--;
 }
 
 void zlua_obj_push(lua_State *L, zlua_env *env, uint32_t slot, uint32_t gen,

@@ -32,6 +32,10 @@ int zlua_prog_run(lua_State *L, zlua_env *env, const unsigned char *p, size_t n)
 {
 	const unsigned char *end = p + n;
 	int base = lua_gettop(L);
+	/* while it runs, objects it pushes later are slots Go handed it:
+	 * Go keeps them (cgo State.Pushing); a raise leaves the count up
+	 * until the outermost operation ends (protect.c) */
+	env->prog_active++;
 	while (p < end) {
 		int op = *p++;
 		luaL_checkstack(L, 3, "zlua: too many values");
@@ -117,6 +121,7 @@ int zlua_prog_run(lua_State *L, zlua_env *env, const unsigned char *p, size_t n)
 			return luaL_error(L, "zlua: corrupt push program (op %d)", op);
 		}
 	}
+	env->prog_active--;
 	return lua_gettop(L) - base;
 }
 

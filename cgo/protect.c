@@ -433,6 +433,7 @@ int zlua_op(zlua_env *env, lua_State *L, int opcode, int nargs, int nres,
 	st = lua_pcall(L, nargs + 1, nres, base + 1);
 	if (outermost) {
 		env->cstack_base = 0;
+		env->prog_active = 0; /* what a raise left counted ran no further */
 		zlua_jit_leafreset(env); /* no Lua runs: no leaf results wait */
 	}
 	env->op_pending = pending;

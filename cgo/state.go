@@ -483,6 +483,13 @@ func (s *State) Raised(slot int, seq uint32) (where []byte, ok bool) {
 	return unsafe.Slice((*byte)(unsafe.Pointer(&r.where[0])), int(r.len)), true
 }
 
+// Pushing reports whether a push program or an object push is under way
+// on the state (a Lua call made from inside one, by a finalizer its
+// allocation ran, is nested in it): slots Go found for it must stay Go's.
+// It may say so after such a push was abandoned by a raise, until the
+// outermost operation ends: that only delays a release.
+func (s *State) Pushing() bool { return s.env.prog_active != 0 }
+
 // LoadFailures counts the host chunks (DoString, Eval, LoadString, module
 // files) that failed to compile: each failure was a raise (tests).
 func (s *State) LoadFailures() uint64 { return uint64(s.env.load_failures) }

@@ -377,6 +377,9 @@ typedef struct zlua_env {
 	 * a __gc brings it to 0 the slot is queued in objfreed for Go. */
 	int cache_ref;    /* registry ref of the weak-valued cache: slot -> ud */
 	uint64_t load_failures; /* host chunks that failed to compile (tests) */
+	/* push programs and object pushes under way: while nonzero, slots Go
+	 * found for a push may not be released mid-call (zlua_busy_pushing) */
+	int prog_active;
 	int indexer_ref;  /* LuaJIT: registry ref of the __index factory */
 	int ffi_ref;      /* LuaJIT: registry ref of the ffi module (jitindex.c) */
 	int jiteq_ref;    /* LuaJIT: registry ref of the __eq wrapper factory (jitindex.c) */

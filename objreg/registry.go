@@ -349,6 +349,29 @@ func (r *Registry) Settle() {
 	}
 }
 
+// PendingLen is how many slots Lookup found since the last Settle.
+func (r *Registry) PendingLen() int { return len(r.pending) }
+
+// SettlePending ends what Lookup began since the last Settle: the found
+// slots are no longer kept, and those whose userdata Lua collected
+// meanwhile are released. Call it only when no push can be under way
+// (cgo State.Pushing false): a long call that hands many objects back and
+// forth would otherwise keep every one of them, and its Go object, until
+// it returned (probe A3-F1).
+func (r *Registry) SettlePending() {
+	for _, i := range r.pending {
+		s := &r.slots[i]
+		s.bits &^= fPending
+		if s.bits&fLive != 0 && r.c.SlotCount(i) == 0 {
+			r.release(i, s)
+		}
+	}
+	r.pending = r.pending[:0]
+	if r.dirty {
+		r.publish()
+	}
+}
+
 func (r *Registry) release(i uint32, s *Slot) {
 	if s.bits&fKeyed != 0 {
 		r.ids.remove(r.slots, s.key(), i)
