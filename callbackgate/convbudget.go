@@ -21,6 +21,11 @@ import (
 type convBudget struct {
 	values  int   // values converted so far
 	bytes   int64 // Go bytes built so far (an estimate: string contents, slice and map elements, structs allocated)
+	// overhead: the part of bytes that is the containers' own (map
+	// headers and groups, interface boxes): counted against the limit,
+	// not in the charges of what a store keeps, which the charge walk
+	// measures without it (storecharge.go)
+	overhead int64
 	limit   int64 // the Env's MemoryLimit when the conversion began (0: none)
 	checked int64 // bytes when the context was last checked
 	// scoped: the values of one operation share this budget (ConvScope):
@@ -98,6 +103,16 @@ func (g *Gate) convCharge(n int64) error {
 	}
 	return nil
 }
+
+// convOverhead is convCharge of n bytes that are containers' overhead.
+func (g *Gate) convOverhead(n int64) error {
+	g.conv.overhead += n
+	return g.convCharge(n)
+}
+
+// convBuilt is what the conversion built so far, without the overhead:
+// what store charges and built-value notes count.
+func (g *Gate) convBuilt() int64 { return g.conv.bytes - g.conv.overhead }
 
 // convChargeArg is convCharge for the value a plus extra bytes: a string
 // counts its bytes (every Go string read from Lua is a copy).

@@ -192,7 +192,7 @@ func (g *Gate) readTable(t cgo.Thread, idx int, v reflect.Value, depth int) (han
 	if !ptr {
 		return true, g.decodeStruct(t, idx, v, p, depth)
 	}
-	before := g.conv.bytes
+	before := g.convBuilt()
 	if err := g.convCharge(int64(typ.Size())); err != nil {
 		return true, err
 	}
@@ -203,7 +203,7 @@ func (g *Gate) readTable(t cgo.Thread, idx int, v reflect.Value, depth int) (han
 	}
 	v.Set(nv)
 	g.storeBuiltObj(nv.UnsafePointer())
-	n := g.conv.bytes - before // what it holds, nested objects included
+	n := g.convBuilt() - before // what it holds, nested objects included
 	if depth == 0 {
 		g.noteBuilt(nv.UnsafePointer(), n) // charge.go
 	}

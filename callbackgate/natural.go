@@ -108,7 +108,10 @@ func (g *Gate) naturalTable(t cgo.Thread, idx int, depth int, anyKeys bool) (any
 	// not enough ({1, nil, 3, x = 1} has three pairs and #t 3 on 5.4).
 	count, seq := t.CountPairs(idx)
 	if seq {
-		if err := g.convCharge(int64(count)*(convAnyBytes+convBoxBytes) + convSliceBoxBytes); err != nil {
+		if err := g.convCharge(int64(count) * convAnyBytes); err != nil {
+			return nil, err
+		}
+		if err := g.convOverhead(int64(count)*convBoxBytes + convSliceBoxBytes); err != nil {
 			return nil, err
 		}
 		s := make([]any, count)
@@ -135,7 +138,7 @@ func (g *Gate) naturalTable(t cgo.Thread, idx int, depth int, anyKeys bool) (any
 func (g *Gate) naturalMap(t cgo.Thread, idx int, count, depth int, anyKeys bool) (any, error) {
 	var sm map[string]any
 	var m map[any]any
-	if err := g.convCharge(mapBytes(count, 2*convAnyBytes)); err != nil {
+	if err := g.convOverhead(mapBytes(count, 2*convAnyBytes) + int64(count)*convBoxBytes); err != nil {
 		return nil, err
 	}
 	if anyKeys {
@@ -158,7 +161,7 @@ func (g *Gate) naturalMap(t cgo.Thread, idx int, count, depth int, anyKeys bool)
 				t.Pop(2)
 				return nil, err
 			}
-			if err := g.convChargeArg(&ka, 2*convAnyBytes+convBoxBytes); err != nil { // the entry, the value's box and the key's copy
+			if err := g.convChargeArg(&ka, 2*convAnyBytes); err != nil { // the entry and the key's copy
 				t.Pop(2)
 				return nil, err
 			}
@@ -185,7 +188,10 @@ func (g *Gate) naturalMap(t cgo.Thread, idx int, count, depth int, anyKeys bool)
 		} else if e, err = g.naturalAs(t, top, &ea, depth+1, anyKeys); err != nil {
 			err = elemError(g.elemKey(t, top-1, &ka), err)
 		} else {
-			err = g.convCharge(2*convAnyBytes + 2*convBoxBytes) // the entry and the boxes
+			err = g.convCharge(2 * convAnyBytes) // the entry
+			if err == nil {
+				err = g.convOverhead(convBoxBytes) // the key's box (the value's: with the map)
+			}
 		}
 		if err != nil {
 			t.Pop(2)

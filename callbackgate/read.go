@@ -354,7 +354,7 @@ func (g *Gate) read(t cgo.Thread, idx int, a *cgo.Arg, v reflect.Value, depth in
 			return err
 		}
 		n := t.RawLen(idx)
-		before := g.conv.bytes
+		before := g.convBuilt()
 		start, epoch := g.freshStart()
 		if err := g.convSlice(n, typ.Elem().Size()); err != nil {
 			return err
@@ -365,7 +365,7 @@ func (g *Gate) read(t cgo.Thread, idx int, a *cgo.Arg, v reflect.Value, depth in
 		}
 		g.storeBuilt(s.UnsafePointer())
 		if n > 0 && typ.Elem().Size() != 0 { // a ByRef of it is an object (builtindex.go)
-			g.noteBuiltValue(s.UnsafePointer(), nil, g.conv.bytes-before, start, epoch)
+			g.noteBuiltValue(s.UnsafePointer(), nil, g.convBuilt()-before, start, epoch)
 		}
 		v.Set(s)
 		return nil
@@ -484,10 +484,13 @@ func (g *Gate) readSeq(t cgo.Thread, idx int, v reflect.Value, n, depth int) err
 
 func (g *Gate) readMap(t cgo.Thread, idx int, v reflect.Value, depth int) error {
 	typ := v.Type()
-	before := g.conv.bytes
+	before := g.convBuilt()
 	start, epoch := g.freshStart()
+	// The budget counts the map's header, groups and fill as overhead:
+	// the store charge of what was built (convBuilt) counts its entries
+	// as the charge walk measures them.
 	slot := int64(typ.Key().Size() + typ.Elem().Size())
-	if err := g.convCharge(mapBytes(0, slot)); err != nil { // the header and a first group
+	if err := g.convOverhead(mapBytes(0, slot)); err != nil { // the header and a first group
 		return err
 	}
 	m := reflect.MakeMap(typ)
@@ -517,7 +520,11 @@ func (g *Gate) readMap(t cgo.Thread, idx int, v reflect.Value, depth int) error 
 			t.Pop(2)
 			return err
 		}
-		if err := g.convCharge(slot*8/7 + 1); err != nil { // the slot, at the groups' 7/8 fill, and its control byte
+		if err := g.convCharge(slot); err != nil {
+			t.Pop(2)
+			return err
+		}
+		if err := g.convOverhead(slot/7 + 1); err != nil { // the groups' 7/8 fill and a control byte
 			t.Pop(2)
 			return err
 		}
@@ -529,7 +536,7 @@ func (g *Gate) readMap(t cgo.Thread, idx int, v reflect.Value, depth int) error 
 			return err
 		}
 	}
-	g.noteBuiltValue(m.UnsafePointer(), nil, g.conv.bytes-before, start, epoch)
+	g.noteBuiltValue(m.UnsafePointer(), nil, g.convBuilt()-before, start, epoch)
 	v.Set(m)
 	return nil
 }

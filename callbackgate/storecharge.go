@@ -163,7 +163,7 @@ func (g *Gate) storedValue(fr cgo.Frame, i int, typ reflect.Type) (reflect.Value
 			g.forgetStoreBuilt()
 			return tmp, nil, err
 		}
-		n = g.conv.bytes
+		n = g.convBuilt()
 	}
 	var rec *storeRec
 	if len(g.stores.built) != 0 {

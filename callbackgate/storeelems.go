@@ -146,10 +146,10 @@ func (g *Gate) keyRec(k reflect.Value) *storeRec {
 		r.collect(s, []unsafe.Pointer{unsafe.Pointer(unsafe.StringData(s.String()))})
 		return r
 	}
-	if g.conv.bytes < storeMin {
+	if g.convBuilt() < storeMin {
 		return nil
 	}
-	return g.newStoreRec(k, g.conv.bytes)
+	return g.newStoreRec(k, g.convBuilt())
 }
 
 // mergeRec returns the charge of a and b together (either may be nil).
