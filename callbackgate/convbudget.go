@@ -19,15 +19,15 @@ import (
 // stops once the context is done (checked every convCheckEvery values or
 // convCheckBytes bytes).
 type convBudget struct {
-	values  int   // values converted so far
-	bytes   int64 // Go bytes built so far (an estimate: string contents, slice and map elements, structs allocated)
+	values int   // values converted so far
+	bytes  int64 // Go bytes built so far (an estimate: string contents, slice and map elements, structs allocated)
 	// overhead: the part of bytes that is the containers' own (map
 	// headers and groups, interface boxes): counted against the limit,
 	// not in the charges of what a store keeps, which the charge walk
 	// measures without it (storecharge.go)
 	overhead int64
-	limit   int64 // the Env's MemoryLimit when the conversion began (0: none)
-	checked int64 // bytes when the context was last checked
+	limit    int64 // the Env's MemoryLimit when the conversion began (0: none)
+	checked  int64 // bytes when the context was last checked
 	// scoped: the values of one operation share this budget (ConvScope):
 	// a Go function's arguments, a call's or a resume's results, a
 	// ForEach, Eval's outs. A count of values set by the script would
