@@ -91,7 +91,11 @@ type resetRequest struct{ loader func(*Env) error }
 const Backend = cgo.Backend
 
 // New creates an Env: the state, the standard libraries, the prelude
-// (the global zlua table). Close releases it.
+// (the global zlua table). Close releases it, and only Close does: an Env
+// dropped without Close is never freed (its Lua state, C memory and the Go
+// values Lua holds stay until the process ends), since freeing it would
+// run its scripts' finalizers on a goroutine nobody owns. Defer Close as
+// for an os.File.
 func New(opts Options) (*Env, error) {
 	if err := opts.check(); err != nil {
 		return nil, err
