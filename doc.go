@@ -41,8 +41,12 @@
 // their Lua value alive until Release or until Go drops them (the next
 // Pump releases it), fail with [ErrStale] after Reset or Close, and are
 // refused by other Envs; pushed back into their own Env they are the Lua
-// value itself. Global, SetGlobal and GetFunction take dotted paths
-// ("Shop.items.sword").
+// value itself. Each crossing makes a new handle: [Function.Same] (and
+// Table's, Thread's) tells whether two hold one Lua value. Global,
+// SetGlobal and GetFunction take dotted paths ("Shop.items.sword"); their
+// Context variants ([Env.GlobalContext]) bound the metamethods a script
+// left on the way. A typed func whose last result is [Values] receives
+// all of the Lua function's results from there on.
 //
 // # Go functions in Lua
 //
