@@ -109,13 +109,11 @@ func (e *Env) GetFunction(name string, fnPtr any) error { return e.getFunction(n
 // context.Context first parameter for that). A ctx already done binds
 // nothing.
 func (e *Env) GetFunctionContext(ctx context.Context, name string, fnPtr any) error {
-	if err := ctx.Err(); err != nil {
+	c, err := hostCtx(ctx)
+	if err != nil {
 		return fmt.Errorf("zlua: get function %q: %w", name, err)
 	}
-	if ctx.Done() == nil {
-		ctx = nil
-	}
-	return e.getFunction(ctx, name, fnPtr)
+	return e.getFunction(c, name, fnPtr)
 }
 
 // getFunction is GetFunction under ctx (nil: unlimited).

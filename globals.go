@@ -28,13 +28,24 @@ func (e *Env) SetGlobal(name string, v any) error { return e.setGlobal(nil, name
 // metamethods they set, with no deadline; this one stops them. A ctx
 // already done sets nothing.
 func (e *Env) SetGlobalContext(ctx context.Context, name string, v any) error {
-	if err := ctx.Err(); err != nil {
+	c, err := hostCtx(ctx)
+	if err != nil {
 		return fmt.Errorf("zlua: set global %q: %w", name, err)
 	}
-	if ctx.Done() == nil {
-		ctx = nil
+	return e.setGlobal(c, name, v)
+}
+
+// hostCtx is the context a host call that may run script code runs
+// under: nil (the plain call) for a context that is never done, and the
+// context's error, with nothing run, for one already done.
+func hostCtx(ctx context.Context) (context.Context, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
 	}
-	return e.setGlobal(ctx, name, v)
+	if ctx.Done() == nil {
+		return nil, nil
+	}
+	return ctx, nil
 }
 
 // setGlobal is SetGlobal under ctx (nil: unlimited).
@@ -139,13 +150,11 @@ func (e *Env) Global(name string, out any) error { return e.global(nil, name, ou
 // define runs whatever __index they gave _G, with no deadline; this one
 // stops it. A ctx already done reads nothing.
 func (e *Env) GlobalContext(ctx context.Context, name string, out any) error {
-	if err := ctx.Err(); err != nil {
+	c, err := hostCtx(ctx)
+	if err != nil {
 		return fmt.Errorf("zlua: global %q: %w", name, err)
 	}
-	if ctx.Done() == nil {
-		ctx = nil
-	}
-	return e.global(ctx, name, out)
+	return e.global(c, name, out)
 }
 
 // global is Global under ctx (nil: unlimited).
