@@ -305,7 +305,7 @@ static int safe_collectgarbage(lua_State *L)
  * to the script (probe A3-F6). Functions and levels of the script's own
  * stack stay as stock; the arguments are checked here, in stock's words,
  * so that errors name 'setfenv', and the stock function (upvalue 1),
- * called one C level deeper, is given the level plus one. */
+ * called one C level deeper, is given the level plus one. [-0, +1] */
 static int safe_setfenv(lua_State *L)
 {
 	lua_Debug ar;
