@@ -19,7 +19,10 @@ import (
 // from reaching the caller, and a message handler (xpcall) is not run for
 // it. Once ctx is done the call ends with its error even if the script
 // caught every interruption and returned. The returned error satisfies
-// errors.Is(err, ctx.Err()) and errors.As with *LuaError. Pattern matching
+// errors.Is(err, ctx.Err()) and errors.As with *LuaError, and
+// errors.Is(err, context.Cause(ctx)) when the context was given its own
+// cause (context.WithCancelCause …), which the error's text names last:
+// "… interrupted: context canceled (cause: server shutting down)". Pattern matching
 // runs no Lua instructions, so zlua's string.find, match, gmatch and gsub
 // check the same flag while they work and raise the same error; on Lua
 // 5.4 so do table.move, insert and remove (their loops can be as long as
@@ -49,7 +52,7 @@ func (e *Env) DoStringContext(ctx context.Context, chunk string) error {
 	if e.g == nil {
 		return errUnmade
 	}
-	if err := ctx.Err(); err != nil {
+	if err := callbackgate.CtxDone(ctx); err != nil {
 		return fmt.Errorf("zlua: do string: %w", err)
 	}
 	if ctx.Done() == nil {
@@ -66,7 +69,7 @@ func (e *Env) DoFileContext(ctx context.Context, path string) error {
 	if e.g == nil {
 		return errUnmade
 	}
-	if err := ctx.Err(); err != nil {
+	if err := callbackgate.CtxDone(ctx); err != nil {
 		return fmt.Errorf("zlua: dofile: %w", err)
 	}
 	if ctx.Done() == nil {

@@ -39,7 +39,7 @@ func (e *Env) SetGlobalContext(ctx context.Context, name string, v any) error {
 // under: nil (the plain call) for a context that is never done, and the
 // context's error, with nothing run, for one already done.
 func hostCtx(ctx context.Context) (context.Context, error) {
-	if err := ctx.Err(); err != nil {
+	if err := callbackgate.CtxDone(ctx); err != nil {
 		return nil, err
 	}
 	if ctx.Done() == nil {

@@ -19,7 +19,7 @@ var contextType = reflect.TypeFor[context.Context]()
 // the gate is claimed, and the program (the function, its receiver) is
 // written after it. The caller ends the limit before endCall.
 func (f *Function) startLimited(ctx context.Context) (*Gate, *limit, error) {
-	if err := ctx.Err(); err != nil {
+	if err := CtxDone(ctx); err != nil {
 		return nil, nil, fmt.Errorf("zlua: call %q: %w", f.name, err)
 	}
 	g, err := f.start()

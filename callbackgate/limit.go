@@ -219,33 +219,79 @@ func (g *Gate) Limited(ctx context.Context, t cgo.Thread, f func() int) (st int,
 // Once the context was done during the call (fired), the call ends with
 // the context's error even if the script caught every interruption
 // (pcall, xpcall, a coroutine) and returned normally. An error while ctx
-// is done matches both ctx.Err() and the Lua error.
+// is done matches both ctx.Err() and the Lua error, and the context's
+// cause (context.WithCancelCause, WithDeadlineCause, WithTimeoutCause)
+// where it is another error.
 func CtxResult(ctx context.Context, err error, fired bool) error {
 	if err == nil && fired {
 		err = NewLuaError("interrupted: " + ctx.Err().Error())
 	}
 	if err != nil && ctx != nil && ctx.Err() != nil {
-		return &ctxError{ctx: ctx.Err(), err: err}
+		e := &ctxError{ctx: ctx.Err(), err: err}
+		if c := context.Cause(ctx); c != nil && c != e.ctx {
+			e.cause = c
+		}
+		return e
 	}
 	return err
 }
 
 // ctxError is a limited call stopped because its context was done: it
-// matches the context's error and the Lua error that stopped the script.
+// matches the context's error, its cause when it has its own and the Lua
+// error that stopped the script.
 type ctxError struct {
-	ctx error
-	err error
+	ctx   error
+	cause error // nil when the cause is ctx itself
+	err   error
 }
 
 // Error is the Lua error's text, which names the interruption unless the
 // hook's error was replaced on its way out (LuaJIT reports an error raised
-// inside a message handler as "error in error handling").
+// inside a message handler as "error in error handling"), then the
+// context's own cause when it has one: "...: interrupted: context
+// canceled (cause: server shutting down)".
 func (e *ctxError) Error() string {
 	msg := e.err.Error()
-	if strings.Contains(msg, "interrupted: ") {
-		return msg
+	if !strings.Contains(msg, "interrupted: ") {
+		msg = "zlua: interrupted: " + e.ctx.Error() + " (" + msg + ")"
 	}
-	return "zlua: interrupted: " + e.ctx.Error() + " (" + msg + ")"
+	if e.cause != nil {
+		msg += " (cause: " + e.cause.Error() + ")"
+	}
+	return msg
 }
 
-func (e *ctxError) Unwrap() []error { return []error{e.ctx, e.err} }
+// Unwrap gives the context's error, its cause when it has its own and the
+// Lua error, for errors.Is and errors.As.
+func (e *ctxError) Unwrap() []error {
+	if e.cause != nil {
+		return []error{e.ctx, e.cause, e.err}
+	}
+	return []error{e.ctx, e.err}
+}
+
+// CtxDone is the error of a call refused because ctx was done before it
+// began: nil while ctx is not done, else ctx.Err(), joined with the
+// context's cause when it has its own (context.WithCancelCause …) so
+// that errors.Is matches both.
+func CtxDone(ctx context.Context) error {
+	err := ctx.Err()
+	if err == nil {
+		return nil
+	}
+	if c := context.Cause(ctx); c != nil && c != err {
+		return &causeError{err: err, cause: c}
+	}
+	return err
+}
+
+// causeError is a done context's error with its own cause.
+type causeError struct{ err, cause error }
+
+// Error is the context's error, then the cause: "context canceled
+// (cause: server shutting down)".
+func (e *causeError) Error() string { return e.err.Error() + " (cause: " + e.cause.Error() + ")" }
+
+// Unwrap gives the context's error and the cause, for errors.Is and
+// errors.As.
+func (e *causeError) Unwrap() []error { return []error{e.err, e.cause} }

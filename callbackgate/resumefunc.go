@@ -248,7 +248,7 @@ func (th *Thread) resumeReflect(args, out []reflect.Value) error {
 func (th *Thread) resumeReflectContext(ctx context.Context, args, out []reflect.Value) error {
 	limited := !Unlimited(ctx)
 	if limited {
-		if err := ctx.Err(); err != nil {
+		if err := CtxDone(ctx); err != nil {
 			return fmt.Errorf("zlua: resume: %w", err)
 		}
 	}

@@ -99,7 +99,7 @@ func (th *Thread) Resume(ctx context.Context, args []any) ([]any, error) {
 	}
 	limited := !Unlimited(ctx)
 	if limited {
-		if err := ctx.Err(); err != nil {
+		if err := CtxDone(ctx); err != nil {
 			return nil, fmt.Errorf("zlua: resume: %w", err)
 		}
 	}
