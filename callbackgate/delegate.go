@@ -52,18 +52,43 @@ func reflectCall(typ reflect.Type, args []reflect.Value, nres int, errLast bool,
 		}
 		args = spread
 	}
+	if nres == 0 && errLast {
+		// no result from Lua: a success returns the shared nil error
+		// (reflect only reads a MakeFunc's results), a failure its own
+		if err := call(args, nil); err != nil {
+			return []reflect.Value{errorValue(err)}
+		}
+		return nilErrorResult
+	}
 	out := make([]reflect.Value, typ.NumOut())
-	for i := range out {
+	for i := range nres {
 		out[i] = reflect.New(typ.Out(i)).Elem()
 	}
 	err := call(args, out[:nres])
 	if err != nil && !errLast {
 		panic(err)
 	}
-	if errLast && err != nil {
-		out[len(out)-1].Set(reflect.ValueOf(err))
+	if errLast {
+		out[nres] = errorValue(err)
 	}
 	return out
+}
+
+// nilErrorResult is the results of a reflect-made func whose only result
+// is an error that is nil: never written (reflect.MakeFunc's caller reads
+// the slice and copies the values out), so every such call shares it.
+var nilErrorResult = []reflect.Value{reflect.Zero(errorType)}
+
+// errorValue is err as a reflect-made func's error result: the shared
+// zero Value for nil, else a new one (a function of its own, so that its
+// callers' err stays on the stack).
+func errorValue(err error) reflect.Value {
+	if err == nil {
+		return nilErrorResult[0]
+	}
+	p := new(error)
+	*p = err
+	return reflect.ValueOf(p).Elem()
 }
 
 func (f *Function) callReflect(args, out []reflect.Value) error {
