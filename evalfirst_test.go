@@ -1,6 +1,7 @@
 package zlua_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/zlua-go/zlua"
@@ -41,10 +42,31 @@ func TestEvalOfStatementsCompilesOnce(t *testing.T) {
 			t.Errorf("New(%+v): %d failed compilations, want 0", opts, n)
 		}
 	}
-	// an assignment still takes the two tries, and works
-	before := zlua.FailedLoads(e)
-	must(t, e.Eval("y = 10"))
-	if n := zlua.FailedLoads(e) - before; n != 1 {
-		t.Errorf(`Eval("y = 10"): %d failed compilations, want 1`, n)
+	// assignments and named functions compile once as statements
+	for _, chunk := range []string{"y = 10", "t = {} t.a, y = 1, 10", "a.b.c = 1 y = 10", "y\n=\n10",
+		"function setY() y = 10 end setY()", "local t = {} function t.f() end y = 10"} {
+		run(t, e, `y = 0 a = {b = {}}`)
+		before := zlua.FailedLoads(e)
+		must(t, e.Eval(chunk))
+		if n := zlua.FailedLoads(e) - before; n != 0 {
+			t.Errorf("Eval(%q): %d failed compilations, want 0", chunk, n)
+		}
+		if global[int](t, e, "y") != 10 {
+			t.Errorf("Eval(%q) did not run it", chunk)
+		}
+	}
+	// expressions that begin like them are still expressions
+	run(t, e, `x, n = 3, 4 f = function(v) return v end`)
+	for chunk, want := range map[string]int{"x == 3 and 1 or 0": 1, "x, n": 3, "x <= n and 5 or 6": 5,
+		"(function() return 7 end)()": 7, "function() end and 8": 8, "f{a = 9}.a": 9, "f 'xx' == 'xx' and 10": 10} {
+		var v int
+		must(t, e.Eval(chunk, &v))
+		if v != want {
+			t.Errorf("Eval(%q) = %d, want %d", chunk, v, want)
+		}
+	}
+	// a chunk that is neither still reports the statement's syntax error
+	if err := e.Eval("x = = 1"); err == nil || !strings.Contains(err.Error(), "unexpected symbol near '='") {
+		t.Errorf(`Eval("x = = 1") = %v, want the syntax error`, err)
 	}
 }

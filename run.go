@@ -201,7 +201,8 @@ func (e *Env) Eval(chunk string, out ...any) error {
 
 // statementFirst reports whether chunk begins (after blanks and
 // comments) with a keyword no expression begins with: local, return, if,
-// for, while, repeat, do, goto, break, or a label. Eval then runs it as
+// for, while, repeat, do, goto, break, a label, function and a name, or
+// with an assignment's targets (assignsFirst). Eval then runs it as
 // statements at once instead of first compiling "return " + chunk, whose
 // syntax error is a raise; on LuaJIT each raise searches the unwind
 // tables of every state with compiled code, a cost that grows with the
@@ -218,9 +219,33 @@ func statementFirst(chunk string) bool {
 	switch s[:n] {
 	case "local", "return", "if", "for", "while", "repeat", "do", "goto", "break":
 		return true
+	case "function": // a named function's statement, not function(...) end
+		r := strings.TrimLeft(s[n:], " \t\r\n\f\v")
+		return r != "" && isNameStart(r[0])
+	}
+	return n > 0 && assignsFirst(s)
+}
+
+// assignsFirst reports whether s (no leading blanks) starts with the
+// targets of an assignment: names, dots, commas and white space up to a
+// lone '='. No expression list has that prefix (its only '=' signs are
+// parts of ==, ~=, <=, >=, or come after a bracket or a quote, where the
+// scan stops), so a chunk that has it is statements.
+func assignsFirst(s string) bool {
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == '=':
+			return i+1 == len(s) || s[i+1] != '='
+		case c == '.' || c == ',' || c == ' ' || c == '\t' || c == '\r' || c == '\n' || isNameStart(c) || '0' <= c && c <= '9':
+		default:
+			return false
+		}
 	}
 	return false
 }
+
+// isNameStart reports whether c can begin a Lua name.
+func isNameStart(c byte) bool { return c == '_' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' }
 
 // skipBlanks returns s after its leading white space and comments.
 func skipBlanks(s string) string {
