@@ -355,6 +355,26 @@ static int safe_setmetatable(lua_State *L)
 	return 1;
 }
 
+#ifdef ZLUA_LUAJIT
+/* [lua] package.seeall refusing a protected metatable: the stock function
+ * (upvalue 1) writes __index = _G into the table's metatable through the
+ * raw API, which __metatable does not stop, so a mod could turn a host's
+ * read-only proxy into a window on the globals (probe B2-F1). Unprotected
+ * tables get stock's effect, so module(..., package.seeall) keeps
+ * working. [-0, +0] */
+static int safe_seeall(lua_State *L)
+{
+	luaL_checktype(L, 1, LUA_TTABLE);
+	if (luaL_getmetafield(L, 1, "__metatable"))
+		return luaL_error(L, "cannot change a protected metatable");
+	lua_settop(L, 1);
+	lua_pushvalue(L, lua_upvalueindex(1));
+	lua_insert(L, 1);
+	lua_call(L, 1, 0);
+	return 0;
+}
+#endif
+
 /* [lua] Replaces t[name] (t at idx) with a C closure over the old value.
  * [-0, +0] */
 static void wrap_field(lua_State *L, int idx, const char *name, lua_CFunction f)
@@ -444,6 +464,9 @@ void zlua_open_safe(lua_State *L, zlua_env *env)
 		lua_pushnil(L);
 		lua_setfield(L, -2, removed_package[i]);
 	}
+#ifdef ZLUA_LUAJIT
+	wrap_field(L, -1, "seeall", safe_seeall);
+#endif
 	lua_getfield(L, -1, "searchers"); /* 5.4 */
 	if (lua_isnil(L, -1)) {
 		lua_pop(L, 1);
