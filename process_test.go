@@ -27,6 +27,19 @@ var helpers = map[string]func() error{
 		}
 		return e.Close()
 	},
+	// print's lines reach the pipe in order with Go's writes, and before
+	// an exit that skips Close (the helper's os.Exit)
+	"print-order": func() error {
+		e, err := New(Options{})
+		if err != nil {
+			return err
+		}
+		if err := e.DoString(`print("lua", 1)`); err != nil {
+			return err
+		}
+		os.Stdout.WriteString("go 2\n")
+		return e.DoString(`print("lua", 3)`)
+	},
 	"warn-stderr": func() error {
 		e, err := New(Options{})
 		if err != nil {
@@ -75,6 +88,13 @@ func TestCloseFlushesStandardStreams(t *testing.T) {
 	out, _ := runInProcess(t, "stdio-flush")
 	if want := "by print\nwritten by io.write"; out != want {
 		t.Fatalf("stdout = %q, want %q (output buffered in C stdio was lost at exit)", out, want)
+	}
+}
+
+func TestPrintFlushesEachLine(t *testing.T) {
+	out, _ := runInProcess(t, "print-order")
+	if want := "lua\t1\ngo 2\nlua\t3\n"; out != want {
+		t.Fatalf("stdout = %q, want %q (print's lines held in C stdio)", out, want)
 	}
 }
 

@@ -9,7 +9,8 @@
  * function; move, insert, remove and concat check the limit's flag every
  * ZLUA_MOVE_TICK elements. LuaJIT returns at once from the first, writes
  * the second in Lua (which the hook interrupts) and reads the raw length
- * in the others: none is replaced there. table.sort is the stock one on
+ * in the others: none is replaced there (LuaJIT's print is wrapped to
+ * flush its line instead, as 5.4's does). table.sort is the stock one on
  * both: a comparator that is a C function runs no instruction, but the
  * hurried hook fires on its calls (hook.c). */
 #include "zlua.h"
@@ -260,8 +261,30 @@ void zlua_open_guards(lua_State *L)
 	replace(L, "table", "concat", guard_concat, NULL);
 }
 #else
+/* [lua] LuaJIT's print (upvalue 1), then fflush(stdout), as Lua 5.4's
+ * print ends each line: stock LuaJIT leaves the line in stdio's buffer,
+ * where, when standard output is a pipe (a container's log, systemd), it
+ * comes after output Go wrote since and is lost when the process ends
+ * through os.Exit or a crash (probe B2-F2). [-n, +0] */
+static int flushing_print(lua_State *L)
+{
+	lua_pushvalue(L, lua_upvalueindex(1));
+	lua_insert(L, 1);
+	lua_call(L, lua_gettop(L) - 1, 0);
+	fflush(stdout);
+	return 0;
+}
+
+/* [lua] Nothing to guard on LuaJIT (see the top of this file); print is
+ * made to flush its line. [-0, +0] */
 void zlua_open_guards(lua_State *L)
 {
-	(void)L; /* nothing to guard: see the top of this file */
+	lua_getfield(L, LUA_GLOBALSINDEX, "print");
+	if (lua_iscfunction(L, -1)) {
+		lua_pushcclosure(L, flushing_print, 1);
+		lua_setfield(L, LUA_GLOBALSINDEX, "print");
+	} else {
+		lua_pop(L, 1);
+	}
 }
 #endif
