@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"strconv"
 
 	"github.com/zlua-go/zlua/callbackgate"
 	"github.com/zlua-go/zlua/cgo"
@@ -82,6 +83,17 @@ func (f *Function) Name() string {
 		return ""
 	}
 	return f.h.Name()
+}
+
+// String names the handle for logs and fmt (and tostring of a Go value
+// holding it): zlua.Function("name"), with the name Name returns. It
+// shows no address or reference number and reads no Lua state, so any
+// goroutine may call it, on a released or stale handle too.
+func (f *Function) String() string {
+	if f == nil {
+		return "zlua.Function(nil)"
+	}
+	return "zlua.Function(" + strconv.Quote(f.h.Name()) + ")"
 }
 
 // Release releases the Lua function now; the reference is freed at the

@@ -195,6 +195,16 @@ func (t *Table) Method(name string, fnPtr any) error {
 	return nil
 }
 
+// String names the handle for logs and fmt (and tostring of a Go value
+// holding it): zlua.Table. It shows no address or reference number and
+// reads no Lua state, so any goroutine may call it.
+func (t *Table) String() string {
+	if t == nil {
+		return "zlua.Table(nil)"
+	}
+	return "zlua.Table"
+}
+
 // Release releases the table now; the reference is freed at the next
 // Pump. Later uses fail with ErrReleased. Idempotent.
 func (t *Table) Release() {

@@ -148,6 +148,16 @@ func (th *Thread) BindResume(fnPtr any) error {
 // code, it reports what the last Resume saw).
 func (th *Thread) Done() bool { return th == nil || th.h.Done() }
 
+// String names the handle for logs and fmt (and tostring of a Go value
+// holding it): zlua.Thread. It shows no address or reference number and
+// reads no Lua state, so any goroutine may call it.
+func (th *Thread) String() string {
+	if th == nil {
+		return "zlua.Thread(nil)"
+	}
+	return "zlua.Thread"
+}
+
 // Release releases the thread now; the reference is freed at the next
 // Pump (a suspended thread no longer referenced by Lua is then collected,
 // as Lua collects an abandoned coroutine: its pending to-be-closed
