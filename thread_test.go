@@ -345,7 +345,18 @@ func TestThreadHandleBadInputs(t *testing.T) {
 	must(t, e.SetGlobal("badyield", func() error { return zlua.Yield(complex(1, 2)) }))
 	run(t, e, `function yieldsbad() badyield() end`)
 	_, err := newThread(t, e, "yieldsbad").Resume()
-	errorWant(t, "Yield of a complex128", err, "zlua: yield: cannot push Go value of type complex128")
+	errorWant(t, "Yield of a complex128", err, "value #1 yielded by 'badyield': cannot push Go value of type complex128")
+	// a released handle, second value, named once (probe B1-F2)
+	gone, err := e.NewTable()
+	must(t, err)
+	gone.Release()
+	must(t, e.SetGlobal("yieldgone", func() error { return zlua.Yield(1, gone) }))
+	run(t, e, `function yieldsgone() local f = yieldgone f() end`)
+	_, err = newThread(t, e, "yieldsgone").Resume()
+	errorWant(t, "Yield of a released handle", err, "value #2 yielded by 'f': zlua: handle released")
+	if strings.Count(err.Error(), "zlua: ") > 1 {
+		t.Errorf("Yield of a released handle: %q repeats the prefix", err)
+	}
 
 	// Another Env's handles.
 	other := newEnv(t)

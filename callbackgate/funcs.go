@@ -298,9 +298,13 @@ func (g *Gate) fail(err error) int32 {
 			return g.raiseText("attempt to yield from outside a coroutine", nil)
 		}
 		g.S.ProgReset()
-		for _, v := range y.values {
+		for i, v := range y.values {
 			if err := g.push(v, "", 0); err != nil {
-				return g.raiseText("zlua: yield: "+err.Error(), err)
+				by := ""
+				if site := g.cur.SiteName(); site != "" {
+					by = " by '" + site + "'"
+				}
+				return g.raiseText(fmt.Sprintf("value #%d yielded%s: %v", i+1, by, err), err)
 			}
 		}
 		if g.S.Commit() != nil {
