@@ -329,16 +329,17 @@ type Stats struct {
 	// PendingPosts is the number of functions posted and not yet run.
 	PendingPosts int
 	// LuaBytes is the Lua heap in use, LuaPeakBytes its highest value
-	// since New (what Options.MemoryLimit caps).
+	// since New or the last Reset (what Options.MemoryLimit caps).
 	LuaBytes, LuaPeakBytes uint64
 
 	// LiveObjects is the number of slots holding Go objects Lua holds by
 	// reference: one per object and view (an object pushed plainly and
 	// through AsView is two userdata and two slots); PeakObjects the most
-	// ever.
+	// since New or the last Reset.
 	LiveObjects, PeakObjects int
 	// ObjectPushes counts Go objects pushed by reference; CacheHits the
-	// pushes that found the object's slot alive (same object, same view).
+	// pushes that found the object's slot alive (same object, same view);
+	// both since New or the last Reset.
 	ObjectPushes, CacheHits uint64
 	// SlotCapacity is the size of the slot table.
 	SlotCapacity int
@@ -376,7 +377,10 @@ type Stats struct {
 	Yields uint64
 }
 
-// Stats returns the Env's counters. It is safe to call from any goroutine,
+// Stats returns the Env's counters. The figures of the Lua state and its
+// objects (LuaBytes, LuaPeakBytes, the object and slot counts, CopyBytes)
+// start again with the new state a Reset makes; GoCalls, Panics and
+// Yields count over the Env's whole life. It is safe to call from any goroutine,
 // also while the owner runs Lua code or the Env is reset or closed (a
 // metrics goroutine): the counters are atomics, read one by one, so while
 // the owner runs they need not agree with each other exactly. The object
