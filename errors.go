@@ -195,7 +195,14 @@ func innermost(err error) string {
 
 // errUnmade is every Env method's answer on an Env that New did not make
 // (its zero value): such an Env has no state, as a closed one has none.
-var errUnmade = fmt.Errorf("zlua: Env not made by New: %w", ErrClosed)
+var errUnmade error = unmadeError{}
+
+// unmadeError is the error of a zero Env's methods: it matches ErrClosed
+// without repeating its "zlua: " prefix.
+type unmadeError struct{}
+
+func (unmadeError) Error() string { return "zlua: Env not made by New (no state, as a closed Env)" }
+func (unmadeError) Unwrap() error { return ErrClosed }
 
 // isHandleError reports whether err is a handle's own refusal (released,
 // stale, its Env closed), returned as such: not a Lua

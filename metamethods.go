@@ -52,7 +52,7 @@ func Metamethods[T any](env *Env, mm map[string]any) error {
 		return fmt.Errorf("zlua: metamethods of %v: nil Env", typ)
 	}
 	if env.g == nil {
-		return fmt.Errorf("zlua: metamethods of %v: %w", typ, errUnmade)
+		return opErrorf(errUnmade, "metamethods of %v", typ)
 	}
 	var merr error
 	err := env.protect(func(t cgo.Thread) int {

@@ -3,6 +3,7 @@ package zlua_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/zlua-go/zlua"
@@ -49,6 +50,8 @@ func TestZeroEnvRefusesEveryCall(t *testing.T) {
 		}()
 		if !errors.Is(err, zlua.ErrClosed) {
 			t.Errorf("%s on a zero Env = %v, want an error wrapping ErrClosed", name, err)
+		} else if !strings.Contains(err.Error(), "Env not made by New") || strings.Count(err.Error(), "zlua: ") != 1 {
+			t.Errorf("%s on a zero Env = %q, want one prefix and the cause named", name, err)
 		}
 	}
 	func() {
