@@ -22,7 +22,11 @@
 // embed.FS, also in the sandbox, where it is the only source of modules.
 // [Env.Preload] offers a Go value as a module: a map of Go functions
 // becomes the module table. Under a MemoryLimit, a module file larger
-// than the limit is refused by its size, unread.
+// than the limit is refused by its size, unread. To reload a module, a
+// host sets package.loaded[name] = nil and requires it again; after a
+// load that failed, LuaJIT (as stock) keeps a marker there that makes
+// the next require fail with "loop or previous error loading module"
+// until it is cleared the same way (Lua 5.4 tries again by itself).
 //
 // Every Env has a global table zlua: zlua.version, zlua.backend (the
 // [Backend] string), zlua.resumable(co) (whether coroutine co is
@@ -73,11 +77,19 @@
 // interface's methods; a Go function whose declared result is an
 // interface does the same. Maps and slices are copied into tables unless
 // wrapped in [ByRef]. [Env.Register] places constructors and constants
-// under the root table ([Options].Root, default go).
+// under the root table ([Options].Root, default go). A struct field of an
+// object (p.Pos, or p.N.Pos) reads as a view of that field inside the
+// object, not a copy: local v = p.Pos; v.X = 99 changes the Go object,
+// and the view keeps the object alive (values pushed by value read
+// nested structs as copies, below).
 //
-// Type errors read like Lua's: "bad argument #1 to 'Heal' (Player
-// expected, got FILE*)"; a userdata whose object was released (one a
-// finalizer resurrected) gives "attempt to use a released object".
+// Type errors read like Lua's: a Go function heal taking a *Player first
+// raises "bad argument #1 to 'heal' (Player expected, got FILE*)"; a
+// method names its type and method, "bad argument #1 to 'Player:Heal'
+// (number expected, got string)", and a bad receiver "calling
+// 'Player:Heal' on bad self (Player expected, got FILE*)"; a userdata
+// whose object was released (one a finalizer resurrected) gives "attempt
+// to use a released object".
 //
 // # Operators and collections
 //
@@ -125,8 +137,12 @@
 // bad value: "zlua: global "cfg": cfg.weapons[2].damage: number expected,
 // got string". [AsTable] goes the other way: a struct pushed as a plain
 // table copy instead of a userdata. Tables reaching any become []any
-// (sequences: keys exactly 1..n), map[string]any (string keys) or
-// map[any]any.
+// (sequences: keys exactly 1..n, n ≥ 1), map[string]any (string keys;
+// the empty table too, so an empty list encodes as a JSON object) or
+// map[any]any. Numbers reaching any are int64 or float64: on Lua 5.4 as
+// Lua's subtype says (3.0 is float64), on LuaJIT, which has only floats,
+// int64 for an integral value within ±2^53 - 1 and float64 otherwise, so
+// code that switches on the two types sees 3.0 as int64 there.
 //
 // # Errors
 //

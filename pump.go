@@ -162,8 +162,14 @@ func (e *Env) Post(fn func(*Env)) error {
 // Reset schedules a rebuild of the Lua state for the next Pump: queued
 // references are released, the state is closed (every __gc runs), a fresh
 // one is initialised as by New, and loader (if not nil) runs on it. Later
-// calls before that Pump replace loader; a panic in loader is recovered as
-// that Pump's error, as a posted function's is. Reset may be called from anywhere,
+// calls before that Pump replace loader; an error loader returns is that
+// Pump's error (wrapped: "zlua: reset loader: ...", errors.Is matches it),
+// and a panic in loader is recovered as that Pump's error, as a posted
+// function's is. Either way the Env stays on the new state as far as
+// loader built it: the old state is gone, and a host that wants a working
+// version resets again with a loader that succeeds (a hot reload that
+// must keep the old version on failure loads into a second Env, or with
+// require, instead). Reset may be called from anywhere,
 // including a Go function Lua is running. Function handles and errors of
 // the old state fail with a clear error afterwards. If the new state
 // cannot be built (out of memory), that Pump returns the error and the Env
