@@ -57,11 +57,35 @@ func (x *index) set(slots []Slot, k Key, slot uint32) {
 // grow doubles the table (or makes the first one) and reinserts every
 // entry; slots holds their keys.
 func (x *index) grow(slots []Slot) {
-	old := x.t
-	size := 2 * len(old)
+	size := 2 * len(x.t)
 	if size == 0 {
 		size = minIndex
 	}
+	x.rehash(slots, size)
+}
+
+// shrinkBelow is the load under which remove gives the table back: at
+// 1/16 a table that a burst of objects grew halves until a quarter to
+// three eighths of it is used, so a later growth is as far off as the
+// shrink was (no table resized back and forth by a few objects).
+const shrinkBelow = 16
+
+// shrink makes the table the smallest power of two (at least minIndex)
+// that holds the entries at a load of at most 3/8.
+func (x *index) shrink(slots []Slot) {
+	size := minIndex
+	for size*3 < x.n*8 {
+		size *= 2
+	}
+	if size < len(x.t) {
+		x.rehash(slots, size)
+	}
+}
+
+// rehash moves every entry into a new table of size slots (a power of
+// two that holds them).
+func (x *index) rehash(slots []Slot, size int) {
+	old := x.t
 	x.t = make([]uint32, size)
 	x.shift = 64
 	for n := size; n > 1; n >>= 1 {
@@ -98,6 +122,9 @@ func (x *index) remove(slots []Slot, k Key, slot uint32) {
 	}
 	x.t[i] = 0
 	x.n--
+	if len(x.t) > minIndex && x.n*shrinkBelow < len(x.t) {
+		x.shrink(slots)
+	}
 }
 
 // clear empties the index and frees its table.

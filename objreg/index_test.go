@@ -113,3 +113,52 @@ func TestValRebuildsTheObject(t *testing.T) {
 	}
 	r.Settle()
 }
+
+// TestIndexShrinksAfterABurst: the table a burst of keyed objects grew is
+// given back as they are released (probe Z3-F3), and the survivors are
+// still found, each at its slot, through every shrink.
+func TestIndexShrinksAfterABurst(t *testing.T) {
+	r, c := newFake()
+	const n = 100_000
+	objs := make([]*[2]int, n)
+	slots := make([]uint32, n)
+	keys := make([]Key, n)
+	for i := range objs {
+		objs[i] = new([2]int)
+		keys[i], _ = MakeKey(unsafe.Pointer(objs[i]), 1)
+		s, _, err := r.Add(keys[i], true, objs[i], 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.create(s)
+		slots[i] = s
+	}
+	r.Settle()
+	peak := len(r.ids.t)
+	// release all but every 1000th, in batches, checking the survivors
+	for lo := 0; lo < n; lo += 10_000 {
+		for i := lo; i < lo+10_000; i++ {
+			if i%1000 != 0 {
+				c.collect(slots[i])
+			}
+		}
+		r.Drain()
+		for i := 0; i < n; i += 1000 {
+			if s, _, ok := r.Lookup(keys[i]); !ok || s != slots[i] {
+				t.Fatalf("after releasing up to %d: survivor %d = slot %d %v, want %d", lo+10_000, i, s, ok, slots[i])
+			}
+		}
+		r.Settle()
+	}
+	if r.ids.n != n/1000 {
+		t.Fatalf("index holds %d entries, want %d", r.ids.n, n/1000)
+	}
+	if len(r.ids.t) > max(minIndex, shrinkBelow*r.ids.n) {
+		t.Fatalf("index of %d entries keeps %d buckets (peak %d)", r.ids.n, len(r.ids.t), peak)
+	}
+	for i := 1; i < 100; i++ { // released keys are gone
+		if _, _, ok := r.Lookup(keys[i]); ok {
+			t.Fatalf("released key %d still found", i)
+		}
+	}
+}
