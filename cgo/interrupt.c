@@ -26,12 +26,50 @@ void zlua_where_script(lua_State *L, int level)
 	luaL_where(L, level);
 }
 
+void zlua_push_interrupt(lua_State *L, zlua_env *env, int level)
+{
+	const char *text = zlua_interrupt_text(env);
+	size_t w = strlen(text), n;
+	const char *msg;
+	/* The same interruption raised again (the hook's sticky raise after a
+	 * script's pcall caught the first): its first message, whose position
+	 * is where the script ran when it fired (a module's loop under a
+	 * pcall(require, ...)), not where the script went on after catching
+	 * it. Another context's text (nested calls) is positioned afresh. */
+	if (env->int_first_len >= w &&
+	    memcmp(env->int_first + env->int_first_len - w, text, w) == 0) {
+		lua_pushlstring(L, env->int_first, env->int_first_len);
+		return;
+	}
+	zlua_where_script(L, level);
+	lua_pushstring(L, text);
+	lua_concat(L, 2);
+	msg = lua_tolstring(L, -1, &n);
+	if (env->int_first_len == 0 && env->limit_depth > 0 && n <= sizeof env->int_first) {
+		memcpy(env->int_first, msg, n);
+		env->int_first_len = n;
+		env->int_first_depth = env->limit_depth;
+	}
+}
+
 int zlua_raise_interrupt(lua_State *L, zlua_env *env, int level)
 {
-	zlua_where_script(L, level);
-	lua_pushstring(L, zlua_interrupt_text(env));
-	lua_concat(L, 2);
+	zlua_push_interrupt(L, env, level);
 	return lua_error(L);
+}
+
+void zlua_interrupt_forget(zlua_env *env)
+{
+	if (env->int_first_len == 0 || env->int_first_depth <= env->limit_depth)
+		return; /* none, or an outer call's */
+	/* The call that ended was interrupted: an outer call whose context
+	 * is done too goes on from where the script ran then; else the
+	 * message is dropped (the outer call's context is not done: its
+	 * interruption, if it comes, is positioned afresh). */
+	if (zlua_interrupted(env))
+		env->int_first_depth = env->limit_depth;
+	else
+		env->int_first_len = 0;
 }
 
 /* The state of zlua_load_chunk's reader: what is left of the chunk. */
