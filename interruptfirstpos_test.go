@@ -21,13 +21,19 @@ import (
 
 // interruptedAt runs chunk on e under a short deadline and checks that
 // the error is the deadline's and that its message and Error() begin with
-// where ("game/mod.lua:3:"), the loop's position.
+// where ("game/mod.lua:3:"), the loop's position, and that its traceback
+// shows that line.
 func interruptedAt(t *testing.T, e *zlua.Env, chunk, where string) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Millisecond)
 	defer cancel()
 	err := e.DoStringContext(ctx, chunk)
 	checkFirstPos(t, err, where)
+	// the traceback is the one taken where the interruption first fired
+	var le *zlua.LuaError
+	if errors.As(err, &le) && !strings.Contains(le.Traceback, "\n\t"+where) {
+		t.Errorf("traceback names no %s:\n%s", where, le.Traceback)
+	}
 }
 
 func checkFirstPos(t *testing.T, err error, where string) {

@@ -316,6 +316,12 @@ typedef struct zlua_raised {
  * int_first): a position (luaL_where: a source of at most LUA_IDSIZE
  * bytes, a line) and "interrupted: context deadline exceeded". */
 #define ZLUA_INT_FIRST_MAX 160
+/* The longest traceback of that first interruption kept (its top levels,
+ * as zlua's message handler shows an interrupted call's; cut short
+ * beyond). */
+#define ZLUA_INT_TB_MAX 2048
+/* The levels an interrupted call's traceback shows (protect.c). */
+#define ZLUA_TB_INTERRUPTED 12
 
 typedef struct zlua_env {
 	lua_State *L;
@@ -512,6 +518,10 @@ typedef struct zlua_env {
 	char int_first[ZLUA_INT_FIRST_MAX];
 	size_t int_first_len;
 	int int_first_depth;
+	/* its traceback, taken when it was raised (the message handler gives
+	 * it to the error that repeats the message); int_tb_len 0: none */
+	char int_tb[ZLUA_INT_TB_MAX];
+	size_t int_tb_len;
 	lua_State *running;    /* Lua 5.4: the thread running Lua code (set by limited
 	                        * calls and resumes; read only while limit_depth > 0) */
 	int limflag_ref;       /* LuaJIT: registry ref of {limited}, read by Lua-side xpcall */

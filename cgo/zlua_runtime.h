@@ -348,6 +348,10 @@ void zlua_push_interrupt(lua_State *L, zlua_env *env, int level);
  * decremented): drops the first interruption message it recorded, unless
  * an outer call's context is done too, which then keeps it. [-0, +0] */
 void zlua_interrupt_forget(zlua_env *env);
+/* [lua] When the value at idx is the limited call's first interruption
+ * message (env->int_first) and its traceback was kept, pushes that
+ * traceback and returns 1; else returns 0. [-0, +(0|1)] */
+int zlua_push_interrupt_tb(lua_State *L, zlua_env *env, int idx);
 /* [lua] luaL_where(L, level), except that levels running one of zlua's
  * own Lua closures (chunks named "=zlua.*": LuaJIT's leaf and field
  * closures, its pairs/ipairs, gmatch and xpcall helpers) are skipped: they
