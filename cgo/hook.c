@@ -78,12 +78,14 @@ void zlua_hook_hurry_running(zlua_env *env)
 		zlua_hook_hurry(T);
 }
 
-/* [lua] Raises msg at L's position from inside the hook. L's hook then
- * fires on every instruction, so a pcall in a loop gets the error back at
+/* [lua] Raises the interruption (or, deep, "C stack overflow") at L's
+ * position from inside the hook; once the limited call raised an
+ * interruption, raising it again repeats the first one's message and
+ * position (zlua_push_interrupt). L's hook then fires on every instruction, so a pcall in a loop gets the error back at
  * its next instruction. The error is marked as raised from a hook: message
  * handlers run without hooks then, so zlua's do not call the script's
  * (xpcall.c). */
-static void raise_from_hook(lua_State *L, zlua_env *env, const char *msg)
+static void raise_from_hook(lua_State *L, zlua_env *env, int deep)
 {
 	int level = 0;
 	lua_Debug up;
@@ -94,9 +96,13 @@ static void raise_from_hook(lua_State *L, zlua_env *env, const char *msg)
 	 * a Lua callee at its call event on Lua 5.4: its first line). */
 	while (lua_getstack(L, level, &up) && lua_getinfo(L, "S", &up) && up.what[0] == 'C')
 		level++;
-	zlua_where_script(L, level); /* the script's line, not a zlua closure's */
-	lua_pushstring(L, msg);
-	lua_concat(L, 2);
+	if (deep) {
+		zlua_where_script(L, level); /* the script's line, not a zlua closure's */
+		lua_pushliteral(L, "C stack overflow");
+		lua_concat(L, 2);
+	} else {
+		zlua_push_interrupt(L, env, level); /* the first one's message, once there is one */
+	}
 	env->hook_raised = 1;
 	lua_error(L);
 }
@@ -238,7 +244,7 @@ void zlua_hook(lua_State *L, lua_Debug *ar)
 		    && (deep || !closing_interruption(L, env, ar))
 #endif
 		)
-			raise_from_hook(L, env, deep ? "C stack overflow" : zlua_interrupt_text(env));
+			raise_from_hook(L, env, deep);
 	}
 	if (ar->event != LUA_HOOKCOUNT) { /* call, return, line: the script's */
 		zlua_script_hook(L, env, ar);
@@ -304,6 +310,7 @@ zlua_limitprev zlua_limit_begin(zlua_env *env, lua_State *L)
 	if (env->limit_depth == 0) {
 		env->hook_raised = 0;
 		env->hook_hurried = 0;
+		env->int_first_len = 0;
 		env->hook_count = ZLUA_HOOK_COUNT_START;
 		env->hook_at = now_ns();
 	}
@@ -317,7 +324,9 @@ void zlua_limit_end(zlua_env *env, lua_State *L, lua_State *prev, uintptr_t prev
 {
 	zlua_poke_end(env, prev_poke, tid);
 	env->running = prev; /* an outer call's thread: never a thread gone since */
-	if (--env->limit_depth > 0) {
+	--env->limit_depth;
+	zlua_interrupt_forget(env);
+	if (env->limit_depth > 0) {
 		/* A nested limited call (a fresh context) began and ended inside
 		 * an outer one whose context is done: its begin reset the hook's
 		 * hurry, so the outer code would run on to the next count event

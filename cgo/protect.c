@@ -59,9 +59,6 @@ void zlua_errinfo_record(lua_State *L, zlua_env *env, int errv, int tb)
  * traceback in the errinfo table and returns the error value unchanged, so
  * error objects keep their identity. A script reaches it through
  * debug.getregistry; called by hand it only records. [-0, +0] */
-/* The levels an interrupted call's traceback shows (traceback_top). */
-#define ZLUA_TB_INTERRUPTED 12
-
 /* [lua] The traceback of an error raised once a limited call's context is
  * done: its first ZLUA_TB_INTERRUPTED levels from level 1, in
  * luaL_traceback's words for a Lua function's line, then "..." when there
@@ -111,9 +108,12 @@ int zlua_msgh(lua_State *L)
 {
 	zlua_env *env = zlua_envof(L);
 	lua_settop(L, 1);
-	if (env != NULL && zlua_interrupted(env))
-		traceback_top(L);
-	else
+	if (env != NULL && zlua_interrupted(env)) {
+		/* the first interruption raised again: the traceback of where
+		 * it was first raised, which its message names */
+		if (!zlua_push_interrupt_tb(L, env, 1))
+			traceback_top(L);
+	} else
 		luaL_traceback(L, L, NULL, 1);
 	zlua_errinfo_record(L, env, 1, 2);
 	lua_settop(L, 1);

@@ -162,6 +162,7 @@ void zlua_env_abandoned(zlua_env *env)
 	env->errinfo_set = 0;
 	env->hook_raised = 0;
 	env->limit_depth = 0;
+	env->int_first_len = 0;
 	__atomic_store_n(&env->interrupt, 0, __ATOMIC_RELEASE);
 	lua_sethook(env->L, NULL, 0, 0);
 	zlua_jit_leafreset(env);

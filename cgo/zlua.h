@@ -312,6 +312,17 @@ typedef struct zlua_raised {
 	char where[ZLUA_WHERE_MAX];
 } zlua_raised;
 
+/* The longest first interruption message a limited call keeps (see
+ * int_first): a position (luaL_where: a source of at most LUA_IDSIZE
+ * bytes, a line) and "interrupted: context deadline exceeded". */
+#define ZLUA_INT_FIRST_MAX 160
+/* The longest traceback of that first interruption kept (its top levels,
+ * as zlua's message handler shows an interrupted call's; cut short
+ * beyond). */
+#define ZLUA_INT_TB_MAX 2048
+/* The levels an interrupted call's traceback shows (protect.c). */
+#define ZLUA_TB_INTERRUPTED 12
+
 typedef struct zlua_env {
 	lua_State *L;
 	uintptr_t goid; /* Env id in Go's env table */
@@ -500,6 +511,17 @@ typedef struct zlua_env {
 	int hook_count;        /* instructions between checks now (adaptive, hook.c) */
 	uint64_t hook_at;      /* monotonic ns of the last check (or the limit's start) */
 	int hook_hurried;      /* zlua_alloc hurried the hook since its last event */
+	/* The first interruption raised in a limited call (interrupt.c,
+	 * zlua_push_interrupt): its message, with the position where the
+	 * script ran, which later raises of the same interruption repeat; the
+	 * limit depth it belongs to; int_first_len 0: none yet. */
+	char int_first[ZLUA_INT_FIRST_MAX];
+	size_t int_first_len;
+	int int_first_depth;
+	/* its traceback, taken when it was raised (the message handler gives
+	 * it to the error that repeats the message); int_tb_len 0: none */
+	char int_tb[ZLUA_INT_TB_MAX];
+	size_t int_tb_len;
 	lua_State *running;    /* Lua 5.4: the thread running Lua code (set by limited
 	                        * calls and resumes; read only while limit_depth > 0) */
 	int limflag_ref;       /* LuaJIT: registry ref of {limited}, read by Lua-side xpcall */

@@ -339,6 +339,19 @@ const char *zlua_interrupt_text(zlua_env *env);
  * function above it that is not one of zlua's own Lua closures (see
  * zlua_where_script). [-0, +1, raises] */
 int zlua_raise_interrupt(lua_State *L, zlua_env *env, int level);
+/* [lua] Pushes the message zlua_raise_interrupt raises: the first one the
+ * limited call raised (env->int_first) when it names the same context
+ * text, else a fresh one, which becomes the first when there is none yet.
+ * [-0, +1] */
+void zlua_push_interrupt(lua_State *L, zlua_env *env, int level);
+/* [go-safe] Called when a limited call has ended (limit_depth already
+ * decremented): drops the first interruption message it recorded, unless
+ * an outer call's context is done too, which then keeps it. [-0, +0] */
+void zlua_interrupt_forget(zlua_env *env);
+/* [lua] When the value at idx is the limited call's first interruption
+ * message (env->int_first) and its traceback was kept, pushes that
+ * traceback and returns 1; else returns 0. [-0, +(0|1)] */
+int zlua_push_interrupt_tb(lua_State *L, zlua_env *env, int idx);
 /* [lua] luaL_where(L, level), except that levels running one of zlua's
  * own Lua closures (chunks named "=zlua.*": LuaJIT's leaf and field
  * closures, its pairs/ipairs, gmatch and xpcall helpers) are skipped: they
