@@ -7,6 +7,78 @@
 
 #include "zlua.h"
 
+#ifdef ZLUA_LUAJIT
+/* LuaJIT reports an allocation failure without collecting first (Lua 5.4
+ * runs a full, emergency collection and retries), and its incremental
+ * collector lets the heap reach about three times the live data before a
+ * cycle frees anything: under a limit, garbage a collection would free
+ * makes allocations fail. So the allocator paces the collector as the
+ * used bytes (heap and charges) near the limit: at GC_KICK of it, the
+ * collector steps at its next check (which LuaJIT makes before its
+ * allocations, at a safe point) and at every KB allocated after, each
+ * step GC_STEPMUL/200 times LuaJIT's default work, so the cycle in
+ * progress (or a new one) ends within a few hundred KB. Two plain field
+ * writes do it (lua_gc's RESTART: the threshold is now; SETSTEPMUL), none
+ * allocates or collects: never a collection inside the allocator. The
+ * step stays bounded: with steps of a whole cycle (stepmul 0 or 100000)
+ * LuaJIT 2.1 crashed in compiled code that makes leaf calls under a limit
+ * (TestLeafCallsUnderAMemoryLimit; a script's setstepmul does it too,
+ * docs/ARCHITECTURE.md). The next kick waits until the used bytes have
+ * grown by GC_GAP of the limit from their lowest since, so an Env whose
+ * live data stays that high is not kicked at every allocation; once they
+ * fall below the kick's level (the cycle freed something) the stepmul is
+ * given back. The host's or a script's stopped collector stays stopped.
+ * Envs below the kick pay two compares per growing allocation. */
+#define GC_KICK(lim) ((lim) - (lim) / 4)
+#define GC_GAP(lim) ((lim) / 8)
+#define GC_STEPMUL 1000
+
+__attribute__((noinline, cold)) static void gc_pace(zlua_env *env, size_t need)
+{
+	lua_State *L = env->L;
+	size_t lim = env->mem_limit, kick;
+	if (L == NULL)
+		return; /* lua_newstate has not returned */
+	if (need >= env->gc_kick) {
+		if (!lua_gc(L, LUA_GCISRUNNING, 0))
+			return;
+		if (!env->gc_kicked) {
+			env->gc_stepmul = lua_gc(L, LUA_GCSETSTEPMUL, GC_STEPMUL);
+			env->gc_kicked = 1;
+		}
+		lua_gc(L, LUA_GCRESTART, 0);
+		env->gc_kick = need + GC_GAP(lim);
+		env->gc_relax = need;
+		return;
+	}
+	/* need < gc_relax: the used bytes fell */
+	if (env->gc_kicked) {
+		lua_gc(L, LUA_GCSETSTEPMUL, env->gc_stepmul);
+		env->gc_kicked = 0;
+	}
+	kick = need + GC_GAP(lim);
+	if (kick <= GC_KICK(lim)) {
+		env->gc_kick = GC_KICK(lim);
+		env->gc_relax = 0;
+	} else {
+		env->gc_kick = kick;
+		env->gc_relax = need;
+	}
+}
+#endif
+
+void zlua_set_mem_limit(zlua_env *env, size_t n)
+{
+#ifdef ZLUA_LUAJIT
+	if (env->gc_kicked && env->L != NULL)
+		lua_gc(env->L, LUA_GCSETSTEPMUL, env->gc_stepmul);
+	env->gc_kicked = 0;
+	env->gc_kick = GC_KICK(n);
+	env->gc_relax = 0;
+#endif
+	env->mem_limit = n;
+}
+
 void *zlua_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
 {
 	zlua_env *env = (zlua_env *)ud;
@@ -32,6 +104,13 @@ void *zlua_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
 			}
 			env->mem_grace--; /* LuaJIT's stuck collector, see protect.c */
 		}
+#ifdef ZLUA_LUAJIT
+		if (env->mem_limit != 0) {
+			size_t need = env->mem_used + env->ext_used + (nsize - old);
+			if (need >= env->gc_kick || need < env->gc_relax)
+				gc_pace(env, need);
+		}
+#endif
 	}
 	/* A ByObj userdata freed without its __gc (a script swapped its
 	 * metatable, or the finalizer's call failed for memory) leaves the

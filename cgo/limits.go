@@ -8,6 +8,7 @@ package cgo
 #cgo nocallback zlua_poke
 #cgo nocallback zlua_poke_forget
 #cgo nocallback zlua_mem_stats
+#cgo nocallback zlua_set_mem_limit
 #cgo noescape zlua_interrupted_now
 #cgo nocallback zlua_interrupted_now
 #cgo noescape zlua_interrupt_text
@@ -29,7 +30,7 @@ const (
 
 // SetMemoryLimit caps the Lua heap at n bytes (0: no cap). An allocation
 // that would pass it fails, and Lua raises "not enough memory".
-func (s *State) SetMemoryLimit(n uint64) { s.env.mem_limit = C.size_t(n) }
+func (s *State) SetMemoryLimit(n uint64) { C.zlua_set_mem_limit(s.env, C.size_t(n)) }
 
 // MemoryLimit returns the cap SetMemoryLimit set (0: none).
 func (s *State) MemoryLimit() uint64 { return uint64(s.env.mem_limit) }

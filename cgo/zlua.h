@@ -498,6 +498,13 @@ typedef struct zlua_env {
 	                        * too the next outermost operation collects first (protect.c) */
 	int mem_grace;         /* LuaJIT: growing allocations that may pass the limit (at most
 	                        * limit/2 bytes each) while zlua unsticks the collector */
+	/* LuaJIT: the allocator's pacing of the collector near the limit
+	 * (alloc.c). Used bytes (heap + charged) at or above gc_kick make it
+	 * speed the collector up (a kick); below gc_relax the kick is over
+	 * (0: nothing to relax). */
+	size_t gc_kick, gc_relax;
+	int gc_kicked;         /* the stepmul is zlua's (GC_STEPMUL) since a kick */
+	int gc_stepmul;        /* the stepmul before it */
 
 	/* time limits (hook.c) */
 	int limit_depth;       /* limited calls in progress */

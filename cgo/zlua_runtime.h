@@ -182,6 +182,9 @@ static inline zlua_env *zlua_envof(lua_State *L)
 /* [lua] The lua_Alloc of every state: counts bytes, enforces mem_limit and
  * the test-only failure of one allocation. Never calls Go. */
 void *zlua_alloc(void *ud, void *ptr, size_t osize, size_t nsize);
+/* [go-safe] Sets the env's memory limit (0: none), and on LuaJIT
+ * resets the allocator's pacing of the collector (alloc.c). */
+void zlua_set_mem_limit(zlua_env *env, size_t n);
 /* Heap bytes in use and their peak. */
 typedef struct zlua_memstats {
 	size_t used, peak;
