@@ -111,6 +111,10 @@ int zlua_msgh(lua_State *L)
 {
 	zlua_env *env = zlua_envof(L);
 	lua_settop(L, 1);
+#ifdef ZLUA_LUAJIT
+	if (env != NULL && (env->wrapret_n > 0 || env->watch != 0))
+		zlua_jit_hook_unwound(L, env);
+#endif
 	if (env != NULL && zlua_interrupted(env))
 		traceback_top(L);
 	else
