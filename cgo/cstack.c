@@ -207,7 +207,18 @@ static const char wrap_src[] =
 
 void zlua_open_cstack(lua_State *L, zlua_env *env)
 {
-	(void)env;
+	/* the functions the wrappers call for the script (debughook.c) */
+	lua_getglobal(L, "coroutine");
+	if (lua_type(L, -1) == LUA_TTABLE) {
+		lua_getfield(L, -1, "wrap");
+		zlua_jit_hook_fn(L, env, ZLUA_HOOKFN_WRAP);
+		lua_pop(L, 1);
+	}
+	lua_getglobal(L, "load");
+	zlua_jit_hook_fn(L, env, ZLUA_HOOKFN_LOAD);
+	lua_getglobal(L, "loadstring");
+	zlua_jit_hook_fn(L, env, ZLUA_HOOKFN_LOADSTRING);
+	lua_pop(L, 3);
 	if (luaL_loadbuffer(L, wrap_src, sizeof wrap_src - 1, "=zlua.cstack") != LUA_OK)
 		lua_error(L);
 	lua_pushcfunction(L, deep);

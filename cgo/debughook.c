@@ -68,34 +68,265 @@ zlua_hookrec *zlua_hookrec_of(lua_State *L, zlua_env *env, int idx, int pushfn)
 }
 
 #ifdef ZLUA_LUAJIT
-/* Whether the event ar reports belongs to one of the C stack wrappers
- * (cstack.c, chunk "=zlua.cstack") or to the check they call: stock
- * LuaJIT runs none of that code, so a script's hook must not see it. Only
- * asked when a script has a hook. */
-static int wrapper_event(lua_State *L, lua_Debug *ar)
+/* What a script's hook sees of zlua's own Lua closures on LuaJIT. Stock
+ * LuaJIT runs none of their code: the C stack wrappers (cstack.c,
+ * "=zlua.cstack"), pairs and ipairs and the __index closures
+ * ("=zlua.index"), xpcall ("=zlua.xpcall"), gmatch's iterator
+ * ("=zlua.gmatch"), leaf methods. So the script's hook is not called for
+ *  - any event of such a closure (call, line, return);
+ *  - the call of a C function one of them calls (type, the C stack check,
+ *    ...), but for the library functions a wrapper calls on the script's
+ *    behalf (coroutine.wrap, load, loadstring: ZLUA_HOOKFN_*); the
+ *    function a wrapper ends with a tail call (print, pairs, ...) has the
+ *    script's frame as its caller, so its call is the script's, as in
+ *    stock; likewise the stock print zlua's print (C) calls;
+ *  - the line event LuaJIT reports again after a wrapper returns: its
+ *    line hook fires when the previous instruction of the same C frame
+ *    was in another function, and that is the wrapper's last one; stock
+ *    ran the script's call last, so it reports the line only when it
+ *    changes (see start_watch);
+ *  - count events inside them (hook.c: they wait for the script's next
+ *    instruction).
+ * All of this runs only when a script has a hook. */
+
+/* Whether source names one of zlua's own chunks. */
+static int own_chunk(const char *source)
+{
+	return source != NULL && strncmp(source, "=zlua.", 6) == 0;
+}
+
+/* The stack slot a lua_Debug names: LuaJIT keeps it in the low 16 bits
+ * of i_ci (lua_getstack adds the frame's size above them); its stack has
+ * fewer than 65536 slots. */
+#define FRAME_SLOT(ar) ((ar)->i_ci & 0xffff)
+
+void zlua_jit_hook_fn(lua_State *L, zlua_env *env, int which)
+{
+	if (which < 0 || which >= ZLUA_HOOKFN_N || !lua_isfunction(L, -1))
+		return;
+	env->hook_fns[which] = lua_topointer(L, -1);
+	lua_pushvalue(L, -1);
+	(void)luaL_ref(L, LUA_REGISTRYINDEX); /* for the env's life */
+}
+
+/* [lua] Fills up with the caller of the function at level (info "Slf"),
+ * skipping pcall and xpcall, which call their function from their
+ * caller's C frame, and stores its function's address in *fn. Returns
+ * its level, or -1 when there is none. [-0, +0] */
+static int caller_of(lua_State *L, zlua_env *env, int level, lua_Debug *up, const void **fn)
+{
+	while (lua_getstack(L, ++level, up) && lua_getinfo(L, "Slf", up)) {
+		*fn = lua_topointer(L, -1);
+		lua_pop(L, 1);
+		if (*fn == NULL || (*fn != env->hook_fns[ZLUA_HOOKFN_PCALL] &&
+				    *fn != env->hook_fns[ZLUA_HOOKFN_XPCALL]))
+			return level;
+	}
+	return -1;
+}
+
+/* [lua] Notes w as a frame whose next line event, on the line of its
+ * call, is the one LuaJIT reports again (repeated_line). Frames of L at
+ * its slot and above have returned: their notes go. [-0, +0] */
+static void push_wrapret(zlua_env *env, const zlua_wrapret *n)
+{
+	zlua_wrapret *w;
+	int i, j;
+	for (i = j = 0; i < env->wrapret_n; i++) {
+		w = &env->wrapret[i];
+		if (w->L != n->L || w->slot < n->slot)
+			env->wrapret[j++] = *w;
+	}
+	env->wrapret_n = j;
+	if (j == ZLUA_WRAPRET_MAX) {
+		memmove(&env->wrapret[0], &env->wrapret[1], (j - 1) * sizeof env->wrapret[0]);
+		env->wrapret_n = j - 1;
+	}
+	env->wrapret[env->wrapret_n++] = *n;
+}
+
+/* [lua] A line event inside one of zlua's Lua closures (level 0), called
+ * by a script's function (the nearest Lua frame, through pcall and
+ * xpcall). When the closure returns, LuaJIT's line hook may report the
+ * caller's line again: it fires when the last instruction run in the same
+ * C frame was in another function, and that is the closure's, where stock
+ * ran the caller's call instruction last and reports the next instruction
+ * only on another line. Whether it does depends on what the library
+ * function the closure calls does (coroutine.resume leaves the caller's
+ * position; a C function leaves the closure's), so zlua watches: the hook
+ * fires at every instruction (count 1) until the first one outside zlua's
+ * closures, in zlua_jit_count_event. Not with the call hook on (LuaJIT's
+ * call of a C function then leaves no instruction of the caller's last
+ * either, so stock reports that line again too), nor with a script's
+ * count above 1, which a watch would restart. [-0, +0] */
+static void start_watch(lua_State *L, zlua_env *env, const zlua_hookrec *rec)
 {
 	lua_Debug up;
-	if (ar->event == LUA_HOOKCOUNT || !lua_getinfo(L, "S", ar))
+	const void *fn = NULL;
+	if (rec == NULL || (lua_gethookmask(L) & LUA_MASKCALL) ||
+	    ((rec->mask & LUA_MASKCOUNT) && rec->count > 1) ||
+	    caller_of(L, env, 0, &up, &fn) < 0 || up.what[0] == 'C' || own_chunk(up.source))
+		return; /* (a zlua closure's own caller is watched from its next line) */
+	/* The caller's line event must be the last one: any Lua function
+	 * entered since (one that tail-called the closure, a metamethod)
+	 * reports its first line, and its instructions then come last in
+	 * stock too. */
+	if (env->lastline_L != L || env->lastline_slot != FRAME_SLOT(&up))
+		return;
+	env->watched.L = L;
+	env->watched.fn = fn;
+	env->watched.slot = FRAME_SLOT(&up);
+	env->watched.line = up.currentline;
+	if (env->watch != 1) {
+		env->watch = 1;
+		zlua_hook_apply(L, env, 0, 0);
+	}
+}
+
+int zlua_jit_count_event(lua_State *L, zlua_env *env)
+{
+	lua_Debug ar, up;
+	const zlua_wrapret *w = &env->watched;
+	const void *fn, *f;
+	int level, slot, nested = 0;
+	if (env->watch == 2)
+		env->watch = 0; /* the instruction after the return has passed */
+	if (!lua_getstack(L, 0, &ar) || !lua_getinfo(L, "S", &ar))
 		return 0;
-	if (strcmp(ar->source, "=zlua.cstack") == 0)
+	if (own_chunk(ar.source))
 		return 1;
-	return ar->what != NULL && strcmp(ar->what, "C") == 0 && lua_getstack(L, 1, &up) &&
-	       lua_getinfo(L, "S", &up) && strcmp(up.source, "=zlua.cstack") == 0;
+	if (env->watch == 0 || !lua_getinfo(L, "f", &ar))
+		return 0;
+	fn = lua_topointer(L, -1);
+	lua_pop(L, 1);
+	/* The first instruction outside zlua's closures since the watch
+	 * began. The caller's, right after the return: the line event of this
+	 * same instruction, if any, is suppressed when on the line of the
+	 * call (repeated_line). */
+	env->watch = 0;
+	slot = FRAME_SLOT(&ar);
+	if (w->L != L || slot < w->slot)
+		return 0; /* a coroutine resumed, or the caller is gone */
+	if (slot == w->slot) {
+		if (fn == w->fn)
+			env->watch = 2;
+		return 0;
+	}
+	/* Lua code the library function runs before it returns: in the
+	 * caller's C frame (pcall, xpcall: the caller's line is then reported
+	 * again in stock too) or in a C frame of its own (table.sort's
+	 * comparator, a module require runs): then the closure's instruction
+	 * stays the caller's last, and its next line event is noted. */
+	for (level = 1; lua_getstack(L, level, &up) && lua_getinfo(L, "Sf", &up); level++) {
+		f = lua_topointer(L, -1);
+		lua_pop(L, 1);
+		if (FRAME_SLOT(&up) <= w->slot) {
+			if (FRAME_SLOT(&up) == w->slot && f == w->fn && nested)
+				push_wrapret(env, w);
+			break;
+		}
+		if (up.what[0] == 'C' && f != env->hook_fns[ZLUA_HOOKFN_PCALL] &&
+		    f != env->hook_fns[ZLUA_HOOKFN_XPCALL])
+			nested = 1;
+	}
+	return 0;
+}
+
+void zlua_jit_hook_unwound(lua_State *L, zlua_env *env)
+{
+	int i, j;
+	if (env->watch != 0 && env->watched.L == L)
+		env->watch = 0; /* (the hook's count is restored at its next event) */
+	for (i = j = 0; i < env->wrapret_n; i++)
+		if (env->wrapret[i].L != L)
+			env->wrapret[j++] = env->wrapret[i];
+	env->wrapret_n = j;
+}
+
+/* [lua] Whether the line event ar of a script's function is the one
+ * LuaJIT reports again after a wrapper returned to it (start_watch)
+ * on the line of its call. Its note is used up, and those of frames of L
+ * above it, which have returned. [-0, +0] */
+static int repeated_line(lua_State *L, zlua_env *env, lua_Debug *ar)
+{
+	int slot = FRAME_SLOT(ar), i, j, hit = 0;
+	zlua_wrapret *w;
+	for (i = j = 0; i < env->wrapret_n; i++) {
+		w = &env->wrapret[i];
+		if (w->L != L || w->slot < slot) {
+			env->wrapret[j++] = *w;
+			continue;
+		}
+		if (w->slot == slot && w->line == ar->currentline && lua_getinfo(L, "f", ar)) {
+			hit = lua_topointer(L, -1) == w->fn;
+			lua_pop(L, 1);
+		}
+	}
+	env->wrapret_n = j;
+	return hit;
+}
+
+/* [lua] Whether the script's hook must not see the event ar (call, line
+ * or return; see above). [-0, +0] */
+static int hidden_event(lua_State *L, zlua_env *env, lua_Debug *ar, const zlua_hookrec *rec)
+{
+	lua_Debug up;
+	const void *fn = NULL;
+	int i, level;
+	if (!lua_getinfo(L, "S", ar))
+		return 0;
+	if (own_chunk(ar->source)) {
+		if (ar->event == LUA_HOOKLINE)
+			start_watch(L, env, rec);
+		return 1;
+	}
+	if (ar->event == LUA_HOOKLINE) {
+		int hit = 0;
+		env->lastline_L = L;
+		env->lastline_slot = FRAME_SLOT(ar);
+		if (env->watch == 2) { /* the instruction right after the return */
+			hit = env->watched.L == L && env->watched.slot == FRAME_SLOT(ar) &&
+			      env->watched.line == ar->currentline;
+			env->watch = 0;
+		}
+		if (env->wrapret_n > 0 && repeated_line(L, env, ar))
+			hit = 1;
+		return hit;
+	}
+	if (ar->event != LUA_HOOKCALL || ar->what == NULL || ar->what[0] != 'C' ||
+	    (level = caller_of(L, env, 0, &up, &fn)) < 0)
+		return 0;
+	if (up.what[0] == 'C') { /* the stock print, called by zlua's? */
+		if (!lua_getstack(L, level, &up) || !lua_getinfo(L, "f", &up))
+			return 0;
+		i = zlua_jit_is_print_wrapper(lua_tocfunction(L, -1));
+		lua_pop(L, 1);
+		return i;
+	}
+	if (!own_chunk(up.source))
+		return 0;
+	if (lua_getinfo(L, "f", ar)) { /* a library function called for the script */
+		fn = lua_topointer(L, -1);
+		lua_pop(L, 1);
+		for (i = ZLUA_HOOKFN_WRAP; i < ZLUA_HOOKFN_N; i++)
+			if (fn != NULL && fn == env->hook_fns[i])
+				return 0;
+	}
+	return 1;
 }
 #endif
 
 void zlua_script_hook(lua_State *L, zlua_env *env, lua_Debug *ar)
 {
 	static const char *const names[] = { "call", "return", "line", "count", TAIL_EVENT };
-	zlua_hookrec *rec;
-#ifdef ZLUA_LUAJIT
-	if (wrapper_event(L, ar))
-		return;
-#endif
-	rec = zlua_hookrec_of(L, env, 0, 1);
+	zlua_hookrec *rec = zlua_hookrec_of(L, env, 0, 1);
 	if (lua_type(L, -1) != LUA_TFUNCTION || /* none, or a coroutine's inherited one */
 	    (ar->event == LUA_HOOKLINE && (rec == NULL || !(rec->mask & LUA_MASKLINE))) ||
-	    (CALL_EVENT(ar->event) && (rec == NULL || !(rec->mask & LUA_MASKCALL)))) {
+	    (CALL_EVENT(ar->event) && (rec == NULL || !(rec->mask & LUA_MASKCALL)))
+#ifdef ZLUA_LUAJIT
+	    || (ar->event != LUA_HOOKCOUNT && hidden_event(L, env, ar, rec))
+#endif
+	) {
 		lua_pop(L, 1); /* (line and call events zlua asked for, see hook.c) */
 		return;
 	}
@@ -240,6 +471,11 @@ static int db_sethook(lua_State *L)
 		rec->left = count;
 	}
 	env->script_hooks = 1;
+#ifdef ZLUA_LUAJIT
+	env->hook_inwrap = 0;
+	env->watch = 0;
+	env->wrapret_n = 0;
+#endif
 	zlua_hook_apply(L, env, arg, 1); /* the count starts now, as in stock */
 	return 0;
 }
@@ -304,6 +540,11 @@ void zlua_open_debughook(lua_State *L, zlua_env *env)
 		lua_pop(L, 1);
 		return;
 	}
+#ifdef ZLUA_LUAJIT
+	lua_getglobal(L, "pcall");
+	zlua_jit_hook_fn(L, env, ZLUA_HOOKFN_PCALL);
+	lua_pop(L, 1);
+#endif
 	env->hooks_ref = LUA_NOREF;
 	lua_pushboolean(L, 0);
 	env->hooks_ref = luaL_ref(L, LUA_REGISTRYINDEX); /* a slot push_records fills */

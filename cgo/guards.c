@@ -275,6 +275,11 @@ static int flushing_print(lua_State *L)
 	return 0;
 }
 
+int zlua_jit_is_print_wrapper(lua_CFunction f)
+{
+	return f == flushing_print;
+}
+
 /* [lua] Nothing to guard on LuaJIT (see the top of this file); print is
  * made to flush its line. [-0, +0] */
 void zlua_open_guards(lua_State *L)

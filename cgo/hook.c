@@ -119,6 +119,14 @@ static int apply(lua_State *L, zlua_env *env, int idx, zlua_hookrec *rec, int fo
 	lua_State *T = idx != 0 ? lua_tothread(L, idx) : L;
 	int mask = rec != NULL ? rec->mask : 0;
 	int count = (mask & LUA_MASKCOUNT) ? rec->left : 0;
+#ifdef ZLUA_LUAJIT
+	if (env->watch != 0) { /* debughook.c: every instruction for a while */
+		mask |= LUA_MASKCOUNT;
+		count = 1;
+	} else if ((mask & LUA_MASKCOUNT) && env->hook_inwrap) {
+		count = 1; /* until the wrapper's end (zlua_hook) */
+	}
+#endif
 	if (env->limit_depth > 0) {
 		/* A script's count of at most ZLUA_HOOK_EXACT is kept as it
 		 * is, even when the limit's adaptive count is smaller (slow
@@ -231,6 +239,9 @@ void zlua_hook(lua_State *L, lua_Debug *ar)
 	zlua_env *env = zlua_envof(L);
 	zlua_hookrec *rec;
 	int fire = 0;
+#ifdef ZLUA_LUAJIT
+	int inwrap = 0;
+#endif
 	env->hook_raised = 0; /* an error raised by the last hook has been handled */
 	env->hook_hurried = 0;
 	/* The limit is checked on every event: instructions a script's hook
@@ -253,8 +264,33 @@ void zlua_hook(lua_State *L, lua_Debug *ar)
 	if (env->limit_depth > 0)
 		adapt_count(env, lua_gethookcount(L));
 	rec = zlua_hookrec_of(L, env, 0, 0);
+#ifdef ZLUA_LUAJIT
+	if (env->watch != 0 || (rec != NULL && (rec->mask & LUA_MASKCOUNT)))
+		inwrap = zlua_jit_count_event(L, env);
+#endif
 	if (rec != NULL && (rec->mask & LUA_MASKCOUNT)) {
-		rec->left -= lua_gethookcount(L); /* instructions since the last count event */
+		int n = lua_gethookcount(L); /* instructions since the last count event */
+#ifdef ZLUA_LUAJIT
+		/* Stock LuaJIT runs no instruction of zlua's Lua wrappers
+		 * (debughook.c), so the script's count skips them where it can
+		 * tell: an event due inside one waits, the hook firing at every
+		 * instruction meanwhile, for the first instruction after it, and
+		 * those of the wrapper are not counted. The wrapper instructions
+		 * before the event are (the count does not say where its
+		 * instructions ran): exact with a count of 1, else a script's
+		 * event can come up to a wrapper's few instructions early per
+		 * wrapper call since the last one. */
+		if (inwrap) {
+			rec->left -= n - 1;
+			if (rec->left < 1)
+				rec->left = 1;
+			env->hook_inwrap = 1;
+			n = 0;
+		} else {
+			env->hook_inwrap = 0;
+		}
+#endif
+		rec->left -= n;
 		if (rec->left <= 0) {
 			rec->left = rec->count;
 			fire = 1;

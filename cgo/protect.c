@@ -108,6 +108,10 @@ int zlua_msgh(lua_State *L)
 {
 	zlua_env *env = zlua_envof(L);
 	lua_settop(L, 1);
+#ifdef ZLUA_LUAJIT
+	if (env != NULL && (env->wrapret_n > 0 || env->watch != 0))
+		zlua_jit_hook_unwound(L, env);
+#endif
 	if (env != NULL && zlua_interrupted(env)) {
 		/* the first interruption raised again: the traceback of where
 		 * it was first raised, which its message names */

@@ -135,6 +135,7 @@ void zlua_open_xpcall(lua_State *L, zlua_env *env)
 	lua_pushcclosure(L, guard_traceback, 1);
 #ifdef ZLUA_LUAJIT
 	lua_getglobal(L, "xpcall");
+	zlua_jit_hook_fn(L, env, ZLUA_HOOKFN_XPCALL);
 	lua_getglobal(L, "type");
 	lua_getglobal(L, "select");
 	lua_createtable(L, 1, 0); /* limited[1], set by zlua_limit_begin/end */

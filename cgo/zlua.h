@@ -298,6 +298,30 @@ typedef struct zlua_fielddir zlua_fielddir; /* fields.c */
 #define ZLUA_PROVEN_FN (1u << ZLUA_PROVEN_FN_BITS)
 #define ZLUA_PROVEN_UD (1u << ZLUA_PROVEN_UD_BITS)
 
+/* LuaJIT: a Lua frame whose next instruction follows a return from one
+ * of zlua's wrappers, which LuaJIT's line hook reports again (debughook.c):
+ * its thread, stack slot, function and the line of its call. */
+typedef struct zlua_wrapret {
+	lua_State *L;
+	const void *fn;
+	int slot;
+	int line;
+} zlua_wrapret;
+/* Frames waiting like that at once (a wrapper's callee calling wrappers
+ * in turn), at most: more drop the oldest. */
+#define ZLUA_WRAPRET_MAX 8
+/* The library functions env->hook_fns keeps, by address: pcall and
+ * xpcall run their function in their caller's C frame; coroutine.wrap,
+ * load and loadstring are called by wrappers on the script's behalf. */
+enum {
+	ZLUA_HOOKFN_PCALL,
+	ZLUA_HOOKFN_XPCALL,
+	ZLUA_HOOKFN_WRAP,
+	ZLUA_HOOKFN_LOAD,
+	ZLUA_HOOKFN_LOADSTRING,
+	ZLUA_HOOKFN_N
+};
+
 /* Per-state C side of an Env; Go holds the pointer, never the reverse. */
 /* The gate remembers the last ZLUA_RECENT Go errors raised into Lua
  * (callbackgate/errors.go); for each raised with the caller's position the
@@ -541,6 +565,19 @@ typedef struct zlua_env {
 	/* scripts' hooks (debughook.c) */
 	int script_hooks;      /* debug.sethook was called: records may exist */
 	int hooks_ref;         /* registry ref of the record table */
+	/* LuaJIT: what a script's hook must not see of zlua's Lua wrappers
+	 * (debughook.c, hook.c) */
+	const void *hook_fns[ZLUA_HOOKFN_N]; /* library functions, ZLUA_HOOKFN_* */
+	int hook_inwrap;       /* the script's count event waits for the end of a
+	                        * wrapper: the count is 1 meanwhile */
+	int watch;             /* 1: the hook fires at every instruction until the
+	                        * first one outside zlua's closures; 2: that was
+	                        * watched's, right after a return (debughook.c) */
+	zlua_wrapret watched;  /* the caller of the closure watched */
+	lua_State *lastline_L; /* the thread and stack slot of the function of the */
+	int lastline_slot;     /* last line event outside zlua's closures */
+	int wrapret_n;         /* entries of wrapret in use */
+	zlua_wrapret wrapret[ZLUA_WRAPRET_MAX];
 
 	/* warnings (warn.c, Lua 5.4) */
 	int warn_on;     /* shown: warn("@on"), or a Go sink from the start */

@@ -321,6 +321,25 @@ void zlua_hook_inherit(lua_State *L, zlua_env *env, int idx);
 /* [lua] Replaces debug.sethook and debug.gethook when debug is open.
  * [-0, +0] */
 void zlua_open_debughook(lua_State *L, zlua_env *env);
+#ifdef ZLUA_LUAJIT
+/* [lua] Keeps the function on top (left there) as env->hook_fns[which]
+ * (ZLUA_HOOKFN_*), referenced from the registry so that its address stays
+ * its own. [-0, +0] */
+void zlua_jit_hook_fn(lua_State *L, zlua_env *env, int which);
+/* [lua] At a count event: whether the running function is one of zlua's
+ * own Lua closures (a chunk named "=zlua.*"), whose instructions stock
+ * LuaJIT does not run; follows the watch of a closure's return
+ * (debughook.c). [-0, +0] */
+int zlua_jit_count_event(lua_State *L, zlua_env *env);
+/* [go-safe] Forgets what debughook.c noted or watches of L's frames for
+ * the line event after a wrapper returns: an error is unwinding them to a
+ * call from Go (the message handler of zlua's protected operations), and
+ * a later call of the same function must see its first line. */
+void zlua_jit_hook_unwound(lua_State *L, zlua_env *env);
+/* [go-safe] Whether f is the C closure LuaJIT's print is wrapped in
+ * (guards.c), which calls the stock print. */
+int zlua_jit_is_print_wrapper(lua_CFunction f);
+#endif
 
 /* ---- interruption (interrupt.c) ---- */
 
