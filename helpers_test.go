@@ -1,9 +1,11 @@
 package zlua_test
 
 import (
+	"context"
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/zlua-go/zlua"
 )
@@ -52,6 +54,19 @@ func run(t testing.TB, e *zlua.Env, chunk string) {
 	if err := e.DoString(chunk); err != nil {
 		t.Fatalf("DoString(%q): %v", chunk, err)
 	}
+}
+
+// doMaybeLimited runs chunk with DoString, or, when limited, with
+// DoStringContext under a context of a minute (a limited call that ends
+// long before its deadline: the hook installed, the compiler off on
+// LuaJIT).
+func doMaybeLimited(e *zlua.Env, chunk string, limited bool) error {
+	if !limited {
+		return e.DoString(chunk)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	return e.DoStringContext(ctx, chunk)
 }
 
 // global reads a global of type T.

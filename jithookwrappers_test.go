@@ -74,14 +74,7 @@ func TestScriptCountHookNeverStopsInWrappers(t *testing.T) {
 				debug.sethook()
 			end
 			events, inside = n, table.concat(bad, ", ")`
-		var err error
-		if limited {
-			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-			err = e.DoStringContext(ctx, chunk)
-			cancel()
-		} else {
-			err = e.DoString(chunk)
-		}
+		err := doMaybeLimited(e, chunk, limited)
 		must(t, err)
 		if got := global[string](t, e, "inside"); got != "" {
 			t.Errorf("limited %v: count events inside zlua's wrappers: %s", limited, got)

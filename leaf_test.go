@@ -285,14 +285,7 @@ func TestLeafMethodCannotCallIntoItsEnv(t *testing.T) {
 		7: "DoString, error ignored", 8: "Close", 9: "Global"} {
 		chunk := fmt.Sprintf(`for i = 1, 100 do w:Fail(%d) end`, code)
 		for _, limited := range []bool{false, true} {
-			var err error
-			if limited {
-				ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-				err = e.DoStringContext(ctx, chunk)
-				cancel()
-			} else {
-				err = e.DoString(chunk)
-			}
+			err := doMaybeLimited(e, chunk, limited)
 			if err == nil || !strings.Contains(err.Error(), want) {
 				t.Errorf("%s (limited %v): %v, want %q", what, limited, err, want)
 			}
