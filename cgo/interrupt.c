@@ -32,7 +32,8 @@ void zlua_where_script(lua_State *L, int level)
  * running function, the level 1 of a message handler the raise runs): its
  * first ZLUA_TB_INTERRUPTED levels, then "..." when there are more. It
  * allocates nothing (the hook raising the interruption may run at the
- * memory limit); a traceback longer than the buffer is cut short. */
+ * memory limit); a traceback longer than the buffer is cut short.
+ * [-0, +0] */
 static void keep_traceback(lua_State *L, zlua_env *env, int level)
 {
 	char *b = env->int_tb;

@@ -299,6 +299,18 @@ static int safe_collectgarbage(lua_State *L)
 }
 
 #ifdef ZLUA_LUAJIT
+/* [lua] The end of a LuaJIT wrapper that checked its arguments: calls the
+ * stock function (upvalue 1) with the first n arguments and returns
+ * nres, its results in their place. [-k, +nres] */
+static int call_stock(lua_State *L, int n, int nres)
+{
+	lua_settop(L, n);
+	lua_pushvalue(L, lua_upvalueindex(1));
+	lua_insert(L, 1);
+	lua_call(L, n, nres);
+	return nres;
+}
+
 /* [lua] LuaJIT's setfenv without level 0: setfenv(0, t) replaces the
  * running thread's globals, which on the main thread are the environment
  * of every chunk the host loads later, its own included, and hands them
@@ -319,11 +331,7 @@ static int safe_setfenv(lua_State *L)
 		lua_pushinteger(L, level + 1);
 		lua_replace(L, 1);
 	}
-	lua_settop(L, 2);
-	lua_pushvalue(L, lua_upvalueindex(1));
-	lua_insert(L, 1);
-	lua_call(L, 2, 1);
-	return 1;
+	return call_stock(L, 2, 1);
 }
 #endif
 
@@ -367,11 +375,7 @@ static int safe_seeall(lua_State *L)
 	luaL_checktype(L, 1, LUA_TTABLE);
 	if (luaL_getmetafield(L, 1, "__metatable"))
 		return luaL_error(L, "cannot change a protected metatable");
-	lua_settop(L, 1);
-	lua_pushvalue(L, lua_upvalueindex(1));
-	lua_insert(L, 1);
-	lua_call(L, 1, 0);
-	return 0;
+	return call_stock(L, 1, 0);
 }
 #endif
 

@@ -334,7 +334,8 @@ int zlua_jit_count_event(lua_State *L, zlua_env *env);
 /* [go-safe] Forgets what debughook.c noted or watches of L's frames for
  * the line event after a wrapper returns: an error is unwinding them to a
  * call from Go (the message handler of zlua's protected operations), and
- * a later call of the same function must see its first line. */
+ * a later call of the same function must see its first line. Reads no
+ * Lua state. [-0, +0] */
 void zlua_jit_hook_unwound(lua_State *L, zlua_env *env);
 /* [go-safe] Whether f is the C closure LuaJIT's print is wrapped in
  * (guards.c), which calls the stock print. */
