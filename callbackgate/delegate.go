@@ -10,7 +10,8 @@ import (
 // MakeDelegate returns a Go func of type typ that calls f: arguments are
 // pushed like SetGlobal values, results converted like Go function
 // arguments. If typ's last result is error, failures come back there;
-// otherwise the func panics with the error. Common signatures call without
+// otherwise the func panics with the error. Common signatures, and
+// func(*T) with the results of ptrDelegateResults, call without
 // reflection and without allocating. A first parameter of type
 // context.Context is not passed to Lua: the call runs under it (callctx.go).
 func (g *Gate) MakeDelegate(f *Function, typ reflect.Type) reflect.Value {
@@ -19,6 +20,9 @@ func (g *Gate) MakeDelegate(f *Function, typ reflect.Type) reflect.Value {
 	}
 	if mk, ok := fastDelegates[typ]; ok {
 		return reflect.ValueOf(mk(f))
+	}
+	if v, ok := ptrDelegate(f, typ); ok {
+		return v
 	}
 	nres, errLast := resultShape(typ)
 	return reflect.MakeFunc(typ, func(args []reflect.Value) []reflect.Value {
