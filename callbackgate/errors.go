@@ -482,3 +482,40 @@ func (g *Gate) goErrorAt(t cgo.Thread, idx int) error {
 	}
 	return ge
 }
+
+// typeMismatch is typeError for two Go types whose Lua names are the same
+// text (a.Player and b.Player both read "Player"): the names are then
+// qualified, by package name or, when that is shared too, by import path,
+// so the message does not contradict itself.
+func typeMismatch(want, got reflect.Type, wantName, gotName string) *argError {
+	wantName, gotName = distinctNames(want, got, wantName, gotName)
+	return typeError(wantName, gotName)
+}
+
+// distinctNames returns wantName and gotName, qualified as typeMismatch
+// says when they are equal but the types differ.
+func distinctNames(want, got reflect.Type, wantName, gotName string) (string, string) {
+	if wantName != gotName || want == got {
+		return wantName, gotName
+	}
+	w, g := namedBase(want), namedBase(got)
+	if w == nil || g == nil || w == g {
+		return wantName, gotName
+	}
+	qw, qg := w.String(), g.String() // "a.Player"
+	if qw == qg {
+		qw, qg = w.PkgPath()+"."+w.Name(), g.PkgPath()+"."+g.Name()
+	}
+	return strings.Replace(wantName, w.Name(), qw, 1), strings.Replace(gotName, g.Name(), qg, 1)
+}
+
+// namedBase is t without its pointers when that is a named type, else nil.
+func namedBase(t reflect.Type) reflect.Type {
+	for t.Kind() == reflect.Pointer && t.Name() == "" {
+		t = t.Elem()
+	}
+	if t.Name() == "" {
+		return nil
+	}
+	return t
+}

@@ -124,16 +124,17 @@ func (g *Gate) popThisSlow(fr cgo.Frame, b *binding, name string) (*objreg.Slot,
 			return s, 0
 		}
 	}
-	got := g.typeName(fr.Thread(), 1, &a)
+	got, want := g.typeName(fr.Thread(), 1, &a), b.name
 	if ours && h.Kind == cgo.KindByObj && !h.Released {
-		got = g.bindByID[h.TypeID].name
+		gb := g.bindByID[h.TypeID]
+		want, got = distinctNames(b.typ, gb.typ, b.name, gb.name)
 	}
 	if ours && h.Kind == cgo.KindByVal && got == b.name {
 		// a copy of the struct (the same name): a method of the pointer
 		// type needs the object
 		got += " value (a copy has no Go address)"
 	}
-	return nil, g.raiseText(fmt.Sprintf("calling '%s' on bad self (%s expected, got %s)", name, b.name, got), nil)
+	return nil, g.raiseText(fmt.Sprintf("calling '%s' on bad self (%s expected, got %s)", name, want, got), nil)
 }
 
 type methodMaker func(m *method, code unsafe.Pointer) callFunc

@@ -304,7 +304,13 @@ func (g *Gate) popObj(t cgo.Thread, idx int, a *cgo.Arg, v reflect.Value) error 
 			// (another library's userdata, a file): say so as natural does.
 			return cannotConvert(g.typeName(t, idx, a))
 		}
-		return typeError(expectedName(typ), g.typeName(t, idx, a))
+		want, got := expectedName(typ), g.typeName(t, idx, a)
+		if want == got { // a struct copy of a same-named type?
+			if vt, _, isVal, _ := g.valAt(t, idx, a); isVal {
+				return typeMismatch(typ, vt.typ, want, got)
+			}
+		}
+		return typeError(want, got)
 	}
 	ov := reflect.ValueOf(g.objs.Val(s))
 	switch {
@@ -313,7 +319,7 @@ func (g *Gate) popObj(t cgo.Thread, idx int, a *cgo.Arg, v reflect.Value) error 
 	case ov.Kind() == reflect.Pointer && ov.Type().Elem().AssignableTo(typ):
 		v.Set(ov.Elem())
 	default:
-		return typeError(expectedName(typ), b.name)
+		return typeMismatch(typ, b.typ, expectedName(typ), b.name)
 	}
 	return nil
 }

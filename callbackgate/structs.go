@@ -265,7 +265,7 @@ func (g *Gate) popUserdata(t cgo.Thread, idx int, a *cgo.Arg, v reflect.Value) e
 	case typ.Kind() == reflect.Pointer && typ.Elem() == vt.typ:
 		return &argError{detail: "*" + vt.name + " expected, got " + vt.name + " value (a copy has no Go address)"}
 	default:
-		return typeError(expectedName(typ), vt.name)
+		return typeMismatch(typ, vt.typ, expectedName(typ), vt.name)
 	}
 	return nil
 }
@@ -290,8 +290,21 @@ func (g *Gate) valThis(fr cgo.Frame, vt *valType, name string) (reflect.Value, i
 	if ok && got == vt {
 		return v, 0
 	}
-	gotName := g.typeName(fr.Thread(), 1, &a)
-	return reflect.Value{}, g.raiseText(fmt.Sprintf("calling '%s' on bad self (%s expected, got %s)", name, vt.name, gotName), nil)
+	wantName, gotName := vt.name, g.typeName(fr.Thread(), 1, &a)
+	if ok {
+		wantName, gotName = distinctNames(vt.typ, got.typ, vt.name, got.name)
+	}
+	return reflect.Value{}, g.raiseText(fmt.Sprintf("calling '%s' on bad self (%s expected, got %s)", name, wantName, gotName), nil)
+}
+
+// pointerMethod reports whether name is a method of *t that t lacks: one a
+// ByVal copy cannot call.
+func pointerMethod(t reflect.Type, name string) bool {
+	if _, ok := t.MethodByName(name); ok {
+		return false
+	}
+	_, ok := reflect.PointerTo(t).MethodByName(name)
+	return ok
 }
 
 // valFieldGet is __index when C did not serve the key: nested structs
@@ -309,7 +322,11 @@ func valFieldGet(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
 		f = vt.lay.Fields[key.View()]
 	}
 	if f == nil {
-		return g.raiseText(fmt.Sprintf("%s has no field or method '%s'", vt.name, g.keyText(fr, &key)), nil)
+		text := fmt.Sprintf("%s has no field or method '%s'", vt.name, g.keyText(fr, &key))
+		if key.Type == int32(cgo.TString) && pointerMethod(vt.typ, key.View()) {
+			text += " (the method has a pointer receiver, and a struct copy has no Go address: push *" + vt.name + ")"
+		}
+		return g.raiseText(text, nil)
 	}
 	fv, err := self.FieldByIndexErr(f.Index)
 	if err != nil { // promoted through a nil embedded pointer
