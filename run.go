@@ -124,6 +124,11 @@ func (e *Env) callChunk(chunk, chunkName, name string, args []any) error {
 // statement gives the results. A chunk that begins with a keyword no
 // expression begins with (local, return, if, for, while, repeat, do,
 // goto, break) runs as statements at once. The chunk is named "(eval)".
+//
+// On LuaJIT, a chunk that is one function call (Eval("spawn(1, 2)")) is
+// a tail call of that added "return": an argument error of a Go function
+// called so carries no "(eval):1:" position, as in any tail call on
+// LuaJIT (README, "Errors you can use"). Lua 5.4 keeps the position.
 func (e *Env) Eval(chunk string, out ...any) error {
 	if e.g == nil {
 		return errUnmade

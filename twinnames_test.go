@@ -17,7 +17,7 @@ func TestSameNamedTypesAreQualifiedInErrors(t *testing.T) {
 	must(t, e.SetGlobal("mine", &Player{HP: 5}))
 	must(t, e.SetGlobal("theirs", &twintypes.Player{HP: 5}))
 	must(t, e.SetGlobal("myvec", Vec{1, 2}))
-	must(t, e.SetGlobal("theirvec", twintypes.Vec{1, 2}))
+	must(t, e.SetGlobal("theirvec", twintypes.Vec{X: 1, Y: 2}))
 	must(t, e.SetGlobal("hitMine", func(p *Player) int { return p.HP }))
 	must(t, e.SetGlobal("takeVec", func(v Vec) float64 { return v.X }))
 	must(t, e.SetGlobal("takeVecPtr", func(v *Vec) float64 { return v.X }))
