@@ -60,9 +60,10 @@
 // result of type error raises a Lua error when non-nil; returning
 // [Yield](values...) there yields the calling coroutine. A result of type
 // [Values] returns as many results as it has elements (none for nil). A
-// panic is
-// recovered and raised as a Lua error naming the function; if no pcall
-// catches it, the Go caller gets a [*PanicError].
+// panic is recovered and raised as a Lua error naming the function; if no
+// pcall catches it, the Go caller gets a [*PanicError]. A nil or missing
+// argument for a func-typed or [*Function] parameter arrives as nil, as an
+// optional callback does in Go: check it before calling.
 //
 // # Go objects in Lua
 //

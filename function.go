@@ -111,6 +111,10 @@ func (f *Function) Release() {
 // result is error, Lua errors come back there as *LuaError; otherwise the
 // func panics with it. Arguments and results convert as in SetGlobal and
 // Global; common signatures call without reflection and allocation.
+//
+// The error result receives only errors the Lua function raises. Lua's
+// "return nil, message" idiom is two results: bind it with a string second
+// result (func(string) (*Item, string)) to read the message.
 func (e *Env) GetFunction(name string, fnPtr any) error { return e.getFunction(nil, name, fnPtr) }
 
 // GetFunctionContext is GetFunction with the Lua code the lookup runs (an

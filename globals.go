@@ -134,7 +134,9 @@ func (e *Env) setField(tbl, key string, v any) error {
 // *Function out gets a handle). A missing global reads as nil. A value
 // that cannot be converted leaves *out unchanged (a struct, slice or map
 // is stored only once the whole of it converted) and the error names the
-// path inside it that failed.
+// path inside it that failed. A value that converts replaces *out whole:
+// a struct field the table does not name is zero afterwards, nested
+// structs and maps included (unlike json.Unmarshal, which keeps it).
 //
 // A dotted name reads a field path: Global("Shop.items.sword", &v) reads
 // Shop.items.sword, indexing as Lua does (__index runs, under protection).

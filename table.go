@@ -147,6 +147,12 @@ func (t *Table) Len() (int, error) {
 // ForEach. Coroutines arrive as *Thread handles (fn may keep them); a
 // value with no Go form (a light userdata) makes ForEach fail, naming its
 // key, before fn is called.
+//
+// Each nested table and function is a handle made before fn runs, held in
+// the Lua registry until released or the next Pump, and charged to
+// Options.MemoryLimit: under a limit, a table of a million records may
+// fail whole with ErrMemory. Decode such a table into a typed slice or map
+// (Env.Global, Table.Get) instead.
 func (t *Table) ForEach(fn func(key, value any) error) error {
 	if t == nil {
 		return fmt.Errorf("zlua: table foreach: %w", errNilHandle)
