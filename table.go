@@ -149,7 +149,8 @@ func (t *Table) Len() (int, error) {
 // key, before fn is called.
 //
 // Each nested table and function is a handle made before fn runs, held in
-// the Lua registry until released or the next Pump, and charged to
+// the Lua registry until Release, or until Go collects the handle and a
+// Pump frees its reference, and charged to
 // Options.MemoryLimit: under a limit, a table of a million records may
 // fail whole with ErrMemory. Decode such a table into a typed slice or map
 // (Env.Global, Table.Get) instead.
