@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"reflect"
 	"strings"
+	"unsafe"
 
 	"github.com/zlua-go/zlua/callbackgate"
 	"github.com/zlua-go/zlua/cgo"
@@ -129,6 +130,22 @@ func (e *Env) setField(tbl, key string, v any) error {
 	return e.DoStringArgs("local t, k, v = ...; _G[t][k] = v", tbl, key, v)
 }
 
+// Overlay marks p, an out pointer of Env.Global, Env.GlobalContext,
+// Env.Eval, Table.Get or Table.RawGet, to decode a table over the value
+// *p already holds, as json.Unmarshal does: the Go defaults the table does
+// not name stay.
+//
+//	cfg := Config{MaxPlayers: 8, Net: Net{Port: 7777}} // defaults
+//	err := env.Global("config", zlua.Overlay(&cfg))     // the script's overrides
+//
+// A struct field the table lacks keeps its value; nested structs, and
+// structs reached through non-nil pointers, are decoded over the same way
+// (the pointed-to struct is copied, not changed); a map keeps the entries
+// whose keys the table lacks. Slices, arrays, map elements and values that
+// are not tables are replaced whole, as without Overlay. A value that does
+// not convert leaves *p unchanged, as always.
+func Overlay(p any) any { return callbackgate.Overlay{P: p} }
+
 // Global reads the Lua global name into *out, converting it to out's
 // element type with the same rules as Go function arguments (a *Table or
 // *Function out gets a handle). A missing global reads as nil. A value
@@ -136,7 +153,8 @@ func (e *Env) setField(tbl, key string, v any) error {
 // is stored only once the whole of it converted) and the error names the
 // path inside it that failed. A value that converts replaces *out whole:
 // a struct field the table does not name is zero afterwards, nested
-// structs and maps included (unlike json.Unmarshal, which keeps it).
+// structs and maps included; to keep what *out holds, as json.Unmarshal
+// does, pass Overlay(out).
 //
 // A dotted name reads a field path: Global("Shop.items.sword", &v) reads
 // Shop.items.sword, indexing as Lua does (__index runs, under protection).
@@ -164,6 +182,7 @@ func (e *Env) global(ctx context.Context, name string, out any) error {
 	if e.g == nil {
 		return errUnmade
 	}
+	out, over := callbackgate.Unwrap(out)
 	rv := reflect.ValueOf(out)
 	if rv.Kind() != reflect.Pointer || rv.IsNil() {
 		return fmt.Errorf("zlua: global %q: out must be a non-nil pointer, got %T", name, out)
@@ -172,7 +191,14 @@ func (e *Env) global(ctx context.Context, name string, out any) error {
 		// One crossing for a scalar: C reads it with the lookup.
 		t, err := e.begin()
 		if err == nil {
+			var prev unsafe.Pointer
+			if over { // armed once the Env is ours (overlay.go)
+				prev = e.g.ArmOverlay(rv.UnsafePointer())
+			}
 			err = e.g.GetGlobalInto(t, name, rv.Elem())
+			if over {
+				e.g.ArmOverlay(prev)
+			}
 			e.g.Exit()
 		}
 		if err != nil {
@@ -191,6 +217,9 @@ func (e *Env) global(ctx context.Context, name string, out any) error {
 		if !s.Reserve(t, callbackgate.ReadStack) {
 			rerr = ErrMemory
 			return cgo.OK
+		}
+		if over { // armed once the Env is ours, after the path's Lua code ran
+			defer e.g.ArmOverlay(e.g.ArmOverlay(rv.UnsafePointer()))
 		}
 		rerr = e.g.ReadGlobal(t, t.Top(), rv.Elem(), name)
 		return cgo.OK

@@ -133,9 +133,17 @@ func (e *Env) Eval(chunk string, out ...any) error {
 	if e.g == nil {
 		return errUnmade
 	}
+	var over []bool // the outs marked Overlay, unwrapped
 	for i, o := range out {
-		if rv := reflect.ValueOf(o); rv.Kind() != reflect.Pointer || rv.IsNil() {
-			return fmt.Errorf("zlua: eval: out #%d must be a non-nil pointer, got %T", i+1, o)
+		if p, ok := callbackgate.Unwrap(o); ok {
+			if over == nil {
+				out = append([]any(nil), out...)
+				over = make([]bool, len(out))
+			}
+			out[i], over[i] = p, true
+		}
+		if rv := reflect.ValueOf(out[i]); rv.Kind() != reflect.Pointer || rv.IsNil() {
+			return fmt.Errorf("zlua: eval: out #%d must be a non-nil pointer, got %T", i+1, out[i])
 		}
 	}
 	var rerr error
@@ -185,7 +193,16 @@ func (e *Env) Eval(chunk string, out ...any) error {
 				}
 				break
 			}
-			if err := e.g.ReadInto(t, top+1+i, vals[i]); err != nil {
+			var err error
+			if over != nil && over[i] { // decoded over a copy of *out[i]
+				vals[i].Set(reflect.ValueOf(o).Elem())
+				prev := e.g.ArmOverlay(vals[i].Addr().UnsafePointer())
+				err = e.g.ReadInto(t, top+1+i, vals[i])
+				e.g.ArmOverlay(prev)
+			} else {
+				err = e.g.ReadInto(t, top+1+i, vals[i])
+			}
+			if err != nil {
 				rerr = fmt.Errorf("result #%d: %w", i+1, err)
 				return cgo.OK
 			}

@@ -88,7 +88,8 @@ func (t *Table) handle() *callbackgate.Table {
 
 // get checks out and reads t[key] into it with read (Get or RawGet of the
 // gate's table); what names the operation in errors.
-func (t *Table) get(what string, key, out any, read func(any, reflect.Value) error) error {
+func (t *Table) get(what string, key, out any, read func(any, reflect.Value, bool) error) error {
+	out, over := callbackgate.Unwrap(out)
 	rv := reflect.ValueOf(out)
 	if rv.Kind() != reflect.Pointer || rv.IsNil() {
 		return fmt.Errorf("zlua: table %s %s: out must be a non-nil pointer, got %T", what, keyText(key), out)
@@ -96,7 +97,7 @@ func (t *Table) get(what string, key, out any, read func(any, reflect.Value) err
 	if t == nil {
 		return fmt.Errorf("zlua: table %s %s: %w", what, keyText(key), errNilHandle)
 	}
-	if err := read(key, rv.Elem()); err != nil {
+	if err := read(key, rv.Elem(), over); err != nil {
 		return opErrorf(err, "table %s %s", what, keyText(key))
 	}
 	return nil

@@ -197,6 +197,9 @@ func (g *Gate) readTable(t cgo.Thread, idx int, v reflect.Value, depth int) (han
 		return true, err
 	}
 	nv := reflect.New(typ)
+	if g.overlaying() && !v.IsNil() {
+		nv.Elem().Set(v.Elem()) // a copy: the old struct stays as it was
+	}
 	start, epoch := g.freshStart()
 	if err := g.decodeStruct(t, idx, nv.Elem(), p, depth); err != nil {
 		return true, err
@@ -213,8 +216,9 @@ func (g *Gate) readTable(t cgo.Thread, idx int, v reflect.Value, depth int) (han
 	return true, nil
 }
 
-// decodeStruct fills v (zeroed first) from the table at idx: each string
-// key naming a field converts into it with the argument rules; other keys
+// decodeStruct fills v (zeroed first, unless overlaying: overlay.go) from
+// the table at idx: each string key naming a field converts into it with
+// the argument rules; other keys
 // are ignored. An exact name wins over a case-insensitive match of the
 // same field, whatever the traversal order; two keys matching one field
 // case-insensitively, without its exact name, are an error.
@@ -230,7 +234,9 @@ func (g *Gate) decodeStruct(t cgo.Thread, idx int, v reflect.Value, p *tablePlan
 			return nil
 		}
 	}
-	v.SetZero()
+	if !g.overlaying() {
+		v.SetZero()
+	}
 	// Per field: an exact key seen, a case-insensitive one applied, a
 	// second case-insensitive one applied (an error unless an exact key
 	// wins: foldClash).

@@ -25,7 +25,9 @@ import (
 // a map lookup, and a repeated string value is shared instead of copied
 // (Go strings are immutable).
 func (g *Gate) decodeFlat(v reflect.Value, p *tablePlan, kv []cgo.Arg) bool {
-	v.SetZero()
+	if !g.overlaying() {
+		v.SetZero()
+	}
 	base := unsafe.Pointer(v.UnsafeAddr())
 	fc := &g.flat
 	if fc.plan != p {

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unsafe"
 
 	"github.com/zlua-go/zlua/cgo"
 	"github.com/zlua-go/zlua/objreg"
@@ -134,7 +135,13 @@ type Gate struct {
 	lastPlan *tablePlan // the struct type last decoded from or pushed as a table (decode.go)
 	pairs    *cgo.Pairs // a flat table's pairs, read in one crossing (decodeflat.go)
 	flat     flatCache  // the last flat table shape decoded (decodeflat.go)
-	conv     convBudget // the conversion of a Lua value in progress (convbudget.go)
+	// overlay is set while ReadInto decodes over an Overlay out, whose
+	// address overlayAt holds until then; overDeep is the deep it runs at
+	// (overlay.go).
+	overlay   bool
+	overDeep  int
+	overlayAt unsafe.Pointer
+	conv      convBudget // the conversion of a Lua value in progress (convbudget.go)
 	// built holds the objects the outermost call's conversions built from
 	// a script's tables, with their bytes, until pushed (charge.go);
 	// builtN counts the entries in use.

@@ -262,9 +262,15 @@ func (g *Gate) setScalar(t cgo.Thread, idx int, a *cgo.Arg, v reflect.Value) (ha
 // fills in place, is read into a copy first (the other kinds are built
 // whole and stored once they converted).
 func (g *Gate) ReadInto(t cgo.Thread, idx int, v reflect.Value) error {
+	if g.overlayAt != nil && v.CanAddr() && v.Addr().UnsafePointer() == g.overlayAt {
+		return g.readOver(t, idx, v)
+	}
 	a := t.Arg(idx)
 	if k := v.Kind(); (k == reflect.Struct || k == reflect.Array) && a.Type == int32(cgo.TTable) {
 		tmp := reflect.New(v.Type()).Elem()
+		if g.overlaying() && k == reflect.Struct {
+			tmp.Set(v) // overlay.go: the decode starts from v
+		}
 		if err := g.read(t, idx, &a, tmp, 0); err != nil {
 			return err
 		}
@@ -534,6 +540,13 @@ func (g *Gate) readMap(t cgo.Thread, idx int, v reflect.Value, depth int) error 
 	if m.Len() != count { // two keys became one (collide.go)
 		if err := g.mapKeyClash(t, idx, typ.Key(), depth); err != nil {
 			return err
+		}
+	}
+	if g.overlaying() && !v.IsNil() { // overlay.go: v's entries the table lacks stay
+		for it := v.MapRange(); it.Next(); {
+			if !m.MapIndex(it.Key()).IsValid() {
+				m.SetMapIndex(it.Key(), it.Value())
+			}
 		}
 	}
 	g.noteBuiltValue(m.UnsafePointer(), nil, g.convBuilt()-before, start, epoch)

@@ -92,11 +92,17 @@ func (g *Gate) run(t cgo.Thread, op, nres int) error {
 
 // Get reads tb[key] (__index runs) into out, converted like a Go function
 // argument.
-func (tb *Table) Get(key any, out reflect.Value) error { return tb.get(key, out, cgo.OpIndex) }
+func (tb *Table) Get(key any, out reflect.Value, over bool) error {
+	return tb.get(key, out, cgo.OpIndex, over)
+}
 
-// get reads the value op (OpIndex or OpRawIndex) leaves for key into out.
-func (tb *Table) get(key any, out reflect.Value, op int) error {
+// get reads the value op (OpIndex or OpRawIndex) leaves for key into out,
+// decoded over out's value when over (an Overlay out: overlay.go).
+func (tb *Table) get(key any, out reflect.Value, op int, over bool) error {
 	return tb.call(func(g *Gate, t cgo.Thread) error {
+		if over {
+			defer g.ArmOverlay(g.ArmOverlay(out.Addr().UnsafePointer()))
+		}
 		g.S.ProgReset()
 		g.S.PutRef(tb.ref)
 		if err := g.push(key, "", 0); err != nil {

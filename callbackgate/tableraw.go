@@ -8,7 +8,9 @@ import (
 
 // RawGet reads rawget(tb, key) into out, converted like a Go function
 // argument: no __index runs.
-func (tb *Table) RawGet(key any, out reflect.Value) error { return tb.get(key, out, cgo.OpRawIndex) }
+func (tb *Table) RawGet(key any, out reflect.Value, over bool) error {
+	return tb.get(key, out, cgo.OpRawIndex, over)
+}
 
 // RawSet does rawset(tb, key, value): no __newindex runs. A nil or NaN
 // key is refused as Lua refuses it.
