@@ -132,7 +132,8 @@
 // or the lua:"name" tag) exactly or without regard to case; nested
 // tables fill nested structs, slices, arrays, maps and pointers
 // (allocated, a pointer to any type); unknown keys are ignored and
-// missing ones leave zero values. Two keys that match one field only
+// missing ones leave zero values, unless the out is wrapped in [Overlay],
+// which keeps what it held (defaults set in Go). Two keys that match one field only
 // without regard to case, or two keys that become one Go map key ("1"
 // and 1 into a map[int]string), are an error. Errors name the path to the
 // bad value: "zlua: global "cfg": cfg.weapons[2].damage: number expected,
