@@ -40,8 +40,11 @@ import (
 // Lua code run by nested calls (a Go function that calls DoString, a
 // coroutine resumed by the chunk) is limited too. A hook the script sets
 // with debug.sethook (LibsAll) coexists with the limit. Go code is not
-// limited: a Go function called from the chunk runs to completion and
-// should watch ctx itself. Finalizers (__gc) and a script's hook function
+// limited: a Go function called from the chunk runs to completion. One
+// whose first parameter is a context.Context receives ctx there (the
+// context of the innermost limited call in progress: see "Go functions
+// in Lua" in the package documentation) and should return when it is
+// done, typically with ctx.Err(). Finalizers (__gc) and a script's hook function
 // run with hooks disabled on both backends; Options.Libs = LibsSafe keeps
 // scripts from defining either. On LuaJIT,
 // compiled code never runs hooks, so the JIT compiler is off and compiled

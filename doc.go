@@ -65,6 +65,18 @@
 // argument for a func-typed or [*Function] parameter arrives as nil, as an
 // optional callback does in Go: check it before calling.
 //
+// A Go function (or method, after its receiver) whose first parameter is
+// a context.Context receives the context of the call it runs in: the ctx
+// of the innermost limited call in progress ([Env.DoStringContext],
+// [Function.CallContext], a typed func with a context,
+// [Thread.ResumeContext], nested or not, whichever thread runs the
+// script), or context.Background() outside any. A context that is never
+// done makes no limited call and is not passed on. Lua does not pass the
+// context: its first argument goes to the parameter after it, and
+// argument errors count from there ("bad argument #1 to 'fetch'" names
+// that one). A function that blocks should watch ctx.Done() and return
+// ctx.Err(): the script then ends with the context's error.
+//
 // # Go objects in Lua
 //
 // Pointers and channels pushed to Lua (with [Env.SetGlobal], as arguments
@@ -195,8 +207,9 @@
 // [Env.Stats] reports the heap. [Env.DoStringContext] ([Env.DoFileContext] for a file) stops a script when
 // its context is done, infinite loops included, and ends with the
 // context's error even if the script caught the interruption; only
-// finalizers, Go code the script calls and (with LibsAll) a script's hook
-// function run on unstopped. [LibsSafe] opens the
+// finalizers, Go code the script calls (a Go function taking a
+// context.Context first gets the script's, to watch) and (with LibsAll) a
+// script's hook function run on unstopped. [LibsSafe] opens the
 // libraries without file, process, debug, native code or bytecode access.
 // Deep Lua→Go→Lua recursion ends with a "stack overflow" error. See
 // docs/SANDBOX.md and docs/RELIABILITY.md. [Function.CallContext], typed

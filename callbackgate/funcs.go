@@ -34,13 +34,14 @@ func (g *Gate) RegisterFunc(name string, fn any) (uint32, error) {
 // funcHints returns the trampoline's argument hints (cgo.PutGoFuncHints)
 // for the fixed parameters of the func type t.
 func funcHints(t reflect.Type) uint32 {
+	first := ctxParams(t, 0) // a context parameter is no Lua argument
 	n := t.NumIn()
 	if t.IsVariadic() {
 		n--
 	}
-	in := make([]reflect.Type, n)
+	in := make([]reflect.Type, n-first)
 	for i := range in {
-		in[i] = t.In(i)
+		in[i] = t.In(i + first)
 	}
 	return argHints(in, 0)
 }
@@ -117,7 +118,9 @@ func planFor(t reflect.Type) (callFunc, error) {
 		return c.(callFunc), nil
 	}
 	c, ok := fastPlans[t]
-	if !ok {
+	if !ok && ctxParams(t, 0) == 1 {
+		c = ctxPlan(t)
+	} else if !ok {
 		c = funcShapePlan(t)
 	}
 	if c == nil {
@@ -131,15 +134,20 @@ func planFor(t reflect.Type) (callFunc, error) {
 }
 
 // reflectPlan serves any signature through reflect.Value.Call.
-func reflectPlan(t reflect.Type) callFunc {
+func reflectPlan(t reflect.Type) callFunc { return reflectPlanFrom(t, 0) }
+
+// reflectPlanFrom is reflectPlan for a func type whose first parameter,
+// when first is 1, is the call's context.Context (ctxparam.go): Lua's
+// argument i goes to parameter i+first.
+func reflectPlanFrom(t reflect.Type, first int) callFunc {
 	nin := t.NumIn()
-	fixed := nin
+	fixed := nin - first // the Lua arguments
 	var elem reflect.Type
 	if t.IsVariadic() {
 		fixed--
 		elem = t.In(nin - 1).Elem()
 	}
-	in := make([]reflect.Type, fixed)
+	in := make([]reflect.Type, first+fixed)
 	for i := range in {
 		in[i] = t.In(i)
 	}
@@ -175,10 +183,10 @@ func reflectPlan(t reflect.Type) callFunc {
 		if held != nil {
 			args = *held
 		} else {
-			fresh := make([]reflect.Value, count)
+			fresh := make([]reflect.Value, first+count)
 			for i := range fresh {
 				typ := elem
-				if i < fixed {
+				if i < first+fixed {
 					typ = in[i]
 				}
 				fresh[i] = reflect.New(typ).Elem()
@@ -188,8 +196,11 @@ func reflectPlan(t reflect.Type) callFunc {
 				held = &fresh
 			}
 		}
+		if first == 1 {
+			setCtx(args[0], g.callCtx())
+		}
 		g.ConvScope() // the arguments share one budget (convbudget.go)
-		for i, v := range args {
+		for i, v := range args[first:] {
 			if err := g.readArg(fr, i, v); err != nil {
 				g.ConvEndScope()
 				giveBack(&spare, held)

@@ -31,6 +31,7 @@ type limit struct {
 	g    *Gate
 	s    *cgo.State
 	t    cgo.Thread
+	ctx  context.Context // what Go functions with a context parameter get (CallContext)
 	prev cgo.LimitPrev   // for LimitEnd: the outer call's thread, the OS thread
 	done <-chan struct{} // the context's Done
 	stop func() bool
@@ -65,7 +66,7 @@ const (
 // after it all the same.
 func (g *Gate) beginLimit(ctx context.Context, t cgo.Thread) *limit {
 	runtime.LockOSThread() // until end: the signal's thread is this one
-	l := &limit{g: g, s: g.S, t: t, done: ctx.Done()}
+	l := &limit{g: g, s: g.S, t: t, ctx: ctx, done: ctx.Done()}
 	l.prev = l.s.LimitBegin(t)
 	marks := l.s.Interrupts()
 	l.watching.Add(1) // Done by the watcher, or by quit if it never runs
@@ -81,6 +82,20 @@ func (g *Gate) beginLimit(ctx context.Context, t cgo.Thread) *limit {
 	liveWatchers.Add(1)
 	g.limits = append(g.limits, l)
 	return l
+}
+
+// callCtx is the context a Go function called from Lua gets as its
+// context.Context first parameter (ctxparam.go): the one of the innermost
+// limited call in progress, or context.Background() when none is. Limited
+// calls nest as the Go calls that begin them do, and whatever Lua code
+// runs (on any thread: a coroutine resumed by the script or by
+// ResumeContext) runs inside all of them, so the last one begun is the
+// one in effect. Owner only.
+func (g *Gate) callCtx() context.Context {
+	if n := len(g.limits); n > 0 {
+		return g.limits[n-1].ctx
+	}
+	return context.Background()
 }
 
 // liveWatchers counts the watchers registered and not yet stopped or

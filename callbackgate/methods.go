@@ -15,6 +15,7 @@ type method struct {
 	b    *binding
 	name string
 	fn   reflect.Value // method expression: the receiver is argument 0
+	ctx  int           // 1 when a context.Context comes first (not in in)
 	in   []reflect.Type
 	out  []reflect.Type
 	call callFunc
@@ -22,16 +23,17 @@ type method struct {
 
 func newMethod(b *binding, m reflect.Method) *method {
 	ft := m.Type
-	mt := &method{b: b, name: m.Name, fn: m.Func}
-	for i := 1; i < ft.NumIn(); i++ {
+	mt := &method{b: b, name: m.Name, fn: m.Func, ctx: ctxParams(ft, 1)}
+	for i := 1 + mt.ctx; i < ft.NumIn(); i++ {
 		mt.in = append(mt.in, ft.In(i))
 	}
 	for i := 0; i < ft.NumOut(); i++ {
 		mt.out = append(mt.out, ft.Out(i))
 	}
 	// Fast shapes need a one-word receiver whose method code takes it in
-	// the first integer register: a pointer.
-	if b.typ.Kind() == reflect.Pointer && !ft.IsVariadic() {
+	// the first integer register: a pointer. A context parameter takes
+	// the reflective call (ctxparam.go).
+	if b.typ.Kind() == reflect.Pointer && !ft.IsVariadic() && mt.ctx == 0 {
 		if mk := methodShapes[shapeOf(ft, 1)]; mk != nil {
 			mt.call = mk(mt, funcCode(m.Func.Interface()))
 			return mt
@@ -168,8 +170,12 @@ func reflectMethod(m *method, ft reflect.Type) callFunc {
 		if elem != nil && n > fixed {
 			count = n
 		}
-		args := make([]reflect.Value, count+1)
+		first := 1 + m.ctx // the receiver, the context
+		args := make([]reflect.Value, count+first)
 		args[0] = reflect.ValueOf(g.objs.Val(s))
+		if m.ctx == 1 {
+			args[1] = ctxValue(g.callCtx())
+		}
 		g.ConvScope() // the arguments share one budget (convbudget.go)
 		for i := 0; i < count; i++ {
 			typ := elem
@@ -181,7 +187,7 @@ func reflectMethod(m *method, ft reflect.Type) callFunc {
 				g.ConvEndScope()
 				return g.raiseMethodArg(i+1, e.name, err)
 			}
-			args[i+1] = v
+			args[i+first] = v
 		}
 		g.ConvEndScope()
 		return g.results(m.fn.Call(args), m.out, e.name)

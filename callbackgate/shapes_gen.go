@@ -3,6 +3,7 @@
 package callbackgate
 
 import (
+	"context"
 	"reflect"
 	"unsafe"
 
@@ -622,6 +623,218 @@ func makePtrShapes() map[string]ptrShapeMaker {
 				}
 				return g.retPtr(fr, as[func(unsafe.Pointer, int64) unsafe.Pointer](funcCode(e.fn))(p, a), out, e.name)
 			}
+		},
+	}
+}
+
+// makeCtxShapes makes ctxShapes (ctxparam.go).
+func makeCtxShapes() map[string]callFunc {
+	return map[string]callFunc{
+		":": func(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
+			ctx := g.callCtx()
+			as[func(context.Context)](funcCode(e.fn))(ctx)
+			return g.ret0()
+		},
+		":e": func(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
+			ctx := g.callCtx()
+			if err := as[func(context.Context) error](funcCode(e.fn))(ctx); err != nil {
+				return g.fail(err)
+			}
+			return g.ret0()
+		},
+		":i": func(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
+			ctx := g.callCtx()
+			return retInt(fr, as[func(context.Context) int64](funcCode(e.fn))(ctx))
+		},
+		":ie": func(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
+			ctx := g.callCtx()
+			r, err := as[func(context.Context) (int64, error)](funcCode(e.fn))(ctx)
+			if err != nil {
+				return g.fail(err)
+			}
+			return retInt(fr, int64(r))
+		},
+		":f": func(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
+			ctx := g.callCtx()
+			return retNum(fr, as[func(context.Context) float64](funcCode(e.fn))(ctx))
+		},
+		":b": func(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
+			ctx := g.callCtx()
+			fr.ReturnBool(as[func(context.Context) bool](funcCode(e.fn))(ctx))
+			return cgo.StatusReturn1
+		},
+		":s": func(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
+			ctx := g.callCtx()
+			return g.retStr(as[func(context.Context) string](funcCode(e.fn))(ctx))
+		},
+		"i:": func(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
+			a, ok := fr.IntArg(0)
+			if !ok {
+				var st int32
+				if a, st = g.intArgAt(fr, 0, 1, e.name); st != 0 {
+					return st
+				}
+			}
+			ctx := g.callCtx()
+			as[func(context.Context, int64)](funcCode(e.fn))(ctx, a)
+			return g.ret0()
+		},
+		"i:e": func(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
+			a, ok := fr.IntArg(0)
+			if !ok {
+				var st int32
+				if a, st = g.intArgAt(fr, 0, 1, e.name); st != 0 {
+					return st
+				}
+			}
+			ctx := g.callCtx()
+			if err := as[func(context.Context, int64) error](funcCode(e.fn))(ctx, a); err != nil {
+				return g.fail(err)
+			}
+			return g.ret0()
+		},
+		"i:i": func(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
+			a, ok := fr.IntArg(0)
+			if !ok {
+				var st int32
+				if a, st = g.intArgAt(fr, 0, 1, e.name); st != 0 {
+					return st
+				}
+			}
+			ctx := g.callCtx()
+			return retInt(fr, as[func(context.Context, int64) int64](funcCode(e.fn))(ctx, a))
+		},
+		"i:ie": func(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
+			a, ok := fr.IntArg(0)
+			if !ok {
+				var st int32
+				if a, st = g.intArgAt(fr, 0, 1, e.name); st != 0 {
+					return st
+				}
+			}
+			ctx := g.callCtx()
+			r, err := as[func(context.Context, int64) (int64, error)](funcCode(e.fn))(ctx, a)
+			if err != nil {
+				return g.fail(err)
+			}
+			return retInt(fr, int64(r))
+		},
+		"ii:e": func(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
+			a, ok := fr.IntArg(0)
+			if !ok {
+				var st int32
+				if a, st = g.intArgAt(fr, 0, 1, e.name); st != 0 {
+					return st
+				}
+			}
+			b, ok := fr.IntArg(1)
+			if !ok {
+				var st int32
+				if b, st = g.intArgAt(fr, 1, 2, e.name); st != 0 {
+					return st
+				}
+			}
+			ctx := g.callCtx()
+			if err := as[func(context.Context, int64, int64) error](funcCode(e.fn))(ctx, a, b); err != nil {
+				return g.fail(err)
+			}
+			return g.ret0()
+		},
+		"ii:ie": func(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
+			a, ok := fr.IntArg(0)
+			if !ok {
+				var st int32
+				if a, st = g.intArgAt(fr, 0, 1, e.name); st != 0 {
+					return st
+				}
+			}
+			b, ok := fr.IntArg(1)
+			if !ok {
+				var st int32
+				if b, st = g.intArgAt(fr, 1, 2, e.name); st != 0 {
+					return st
+				}
+			}
+			ctx := g.callCtx()
+			r, err := as[func(context.Context, int64, int64) (int64, error)](funcCode(e.fn))(ctx, a, b)
+			if err != nil {
+				return g.fail(err)
+			}
+			return retInt(fr, int64(r))
+		},
+		"f:": func(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
+			a, ok := fr.FloatArg(0)
+			if !ok {
+				var st int32
+				if a, st = g.floatArgAt(fr, 0, 1, e.name); st != 0 {
+					return st
+				}
+			}
+			ctx := g.callCtx()
+			as[func(context.Context, float64)](funcCode(e.fn))(ctx, a)
+			return g.ret0()
+		},
+		"f:e": func(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
+			a, ok := fr.FloatArg(0)
+			if !ok {
+				var st int32
+				if a, st = g.floatArgAt(fr, 0, 1, e.name); st != 0 {
+					return st
+				}
+			}
+			ctx := g.callCtx()
+			if err := as[func(context.Context, float64) error](funcCode(e.fn))(ctx, a); err != nil {
+				return g.fail(err)
+			}
+			return g.ret0()
+		},
+		"f:f": func(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
+			a, ok := fr.FloatArg(0)
+			if !ok {
+				var st int32
+				if a, st = g.floatArgAt(fr, 0, 1, e.name); st != 0 {
+					return st
+				}
+			}
+			ctx := g.callCtx()
+			return retNum(fr, as[func(context.Context, float64) float64](funcCode(e.fn))(ctx, a))
+		},
+		"s:": func(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
+			a, err := g.stringArg(fr, 0)
+			if err != nil {
+				return g.raiseArg(1, e.name, err)
+			}
+			ctx := g.callCtx()
+			as[func(context.Context, string)](funcCode(e.fn))(ctx, a)
+			return g.ret0()
+		},
+		"s:e": func(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
+			a, err := g.stringArg(fr, 0)
+			if err != nil {
+				return g.raiseArg(1, e.name, err)
+			}
+			ctx := g.callCtx()
+			if err := as[func(context.Context, string) error](funcCode(e.fn))(ctx, a); err != nil {
+				return g.fail(err)
+			}
+			return g.ret0()
+		},
+		"s:s": func(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
+			a, err := g.stringArg(fr, 0)
+			if err != nil {
+				return g.raiseArg(1, e.name, err)
+			}
+			ctx := g.callCtx()
+			return g.retStr(as[func(context.Context, string) string](funcCode(e.fn))(ctx, a))
+		},
+		"s:b": func(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
+			a, err := g.stringArg(fr, 0)
+			if err != nil {
+				return g.raiseArg(1, e.name, err)
+			}
+			ctx := g.callCtx()
+			fr.ReturnBool(as[func(context.Context, string) bool](funcCode(e.fn))(ctx, a))
+			return cgo.StatusReturn1
 		},
 	}
 }

@@ -38,6 +38,7 @@ func TestEveryListedShapeIsServed(t *testing.T) {
 		{"fastPlans", shapegen.FastShapes, func(s string) bool { return fastPlanOf(s) != nil }, len(fastPlans)},
 		{"methodShapes", shapegen.MethodShapes, func(s string) bool { return methodShapes[s] != nil }, len(methodShapes)},
 		{"ptrShapes", shapegen.PtrShapes, func(s string) bool { return ptrShapes[s] != nil }, len(ptrShapes)},
+		{"ctxShapes", shapegen.CtxShapes, func(s string) bool { return ctxShapes[s] != nil }, len(ctxShapes)},
 	} {
 		for _, s := range c.list {
 			if !c.served(s) {

@@ -34,6 +34,7 @@ type valMethod struct {
 	vt   *valType
 	name string
 	fn   reflect.Value // method expression: the receiver is argument 0
+	ctx  int           // 1 when a context.Context comes first (not in in)
 	in   []reflect.Type
 	elem reflect.Type // variadic element type, or nil
 	out  []reflect.Type
@@ -104,8 +105,8 @@ var opaqueArgType = reflect.TypeFor[OpaqueArg]()
 
 func newValMethod(vt *valType, m reflect.Method) *valMethod {
 	ft := m.Type
-	vm := &valMethod{vt: vt, name: m.Name, fn: m.Func}
-	for i := 1; i < ft.NumIn(); i++ {
+	vm := &valMethod{vt: vt, name: m.Name, fn: m.Func, ctx: ctxParams(ft, 1)}
+	for i := 1 + vm.ctx; i < ft.NumIn(); i++ {
 		vm.in = append(vm.in, ft.In(i))
 	}
 	if ft.IsVariadic() {
@@ -484,8 +485,12 @@ func valMethodCall(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
 	if m.elem != nil && n > count {
 		count = n
 	}
-	args := make([]reflect.Value, count+1)
+	first := 1 + m.ctx // the receiver, the context
+	args := make([]reflect.Value, count+first)
 	args[0] = self
+	if m.ctx == 1 {
+		args[1] = ctxValue(g.callCtx())
+	}
 	g.ConvScope() // the arguments share one budget (convbudget.go)
 	for i := 0; i < count; i++ {
 		typ := m.elem
@@ -497,7 +502,7 @@ func valMethodCall(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
 			g.ConvEndScope()
 			return g.raiseMethodArg(i+1, e.name, err)
 		}
-		args[i+1] = v
+		args[i+first] = v
 	}
 	g.ConvEndScope()
 	return g.results(m.fn.Call(args), m.out, e.name)
