@@ -203,6 +203,7 @@ func TestByRefMapStructElementsRefuseFieldWrites(t *testing.T) {
 		must(t, e.SetGlobal("w", w))
 		must(t, e.SetGlobal("anys", zlua.ByRef(anys)))
 		must(t, e.SetGlobal("anymap", zlua.ByRef(anyMap)))
+		must(t, e.SetGlobal("sum", func(p elemPos) int { return p.X + p.Y }))
 		for chunk, want := range map[string]string{
 			`w.m.a.X = 99`:                                  "(dostring):1: cannot set field 'X' of a copy of elemPos " + remedy,
 			`w.m.a.In.Z = 99`:                               "(dostring):1: cannot set field 'Z' of a copy of elemInner " + remedy,
@@ -224,11 +225,13 @@ func TestByRefMapStructElementsRefuseFieldWrites(t *testing.T) {
 			local p = w.m.a
 			assert(p.X == 1 and p.Y == 2 and p.In.Z == 0 and w.tags.a.Name == "ann")
 			w.m.a = {X = 10, Y = p.Y, In = {Z = 3}}
-			w.tags.b = {Name = "new", N = w.tags.a.N + 1}`
+			w.tags.b = {Name = "new", N = w.tags.a.N + 1}
+			w.m.c = w.m.a -- a copy assigned whole
+			assert(sum(w.m.a) == 12)`
 		if err := doMaybeLimited(e, chunk, limited); err != nil {
 			t.Fatalf("limited=%v: %v", limited, err)
 		}
-		if w.M["a"] != (elemPos{X: 10, Y: 2, In: elemInner{3}}) || w.Tags["b"] != (elemTag{Name: "new", N: 2}) {
+		if w.M["a"] != (elemPos{X: 10, Y: 2, In: elemInner{3}}) || w.M["c"] != w.M["a"] || w.Tags["b"] != (elemTag{Name: "new", N: 2}) {
 			t.Errorf("limited=%v: whole-element writes: %+v %+v", limited, w.M, w.Tags)
 		}
 	}
@@ -236,4 +239,18 @@ func TestByRefMapStructElementsRefuseFieldWrites(t *testing.T) {
 	e := newEnv(t)
 	must(t, e.SetGlobal("mk", func() elemPos { return elemPos{X: 1} }))
 	run(t, e, `local p = mk() p.X = 2 p.In.Z = 3 assert(p.X == 2)`)
+}
+
+// Under a memory limit, a view of a struct element keeps the backing
+// array of its slice alive, so it carries the charge a push of the slice
+// carries (as a field view carries its object's): a loop keeping only
+// the first element of slices an argument built stops at the limit
+// instead of holding 400 MiB of Go strings under 4 MiB.
+func TestByRefSliceElementViewsCarryTheSlicesCharge(t *testing.T) {
+	e := echoBackEnv(t)
+	defer func() { must(t, e.Close()) }()
+	must(t, e.SetGlobal("erefinfo", func(s []chargeInfo) any { return zlua.ByRef(s) }))
+	mustReachTheLimit(t, e, `local s = string.rep("n", 65536) keep = {}
+		for i = 1, 6400 do keep[i] = erefinfo({{Note = s .. i}})[1] end`)
+	mustSettleToZero(t, e)
 }
