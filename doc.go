@@ -116,7 +116,10 @@
 // original for every other value (same results, same errors). A slice or
 // map field of an object is a copy unless tagged lua:",ref": then it reads
 // as a view of the field, and appending (t[#t+1] = x) grows the object's
-// slice.
+// slice. A struct element of such a slice is a view of the element
+// (s[i].X = 1 writes it); one of a map is a copy whose fields refuse
+// writes, since a Go map element has no address (assign the whole
+// element: m[k] = v).
 //
 // # Structs by value
 //

@@ -43,6 +43,16 @@ func AsView[I any](v I) any {
 // appends to the Go variable. Slice and map fields of objects are copies
 // unless tagged lua:",ref" (lua:"name,ref"), which reads them as such
 // views of the object's field.
+//
+// Keys are a table's: m[nil] = v is an error ("table index is nil"), as
+// m[0/0] = v is, and m[nil] reads nil; pairs raises at a nil or NaN key
+// a host put in the map (no Lua table holds one). A struct element of a
+// slice reads as a view of the element, as an object's struct field does
+// (s[i].X = 1 writes the Go element; the view keeps the element it was
+// read from, as p := &s[i] does, when an append moves the slice). A
+// struct element of a map has no Go address: it reads as a copy whose
+// fields refuse writes (m[k].X = 1 is an error); assign the whole
+// element, m[k] = v.
 func ByRef(v any) any { return callbackgate.Ref{V: v} }
 
 // Register places v under the root table (Options.Root, default go) at a

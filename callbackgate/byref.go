@@ -21,7 +21,15 @@ import (
 // one of another Lua type than the Go key's kind (m["1"] of a map[int],
 // m[1] of a map[string]), one that does not convert (m[1.5] of a
 // map[int]), one whose Go value cannot be a map key, a function or
-// coroutine, NaN (mapKey); writing such a key is an error.
+// coroutine, nil, NaN (mapKey); writing such a key is an error. pairs
+// raises at a key a Lua table cannot hold (nil, NaN: a host's map may
+// have one), where a nil would end the loop without a word.
+//
+// A struct element of a slice is a place with an address: it reads as a
+// view of it (elemView), as an object's struct field does, so s[i].X = 1
+// writes the element. A struct element of a map (or a struct held in an
+// interface element) has no address: it reads as a copy marked NoAddr,
+// whose fields refuse writes that no Go value would see.
 
 // elemsOf returns the map or slice a container binding's object holds
 // (through its pointer when it is one).
@@ -34,6 +42,7 @@ func elemsOf(ov reflect.Value) reflect.Value {
 
 func (g *Gate) elemGet(fr cgo.Frame, b *binding, ov reflect.Value, key *cgo.Arg) int32 {
 	var ev reflect.Value
+	holder := ov
 	if ov = elemsOf(ov); ov.Kind() == reflect.Map {
 		k, ok := g.mapKeyRead(fr, ov.Type().Key())
 		if !ok {
@@ -59,10 +68,45 @@ func (g *Gate) elemGet(fr cgo.Frame, b *binding, ov reflect.Value, key *cgo.Arg)
 		ev = ov.Index(int(n - 1))
 	}
 	g.S.ProgReset()
-	if err := g.pushValue(ev, "", 0); err != nil {
+	if err := g.pushElem(ev, holder); err != nil {
 		return g.raiseText(fmt.Sprintf("element of %s: %v", b.name, err), err)
 	}
 	return g.commitReturn()
+}
+
+// pushElem appends a push of ev, an element of the map or slice the
+// container object holder holds or points to: a struct element with an
+// address (a slice's) as a view of it, one without (a map's, or a struct
+// held in an interface) as a copy marked NoAddr, anything else as usual.
+func (g *Gate) pushElem(ev, holder reflect.Value) error {
+	if ev.Kind() == reflect.Struct && ev.CanAddr() && plainStruct(ev.Type()) {
+		// the element itself, as p := &s[i] in Go: the view keeps the
+		// backing array it was read from (an append that moves the
+		// slice leaves the view on the old element)
+		return g.pushObjIn(ev.Addr(), nil, holder)
+	}
+	sv := ev
+	if sv.Kind() == reflect.Interface && !sv.IsNil() {
+		sv = sv.Elem()
+	}
+	if err := g.pushValue(ev, "", 0); err != nil {
+		return err
+	}
+	if sv.Kind() == reflect.Struct && plainStruct(sv.Type()) {
+		g.S.PutNoAddr()
+	}
+	return nil
+}
+
+// plainStruct reports whether a value of struct type t is pushed as a
+// ByVal copy: not one of the gate's wrappers (ByRef, views, AsTable) or an
+// opaque handle.
+func plainStruct(t reflect.Type) bool {
+	switch t {
+	case viewedType, refType, plainType:
+		return false
+	}
+	return !t.Implements(opaqueArgType)
 }
 
 // mapKeyArg reads argument 2 of __newindex as a key of type kt, or
@@ -88,11 +132,16 @@ func (g *Gate) mapKeyRead(fr cgo.Frame, kt reflect.Type) (k reflect.Value, ok bo
 // other than the key kind's; a function or coroutine (each one reaching
 // Go is a new handle, a key no later read finds); a value that does not
 // convert; one whose Go value is not comparable (a table becomes a Go map
-// or slice); NaN (Lua's "table index is NaN"). An integral float reaching
+// or slice); nil and NaN (Lua's "table index is nil", "is NaN"). An integral float reaching
 // an interface key is an int64, as a Lua table normalises 1.0 to 1.
 func (g *Gate) mapKey(fr cgo.Frame, kt reflect.Type) (k reflect.Value, why string) {
 	a := arg(fr, 1)
 	k = reflect.New(kt).Elem()
+	if a.Type == int32(cgo.TNil) {
+		// Lua's words for a table; a nil pointer or interface key a Go
+		// map could hold is one no Lua key names, and pairs refuses it
+		return k, "table index is nil"
+	}
 	if want, typ := keyLuaType(kt); want != "" && a.Type != typ {
 		return k, want + " expected, got " + g.typeName(fr.Thread(), 2, &a)
 	}
@@ -304,6 +353,12 @@ func iterNext(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
 			return cgo.StatusReturn1
 		}
 		k, v = it.it.Key(), it.it.Value()
+		if err := luaKeyError(k); err != nil {
+			// a nil key would end the loop as if the map had no more
+			// entries, a NaN one is a key no read finds: the copy's
+			// refusal (pushMap)
+			return g.raiseText(fmt.Sprintf("element of %s: %v", it.b.name, err), nil)
+		}
 	} else {
 		sl := elemsOf(it.ov)
 		if it.i >= sl.Len() {
@@ -316,7 +371,7 @@ func iterNext(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
 	g.S.ProgReset()
 	err := g.pushValue(k, "", 0)
 	if err == nil {
-		err = g.pushValue(v, "", 0)
+		err = g.pushElem(v, it.ov)
 	}
 	if err != nil {
 		return g.raiseText(fmt.Sprintf("element of %s: %v", it.b.name, err), err)

@@ -104,8 +104,18 @@ func (g *Gate) chargePush(p unsafe.Pointer, slot uint32) {
 
 // chargeView appends, after the push of the slot of a view of a field of
 // holder (an object, which the view keeps alive), the charges a push of
-// holder carries (its note, chargeStored).
+// holder carries (its note, chargeStored); for a view of an element of a
+// slice holder holds (or points to), those of the slice too.
 func (g *Gate) chargeView(holder reflect.Value, slot uint32) {
+	if sl := elemsOf(holder); sl.Kind() == reflect.Slice && sl.Len() != 0 {
+		// a view of a slice's element (elemView) keeps its backing
+		// array: the charges a push of the slice carries
+		p := slotPtr(sl)
+		g.chargeNode(p, slot, true)
+		if len(g.stores.byObj) != 0 {
+			g.chargeStored(p, slot)
+		}
+	}
 	if holder.Kind() != reflect.Pointer {
 		return
 	}

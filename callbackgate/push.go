@@ -302,7 +302,8 @@ func (g *Gate) pushMap(v reflect.Value, name string, depth int,
 	s.PutNewTable(0, v.Len())
 	keys := newKeyCheck(v.Type().Key())
 	kk := v.Type().Key().Kind()
-	vague := kk == reflect.Interface || kk == reflect.Float32 || kk == reflect.Float64
+	vague := kk == reflect.Interface || kk == reflect.Float32 || kk == reflect.Float64 ||
+		kk == reflect.Pointer || kk == reflect.Chan
 	it := v.MapRange()
 	for it.Next() {
 		if s.ProgFailed() {
@@ -414,16 +415,29 @@ func luaNumKey(k reflect.Value) (numKey, bool) {
 }
 
 // luaKeyError refuses a map key no Lua table takes (Lua's "table index is
-// nil" / "is NaN" came without saying which value held it).
+// nil" / "is NaN" came without saying which value held it): nil (an
+// interface, a pointer or channel, each pushed as nil) or NaN.
 func luaKeyError(k reflect.Value) error {
 	for k.Kind() == reflect.Interface {
 		if k.IsNil() {
-			return errors.New("map key nil cannot be a Lua table index")
+			return errNilKey
 		}
 		k = k.Elem()
 	}
-	if (k.Kind() == reflect.Float32 || k.Kind() == reflect.Float64) && math.IsNaN(k.Float()) {
-		return errors.New("map key NaN cannot be a Lua table index")
+	switch k.Kind() {
+	case reflect.Pointer, reflect.Chan:
+		if k.IsNil() {
+			return errNilKey
+		}
+	case reflect.Float32, reflect.Float64:
+		if math.IsNaN(k.Float()) {
+			return errNaNKey
+		}
 	}
 	return nil
 }
+
+var (
+	errNilKey = errors.New("map key nil cannot be a Lua table index")
+	errNaNKey = errors.New("map key NaN cannot be a Lua table index")
+)

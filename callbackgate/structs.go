@@ -347,7 +347,25 @@ func valFieldGet(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
 	if err != nil {
 		return g.raiseText(fmt.Sprintf("field '%s' of %s: %v", f.Name, vt.name, err), err)
 	}
+	if fv.Kind() == reflect.Struct && plainStruct(fv.Type()) && g.selfNoAddr(fr) {
+		g.S.PutNoAddr() // m.a.Pos of a map element is a copy with no address too
+	}
 	return g.commitReturn()
+}
+
+// noAddrText is why a field of a copy marked NoAddr refuses a write, and
+// the remedy.
+const noAddrText = "a map element, or a struct held in an interface, has no Go address; assign the whole element: m[k] = v"
+
+// selfNoAddr reports whether argument 1, a ByVal userdata, is a copy of a
+// Go value with no address (pushElem): its fields refuse writes.
+func (g *Gate) selfNoAddr(fr cgo.Frame) bool {
+	a := arg(fr, 0)
+	h, ours, checked := a.OwnVal()
+	if !checked {
+		h, ours = g.S.ValAt(fr.Thread(), 1)
+	}
+	return ours && h.NoAddr
 }
 
 // valFieldSet is __newindex when C did not serve the key.
@@ -364,6 +382,9 @@ func valFieldSet(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
 	}
 	if f == nil {
 		return g.raiseText(fmt.Sprintf("%s has no field '%s'", vt.name, g.keyText(fr, &key)), nil)
+	}
+	if g.selfNoAddr(fr) {
+		return g.raiseText(fmt.Sprintf("cannot set field '%s' of a copy of %s (%s)", f.Name, vt.name, noAddrText), nil)
 	}
 	fv, err := self.FieldByIndexErr(f.Index)
 	if err != nil {

@@ -244,6 +244,10 @@ int zlua_jit_set(void *envp, void *p, uint32_t tid, uint32_t i, double n, int is
 	unsigned char *q = jit_field((const zlua_env *)envp, p, tid, i, byval, &kind);
 	if (q == NULL || isbool != (kind == ZLUA_SV_BOOL))
 		return 0;
+	/* a copy with no Go address refuses writes: the C closure leaves
+	 * them to Go, which says so */
+	if (byval && (((const zlua_udheader *)p)->flags & ZLUA_F_NOADDR))
+		return 0;
 	/* Only values the C setter stores as they are: integral numbers in
 	 * range, finite float32, booleans. The rest (conversions, errors)
 	 * is the C closure's. */

@@ -101,6 +101,9 @@ int zlua_prog_run(lua_State *L, zlua_env *env, const unsigned char *p, size_t n)
 		case ZLUA_OP_NOMEM:
 			zlua_raise_nomem(L, env);
 			break;
+		case ZLUA_OP_SVNOADDR:
+			zlua_sv_noaddr(L, env);
+			break;
 		case ZLUA_OP_SVMT:
 			zlua_sv_newmt(L, env, *p++);
 			break;

@@ -110,6 +110,13 @@ size_t zlua_sv_push(lua_State *L, zlua_env *env, const unsigned char *p)
 	return 20 + size;
 }
 
+void zlua_sv_noaddr(lua_State *L, zlua_env *env)
+{
+	zlua_udheader *h = zlua_toown(env, L, -1);
+	if (h != NULL && h->kind == ZLUA_KIND_BYVAL)
+		h->flags |= ZLUA_F_NOADDR;
+}
+
 size_t zlua_sv_charge(lua_State *L, zlua_env *env, const unsigned char *p)
 {
 	uint32_t idx = sv_u32(p);
@@ -278,7 +285,8 @@ int zlua_sv_newindex(lua_State *L)
 		const zlua_fielddir *d;
 		const zlua_dirent *f;
 		u = sv_check(L, 1, &d);
-		if (u != NULL && u->companion == 0 && d != NULL && (f = zlua_dir_find(L, d)) != NULL) {
+		if (u != NULL && u->companion == 0 && !(u->header.flags & ZLUA_F_NOADDR) && d != NULL &&
+		    (f = zlua_dir_find(L, d)) != NULL) {
 			zlua_sv_write(L, d, (int)(f->code & 0xff), ZLUA_BYVAL_PAYLOAD(u) + (f->code >> 8));
 			return 0;
 		}

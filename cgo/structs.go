@@ -54,6 +54,9 @@ type ValHeader struct {
 	Companion uint32 // 0: the value is the payload
 	Gen       uint32
 	Released  bool
+	// NoAddr marks a copy of a Go value with no address (an element of a
+	// map pushed by reference, PutNoAddr): its fields refuse writes.
+	NoAddr bool
 	// Payload is the copy inside the userdata (C memory, valid while the
 	// userdata is on the stack).
 	Payload unsafe.Pointer
@@ -62,7 +65,7 @@ type ValHeader struct {
 func readValHeader(h *C.zlua_udheader) ValHeader {
 	u := (*C.ZLuaByValHeader)(unsafe.Pointer(h))
 	return ValHeader{TypeID: uint32(h.type_id), Size: uint32(u.size), Companion: uint32(u.companion),
-		Gen: uint32(u.gen), Released: h.flags&C.ZLUA_F_RELEASED != 0,
+		Gen: uint32(u.gen), Released: h.flags&C.ZLUA_F_RELEASED != 0, NoAddr: h.flags&C.ZLUA_F_NOADDR != 0,
 		Payload: unsafe.Add(unsafe.Pointer(u), C.sizeof_ZLuaByValHeader)}
 }
 
@@ -134,6 +137,13 @@ func (s *State) PutCompanion(typeID uint32, mtref int32, companion, gen uint32, 
 		s.n += 21
 	}
 }
+
+// PutNoAddr appends a mark of the ByVal userdata the program pushed last
+// as a copy of a Go value with no address (an element of a map pushed
+// by reference): writes to its fields reach the Go setter, which refuses
+// them (ValHeader.NoAddr). It pushes nothing; a value that is not a ByVal
+// userdata of this state is left alone.
+func (s *State) PutNoAddr() { s.op(C.ZLUA_OP_SVNOADDR) }
 
 // PutCompanionCharge appends a change of delta bytes to the charge of
 // companion slot companion (a field write that changed what its copy

@@ -94,6 +94,10 @@ enum zlua_kind {
 #define ZLUA_F_KEYED 2u    /* ByObj pushed with identity: the only live
                             * userdata of its (object, binding) */
 
+#define ZLUA_F_NOADDR 8u /* BYVAL: a copy of a Go value with no address (an
+			 * element of a map pushed by reference): its
+			 * fields refuse writes, which no Go value would
+			 * see (zlua_sv_newindex leaves them to Go) */
 #define ZLUA_F_SELFUD 4u /* FUNC: argument 1 of the last call was a full
 			 * userdata (a method's receiver); only a hint for the
 			 * order in which the trampoline reads it */

@@ -49,6 +49,9 @@ enum zlua_op {
 	                         * (objects.c); pushes nothing */
 	ZLUA_OP_NOMEM = 39,     /* raises Lua's memory error (a store whose
 	                         * charge did not fit, structs.c) */
+	ZLUA_OP_SVNOADDR = 40,  /* marks the ByVal userdata on top
+	                         * ZLUA_F_NOADDR (anything else is left
+	                         * alone); pushes nothing */
 	/* leaf methods (jitleaf.c) */
 	ZLUA_OP_LEAF = 36     /* u32 type_id, u32 fnid, u8 nparams, u8 boolean
 	                       * params (bit i), u8 nresults, u8 boolean results;

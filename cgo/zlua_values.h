@@ -407,6 +407,10 @@ int zlua_collect_now(zlua_env *env, lua_State *L);
  * growth under the limit (a full collection, then Lua's memory error);
  * returns the operand bytes consumed. [-0, +0] */
 size_t zlua_sv_charge(lua_State *L, zlua_env *env, const unsigned char *p);
+/* [lua] Runs ZLUA_OP_SVNOADDR: the ByVal userdata of env on top (the
+ * program pushed it just before) is marked ZLUA_F_NOADDR; any other value
+ * is left alone. [-0, +0] */
+void zlua_sv_noaddr(lua_State *L, zlua_env *env);
 /* [lua] Replaces the name on top with a new ByVal metatable (marker,
  * __name, __metatable, and __gc when gc). [-1, +1] */
 void zlua_sv_newmt(lua_State *L, zlua_env *env, int gc);
