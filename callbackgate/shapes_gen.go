@@ -136,6 +136,401 @@ func makeFastPlans() map[reflect.Type]callFunc {
 			}
 			return g.retStr(e.fn.(func(string) string)(a))
 		},
+		reflect.TypeFor[func(int)](): func(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
+			a, ok := fr.IntArg(0)
+			if !ok {
+				var st int32
+				if a, st = g.intArgAt(fr, 0, 1, e.name); st != 0 {
+					return st
+				}
+			}
+			e.fn.(func(int))(int(a))
+			return g.ret0()
+		},
+		reflect.TypeFor[func(int) error](): func(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
+			a, ok := fr.IntArg(0)
+			if !ok {
+				var st int32
+				if a, st = g.intArgAt(fr, 0, 1, e.name); st != 0 {
+					return st
+				}
+			}
+			if err := e.fn.(func(int) error)(int(a)); err != nil {
+				return g.fail(err)
+			}
+			return g.ret0()
+		},
+		reflect.TypeFor[func(int) (int, error)](): func(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
+			a, ok := fr.IntArg(0)
+			if !ok {
+				var st int32
+				if a, st = g.intArgAt(fr, 0, 1, e.name); st != 0 {
+					return st
+				}
+			}
+			r, err := e.fn.(func(int) (int, error))(int(a))
+			if err != nil {
+				return g.fail(err)
+			}
+			return retInt(fr, int64(r))
+		},
+		reflect.TypeFor[func(int) bool](): func(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
+			a, ok := fr.IntArg(0)
+			if !ok {
+				var st int32
+				if a, st = g.intArgAt(fr, 0, 1, e.name); st != 0 {
+					return st
+				}
+			}
+			fr.ReturnBool(e.fn.(func(int) bool)(int(a)))
+			return cgo.StatusReturn1
+		},
+		reflect.TypeFor[func(int) string](): func(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
+			a, ok := fr.IntArg(0)
+			if !ok {
+				var st int32
+				if a, st = g.intArgAt(fr, 0, 1, e.name); st != 0 {
+					return st
+				}
+			}
+			return g.retStr(e.fn.(func(int) string)(int(a)))
+		},
+		reflect.TypeFor[func(int) float64](): func(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
+			a, ok := fr.IntArg(0)
+			if !ok {
+				var st int32
+				if a, st = g.intArgAt(fr, 0, 1, e.name); st != 0 {
+					return st
+				}
+			}
+			return retNum(fr, e.fn.(func(int) float64)(int(a)))
+		},
+		reflect.TypeFor[func(int, int)](): func(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
+			a, ok := fr.IntArg(0)
+			if !ok {
+				var st int32
+				if a, st = g.intArgAt(fr, 0, 1, e.name); st != 0 {
+					return st
+				}
+			}
+			b, ok := fr.IntArg(1)
+			if !ok {
+				var st int32
+				if b, st = g.intArgAt(fr, 1, 2, e.name); st != 0 {
+					return st
+				}
+			}
+			e.fn.(func(int, int))(int(a), int(b))
+			return g.ret0()
+		},
+		reflect.TypeFor[func(int, int) error](): func(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
+			a, ok := fr.IntArg(0)
+			if !ok {
+				var st int32
+				if a, st = g.intArgAt(fr, 0, 1, e.name); st != 0 {
+					return st
+				}
+			}
+			b, ok := fr.IntArg(1)
+			if !ok {
+				var st int32
+				if b, st = g.intArgAt(fr, 1, 2, e.name); st != 0 {
+					return st
+				}
+			}
+			if err := e.fn.(func(int, int) error)(int(a), int(b)); err != nil {
+				return g.fail(err)
+			}
+			return g.ret0()
+		},
+		reflect.TypeFor[func(int, int) bool](): func(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
+			a, ok := fr.IntArg(0)
+			if !ok {
+				var st int32
+				if a, st = g.intArgAt(fr, 0, 1, e.name); st != 0 {
+					return st
+				}
+			}
+			b, ok := fr.IntArg(1)
+			if !ok {
+				var st int32
+				if b, st = g.intArgAt(fr, 1, 2, e.name); st != 0 {
+					return st
+				}
+			}
+			fr.ReturnBool(e.fn.(func(int, int) bool)(int(a), int(b)))
+			return cgo.StatusReturn1
+		},
+		reflect.TypeFor[func(float64)](): func(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
+			a, ok := fr.FloatArg(0)
+			if !ok {
+				var st int32
+				if a, st = g.floatArgAt(fr, 0, 1, e.name); st != 0 {
+					return st
+				}
+			}
+			e.fn.(func(float64))(a)
+			return g.ret0()
+		},
+		reflect.TypeFor[func(float64) error](): func(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
+			a, ok := fr.FloatArg(0)
+			if !ok {
+				var st int32
+				if a, st = g.floatArgAt(fr, 0, 1, e.name); st != 0 {
+					return st
+				}
+			}
+			if err := e.fn.(func(float64) error)(a); err != nil {
+				return g.fail(err)
+			}
+			return g.ret0()
+		},
+		reflect.TypeFor[func(float64, float64)](): func(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
+			a, ok := fr.FloatArg(0)
+			if !ok {
+				var st int32
+				if a, st = g.floatArgAt(fr, 0, 1, e.name); st != 0 {
+					return st
+				}
+			}
+			b, ok := fr.FloatArg(1)
+			if !ok {
+				var st int32
+				if b, st = g.floatArgAt(fr, 1, 2, e.name); st != 0 {
+					return st
+				}
+			}
+			e.fn.(func(float64, float64))(a, b)
+			return g.ret0()
+		},
+		reflect.TypeFor[func(float64, float64) error](): func(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
+			a, ok := fr.FloatArg(0)
+			if !ok {
+				var st int32
+				if a, st = g.floatArgAt(fr, 0, 1, e.name); st != 0 {
+					return st
+				}
+			}
+			b, ok := fr.FloatArg(1)
+			if !ok {
+				var st int32
+				if b, st = g.floatArgAt(fr, 1, 2, e.name); st != 0 {
+					return st
+				}
+			}
+			if err := e.fn.(func(float64, float64) error)(a, b); err != nil {
+				return g.fail(err)
+			}
+			return g.ret0()
+		},
+		reflect.TypeFor[func(float64, float64, float64)](): func(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
+			a, ok := fr.FloatArg(0)
+			if !ok {
+				var st int32
+				if a, st = g.floatArgAt(fr, 0, 1, e.name); st != 0 {
+					return st
+				}
+			}
+			b, ok := fr.FloatArg(1)
+			if !ok {
+				var st int32
+				if b, st = g.floatArgAt(fr, 1, 2, e.name); st != 0 {
+					return st
+				}
+			}
+			c, ok := fr.FloatArg(2)
+			if !ok {
+				var st int32
+				if c, st = g.floatArgAt(fr, 2, 3, e.name); st != 0 {
+					return st
+				}
+			}
+			e.fn.(func(float64, float64, float64))(a, b, c)
+			return g.ret0()
+		},
+		reflect.TypeFor[func(string) bool](): func(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
+			a, err := g.stringArg(fr, 0)
+			if err != nil {
+				return g.raiseArg(1, e.name, err)
+			}
+			fr.ReturnBool(e.fn.(func(string) bool)(a))
+			return cgo.StatusReturn1
+		},
+		reflect.TypeFor[func(string) int](): func(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
+			a, err := g.stringArg(fr, 0)
+			if err != nil {
+				return g.raiseArg(1, e.name, err)
+			}
+			return retInt(fr, int64(e.fn.(func(string) int)(a)))
+		},
+		reflect.TypeFor[func(string) (int, error)](): func(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
+			a, err := g.stringArg(fr, 0)
+			if err != nil {
+				return g.raiseArg(1, e.name, err)
+			}
+			r, err := e.fn.(func(string) (int, error))(a)
+			if err != nil {
+				return g.fail(err)
+			}
+			return retInt(fr, int64(r))
+		},
+		reflect.TypeFor[func(string) (string, error)](): func(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
+			a, err := g.stringArg(fr, 0)
+			if err != nil {
+				return g.raiseArg(1, e.name, err)
+			}
+			r, err := e.fn.(func(string) (string, error))(a)
+			if err != nil {
+				return g.fail(err)
+			}
+			return g.retStr(r)
+		},
+		reflect.TypeFor[func(string, int)](): func(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
+			a, err := g.stringArg(fr, 0)
+			if err != nil {
+				return g.raiseArg(1, e.name, err)
+			}
+			b, ok := fr.IntArg(1)
+			if !ok {
+				var st int32
+				if b, st = g.intArgAt(fr, 1, 2, e.name); st != 0 {
+					return st
+				}
+			}
+			e.fn.(func(string, int))(a, int(b))
+			return g.ret0()
+		},
+		reflect.TypeFor[func(string, int) error](): func(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
+			a, err := g.stringArg(fr, 0)
+			if err != nil {
+				return g.raiseArg(1, e.name, err)
+			}
+			b, ok := fr.IntArg(1)
+			if !ok {
+				var st int32
+				if b, st = g.intArgAt(fr, 1, 2, e.name); st != 0 {
+					return st
+				}
+			}
+			if err := e.fn.(func(string, int) error)(a, int(b)); err != nil {
+				return g.fail(err)
+			}
+			return g.ret0()
+		},
+		reflect.TypeFor[func(string, int) bool](): func(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
+			a, err := g.stringArg(fr, 0)
+			if err != nil {
+				return g.raiseArg(1, e.name, err)
+			}
+			b, ok := fr.IntArg(1)
+			if !ok {
+				var st int32
+				if b, st = g.intArgAt(fr, 1, 2, e.name); st != 0 {
+					return st
+				}
+			}
+			fr.ReturnBool(e.fn.(func(string, int) bool)(a, int(b)))
+			return cgo.StatusReturn1
+		},
+		reflect.TypeFor[func(string, int) (int, error)](): func(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
+			a, err := g.stringArg(fr, 0)
+			if err != nil {
+				return g.raiseArg(1, e.name, err)
+			}
+			b, ok := fr.IntArg(1)
+			if !ok {
+				var st int32
+				if b, st = g.intArgAt(fr, 1, 2, e.name); st != 0 {
+					return st
+				}
+			}
+			r, err := e.fn.(func(string, int) (int, error))(a, int(b))
+			if err != nil {
+				return g.fail(err)
+			}
+			return retInt(fr, int64(r))
+		},
+		reflect.TypeFor[func(int, string)](): func(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
+			a, ok := fr.IntArg(0)
+			if !ok {
+				var st int32
+				if a, st = g.intArgAt(fr, 0, 1, e.name); st != 0 {
+					return st
+				}
+			}
+			b, err := g.stringArg(fr, 1)
+			if err != nil {
+				return g.raiseArg(2, e.name, err)
+			}
+			e.fn.(func(int, string))(int(a), b)
+			return g.ret0()
+		},
+		reflect.TypeFor[func(int, string) error](): func(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
+			a, ok := fr.IntArg(0)
+			if !ok {
+				var st int32
+				if a, st = g.intArgAt(fr, 0, 1, e.name); st != 0 {
+					return st
+				}
+			}
+			b, err := g.stringArg(fr, 1)
+			if err != nil {
+				return g.raiseArg(2, e.name, err)
+			}
+			if err := e.fn.(func(int, string) error)(int(a), b); err != nil {
+				return g.fail(err)
+			}
+			return g.ret0()
+		},
+		reflect.TypeFor[func(string, string)](): func(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
+			a, err := g.stringArg(fr, 0)
+			if err != nil {
+				return g.raiseArg(1, e.name, err)
+			}
+			b, err := g.stringArg(fr, 1)
+			if err != nil {
+				return g.raiseArg(2, e.name, err)
+			}
+			e.fn.(func(string, string))(a, b)
+			return g.ret0()
+		},
+		reflect.TypeFor[func(string, string) error](): func(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
+			a, err := g.stringArg(fr, 0)
+			if err != nil {
+				return g.raiseArg(1, e.name, err)
+			}
+			b, err := g.stringArg(fr, 1)
+			if err != nil {
+				return g.raiseArg(2, e.name, err)
+			}
+			if err := e.fn.(func(string, string) error)(a, b); err != nil {
+				return g.fail(err)
+			}
+			return g.ret0()
+		},
+		reflect.TypeFor[func(string, string) string](): func(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
+			a, err := g.stringArg(fr, 0)
+			if err != nil {
+				return g.raiseArg(1, e.name, err)
+			}
+			b, err := g.stringArg(fr, 1)
+			if err != nil {
+				return g.raiseArg(2, e.name, err)
+			}
+			return g.retStr(e.fn.(func(string, string) string)(a, b))
+		},
+		reflect.TypeFor[func(string, string) bool](): func(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
+			a, err := g.stringArg(fr, 0)
+			if err != nil {
+				return g.raiseArg(1, e.name, err)
+			}
+			b, err := g.stringArg(fr, 1)
+			if err != nil {
+				return g.raiseArg(2, e.name, err)
+			}
+			fr.ReturnBool(e.fn.(func(string, string) bool)(a, b))
+			return cgo.StatusReturn1
+		},
 	}
 }
 
