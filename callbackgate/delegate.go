@@ -148,6 +148,9 @@ func init() {
 	for t, mk := range numDelegates() {
 		fastDelegates[t] = mk
 	}
+	for t, mk := range twoDelegates() {
+		fastDelegates[t] = mk
+	}
 }
 
 func makeFastDelegates() map[reflect.Type]func(f *Function) any {
