@@ -44,6 +44,9 @@ func (g *Gate) elemGet(fr cgo.Frame, b *binding, ov reflect.Value, key *cgo.Arg)
 	var ev reflect.Value
 	holder := ov
 	if ov = elemsOf(ov); ov.Kind() == reflect.Map {
+		if st, ok := g.mapGetFast(fr, ov, key); ok { // byref_fast.go
+			return st
+		}
 		k, ok := g.mapKeyRead(fr, ov.Type().Key())
 		if !ok {
 			fr.ReturnNil() // a key the map cannot hold, as a table lacks it
@@ -218,6 +221,9 @@ func keyLuaType(kt reflect.Type) (string, int32) {
 func (g *Gate) elemSet(fr cgo.Frame, b *binding, ov reflect.Value, key *cgo.Arg) int32 {
 	holder := ov
 	if ov = elemsOf(ov); ov.Kind() == reflect.Map {
+		if st, ok := g.mapSetFast(fr, ov, key); ok { // byref_fast.go
+			return st
+		}
 		limited := g.S.MemoryLimit() != 0
 		if limited { // what the key's conversion builds (storeelems.go)
 			g.forgetStoreBuilt()
