@@ -782,6 +782,379 @@ func makeMethodShapes() map[string]methodMaker {
 				return cgo.StatusReturn1
 			}
 		},
+		"i:e": func(m *method, code unsafe.Pointer) callFunc {
+			f := as[func(unsafe.Pointer, int64) error](code)
+			return func(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
+				s, st := g.popThis(fr, m.b, e.name)
+				if s == nil {
+					return st
+				}
+				a, ok := fr.IntArg(1)
+				if !ok {
+					if a, st = g.intArgAt(fr, 1, -1, e.name); st != 0 {
+						return st
+					}
+				}
+				if err := f(s.Ptr(), a); err != nil {
+					return g.fail(err)
+				}
+				return g.ret0()
+			}
+		},
+		"i:ie": func(m *method, code unsafe.Pointer) callFunc {
+			f := as[func(unsafe.Pointer, int64) (int64, error)](code)
+			return func(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
+				s, st := g.popThis(fr, m.b, e.name)
+				if s == nil {
+					return st
+				}
+				a, ok := fr.IntArg(1)
+				if !ok {
+					if a, st = g.intArgAt(fr, 1, -1, e.name); st != 0 {
+						return st
+					}
+				}
+				r, err := f(s.Ptr(), a)
+				if err != nil {
+					return g.fail(err)
+				}
+				return retInt(fr, int64(r))
+			}
+		},
+		"i:f": func(m *method, code unsafe.Pointer) callFunc {
+			f := as[func(unsafe.Pointer, int64) float64](code)
+			return func(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
+				s, st := g.popThis(fr, m.b, e.name)
+				if s == nil {
+					return st
+				}
+				a, ok := fr.IntArg(1)
+				if !ok {
+					if a, st = g.intArgAt(fr, 1, -1, e.name); st != 0 {
+						return st
+					}
+				}
+				return retNum(fr, f(s.Ptr(), a))
+			}
+		},
+		"i:s": func(m *method, code unsafe.Pointer) callFunc {
+			f := as[func(unsafe.Pointer, int64) string](code)
+			return func(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
+				s, st := g.popThis(fr, m.b, e.name)
+				if s == nil {
+					return st
+				}
+				a, ok := fr.IntArg(1)
+				if !ok {
+					if a, st = g.intArgAt(fr, 1, -1, e.name); st != 0 {
+						return st
+					}
+				}
+				return g.retStr(f(s.Ptr(), a))
+			}
+		},
+		"f:e": func(m *method, code unsafe.Pointer) callFunc {
+			f := as[func(unsafe.Pointer, float64) error](code)
+			return func(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
+				s, st := g.popThis(fr, m.b, e.name)
+				if s == nil {
+					return st
+				}
+				a, ok := fr.FloatArg(1)
+				if !ok {
+					if a, st = g.floatArgAt(fr, 1, -1, e.name); st != 0 {
+						return st
+					}
+				}
+				if err := f(s.Ptr(), a); err != nil {
+					return g.fail(err)
+				}
+				return g.ret0()
+			}
+		},
+		"ff:e": func(m *method, code unsafe.Pointer) callFunc {
+			f := as[func(unsafe.Pointer, float64, float64) error](code)
+			return func(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
+				s, st := g.popThis(fr, m.b, e.name)
+				if s == nil {
+					return st
+				}
+				a, ok := fr.FloatArg(1)
+				if !ok {
+					if a, st = g.floatArgAt(fr, 1, -1, e.name); st != 0 {
+						return st
+					}
+				}
+				b, ok := fr.FloatArg(2)
+				if !ok {
+					if b, st = g.floatArgAt(fr, 2, -2, e.name); st != 0 {
+						return st
+					}
+				}
+				if err := f(s.Ptr(), a, b); err != nil {
+					return g.fail(err)
+				}
+				return g.ret0()
+			}
+		},
+		"fff:": func(m *method, code unsafe.Pointer) callFunc {
+			f := as[func(unsafe.Pointer, float64, float64, float64)](code)
+			return func(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
+				s, st := g.popThis(fr, m.b, e.name)
+				if s == nil {
+					return st
+				}
+				a, ok := fr.FloatArg(1)
+				if !ok {
+					if a, st = g.floatArgAt(fr, 1, -1, e.name); st != 0 {
+						return st
+					}
+				}
+				b, ok := fr.FloatArg(2)
+				if !ok {
+					if b, st = g.floatArgAt(fr, 2, -2, e.name); st != 0 {
+						return st
+					}
+				}
+				c, ok := fr.FloatArg(3)
+				if !ok {
+					if c, st = g.floatArgAt(fr, 3, -3, e.name); st != 0 {
+						return st
+					}
+				}
+				f(s.Ptr(), a, b, c)
+				return g.ret0()
+			}
+		},
+		"ii:e": func(m *method, code unsafe.Pointer) callFunc {
+			f := as[func(unsafe.Pointer, int64, int64) error](code)
+			return func(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
+				s, st := g.popThis(fr, m.b, e.name)
+				if s == nil {
+					return st
+				}
+				a, ok := fr.IntArg(1)
+				if !ok {
+					if a, st = g.intArgAt(fr, 1, -1, e.name); st != 0 {
+						return st
+					}
+				}
+				b, ok := fr.IntArg(2)
+				if !ok {
+					if b, st = g.intArgAt(fr, 2, -2, e.name); st != 0 {
+						return st
+					}
+				}
+				if err := f(s.Ptr(), a, b); err != nil {
+					return g.fail(err)
+				}
+				return g.ret0()
+			}
+		},
+		"ii:b": func(m *method, code unsafe.Pointer) callFunc {
+			f := as[func(unsafe.Pointer, int64, int64) bool](code)
+			return func(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
+				s, st := g.popThis(fr, m.b, e.name)
+				if s == nil {
+					return st
+				}
+				a, ok := fr.IntArg(1)
+				if !ok {
+					if a, st = g.intArgAt(fr, 1, -1, e.name); st != 0 {
+						return st
+					}
+				}
+				b, ok := fr.IntArg(2)
+				if !ok {
+					if b, st = g.intArgAt(fr, 2, -2, e.name); st != 0 {
+						return st
+					}
+				}
+				fr.ReturnBool(f(s.Ptr(), a, b))
+				return cgo.StatusReturn1
+			}
+		},
+		"s:e": func(m *method, code unsafe.Pointer) callFunc {
+			f := as[func(unsafe.Pointer, string) error](code)
+			return func(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
+				s, st := g.popThis(fr, m.b, e.name)
+				if s == nil {
+					return st
+				}
+				a, err := g.stringArg(fr, 1)
+				if err != nil {
+					return g.raiseArg(-1, e.name, err)
+				}
+				if err := f(s.Ptr(), a); err != nil {
+					return g.fail(err)
+				}
+				return g.ret0()
+			}
+		},
+		"s:b": func(m *method, code unsafe.Pointer) callFunc {
+			f := as[func(unsafe.Pointer, string) bool](code)
+			return func(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
+				s, st := g.popThis(fr, m.b, e.name)
+				if s == nil {
+					return st
+				}
+				a, err := g.stringArg(fr, 1)
+				if err != nil {
+					return g.raiseArg(-1, e.name, err)
+				}
+				fr.ReturnBool(f(s.Ptr(), a))
+				return cgo.StatusReturn1
+			}
+		},
+		"s:i": func(m *method, code unsafe.Pointer) callFunc {
+			f := as[func(unsafe.Pointer, string) int64](code)
+			return func(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
+				s, st := g.popThis(fr, m.b, e.name)
+				if s == nil {
+					return st
+				}
+				a, err := g.stringArg(fr, 1)
+				if err != nil {
+					return g.raiseArg(-1, e.name, err)
+				}
+				return retInt(fr, f(s.Ptr(), a))
+			}
+		},
+		"s:f": func(m *method, code unsafe.Pointer) callFunc {
+			f := as[func(unsafe.Pointer, string) float64](code)
+			return func(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
+				s, st := g.popThis(fr, m.b, e.name)
+				if s == nil {
+					return st
+				}
+				a, err := g.stringArg(fr, 1)
+				if err != nil {
+					return g.raiseArg(-1, e.name, err)
+				}
+				return retNum(fr, f(s.Ptr(), a))
+			}
+		},
+		"s:s": func(m *method, code unsafe.Pointer) callFunc {
+			f := as[func(unsafe.Pointer, string) string](code)
+			return func(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
+				s, st := g.popThis(fr, m.b, e.name)
+				if s == nil {
+					return st
+				}
+				a, err := g.stringArg(fr, 1)
+				if err != nil {
+					return g.raiseArg(-1, e.name, err)
+				}
+				return g.retStr(f(s.Ptr(), a))
+			}
+		},
+		"si:": func(m *method, code unsafe.Pointer) callFunc {
+			f := as[func(unsafe.Pointer, string, int64)](code)
+			return func(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
+				s, st := g.popThis(fr, m.b, e.name)
+				if s == nil {
+					return st
+				}
+				a, err := g.stringArg(fr, 1)
+				if err != nil {
+					return g.raiseArg(-1, e.name, err)
+				}
+				b, ok := fr.IntArg(2)
+				if !ok {
+					if b, st = g.intArgAt(fr, 2, -2, e.name); st != 0 {
+						return st
+					}
+				}
+				f(s.Ptr(), a, b)
+				return g.ret0()
+			}
+		},
+		"si:e": func(m *method, code unsafe.Pointer) callFunc {
+			f := as[func(unsafe.Pointer, string, int64) error](code)
+			return func(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
+				s, st := g.popThis(fr, m.b, e.name)
+				if s == nil {
+					return st
+				}
+				a, err := g.stringArg(fr, 1)
+				if err != nil {
+					return g.raiseArg(-1, e.name, err)
+				}
+				b, ok := fr.IntArg(2)
+				if !ok {
+					if b, st = g.intArgAt(fr, 2, -2, e.name); st != 0 {
+						return st
+					}
+				}
+				if err := f(s.Ptr(), a, b); err != nil {
+					return g.fail(err)
+				}
+				return g.ret0()
+			}
+		},
+		"si:b": func(m *method, code unsafe.Pointer) callFunc {
+			f := as[func(unsafe.Pointer, string, int64) bool](code)
+			return func(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
+				s, st := g.popThis(fr, m.b, e.name)
+				if s == nil {
+					return st
+				}
+				a, err := g.stringArg(fr, 1)
+				if err != nil {
+					return g.raiseArg(-1, e.name, err)
+				}
+				b, ok := fr.IntArg(2)
+				if !ok {
+					if b, st = g.intArgAt(fr, 2, -2, e.name); st != 0 {
+						return st
+					}
+				}
+				fr.ReturnBool(f(s.Ptr(), a, b))
+				return cgo.StatusReturn1
+			}
+		},
+		"is:": func(m *method, code unsafe.Pointer) callFunc {
+			f := as[func(unsafe.Pointer, int64, string)](code)
+			return func(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
+				s, st := g.popThis(fr, m.b, e.name)
+				if s == nil {
+					return st
+				}
+				a, ok := fr.IntArg(1)
+				if !ok {
+					if a, st = g.intArgAt(fr, 1, -1, e.name); st != 0 {
+						return st
+					}
+				}
+				b, err := g.stringArg(fr, 2)
+				if err != nil {
+					return g.raiseArg(-2, e.name, err)
+				}
+				f(s.Ptr(), a, b)
+				return g.ret0()
+			}
+		},
+		"is:b": func(m *method, code unsafe.Pointer) callFunc {
+			f := as[func(unsafe.Pointer, int64, string) bool](code)
+			return func(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
+				s, st := g.popThis(fr, m.b, e.name)
+				if s == nil {
+					return st
+				}
+				a, ok := fr.IntArg(1)
+				if !ok {
+					if a, st = g.intArgAt(fr, 1, -1, e.name); st != 0 {
+						return st
+					}
+				}
+				b, err := g.stringArg(fr, 2)
+				if err != nil {
+					return g.raiseArg(-2, e.name, err)
+				}
+				fr.ReturnBool(f(s.Ptr(), a, b))
+				return cgo.StatusReturn1
+			}
+		},
 	}
 }
 

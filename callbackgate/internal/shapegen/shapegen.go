@@ -44,6 +44,11 @@ var MethodShapes = []string{
 	":", ":e", ":i", ":f", ":b", ":s", ":p", ":ff",
 	"i:", "f:", "s:", "ff:", "ii:",
 	"i:i", "f:f", "i:b",
+	// since the twenty-ninth round (outside probe C2-F1: a method of
+	// (int, string) bool took reflect.Value.Call, 6 allocations a call)
+	"i:e", "i:ie", "i:f", "i:s", "f:e", "ff:e", "fff:", "ii:e", "ii:b",
+	"s:e", "s:b", "s:i", "s:f", "s:s",
+	"si:", "si:e", "si:b", "is:", "is:b",
 }
 
 // PtrShapes are the signatures of ptrShapes (the *T parameter excluded).
