@@ -256,22 +256,28 @@ func (e *Env) pushPath(t cgo.Thread, name string) (status int, err error) {
 	if !strings.Contains(name, ".") {
 		return e.pushGlobal(t, name)
 	}
-	segs := strings.Split(name, ".")
-	for _, seg := range segs {
-		if seg == "" {
-			return cgo.OK, errEmptySegment
-		}
+	if name[0] == '.' || name[len(name)-1] == '.' || strings.Contains(name, "..") {
+		return cgo.OK, errEmptySegment
 	}
-	if st, err := e.pushGlobal(t, segs[0]); err != nil || st != cgo.OK {
+	// The segments are walked in place: the path so far is a prefix of
+	// name, so neither splitting nor joining allocates.
+	end := strings.IndexByte(name, '.')
+	if st, err := e.pushGlobal(t, name[:end]); err != nil || st != cgo.OK {
 		return st, err
 	}
 	s := e.g.S
-	for i := 1; i < len(segs); i++ {
-		if err := e.checkIndexable(t, strings.Join(segs[:i], ".")); err != nil {
+	for end < len(name) {
+		start := end + 1
+		if err := e.checkIndexable(t, name[:end]); err != nil {
 			return cgo.OK, err
 		}
+		if i := strings.IndexByte(name[start:], '.'); i >= 0 {
+			end = start + i
+		} else {
+			end = len(name)
+		}
 		s.ProgReset()
-		s.PutStr(segs[i])
+		s.PutStr(name[start:end])
 		if err := s.Commit(); err != nil {
 			return cgo.OK, err
 		}

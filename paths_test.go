@@ -65,3 +65,33 @@ func TestDottedPaths(t *testing.T) {
 	}
 	run(t, e, `assert(Shop.count == 3)`)
 }
+
+// A dotted path is walked in place (outside probe C2-F8): reading a
+// number four levels down allocates nothing, and the errors name the path
+// so far as before.
+func TestDottedPathsAllocateNothing(t *testing.T) {
+	e := newEnv(t)
+	run(t, e, `Cfg = {game = {rules = {max = 7}}}`)
+	var n int
+	for bad, want := range map[string]string{
+		".a":                   `global ".a": empty name segment`,
+		"a.":                   `global "a.": empty name segment`,
+		"a..b":                 `global "a..b": empty name segment`,
+		"Cfg.x.y":              "attempt to index a nil value (Cfg.x)",
+		"Cfg.game.rules.max.z": "attempt to index a number value (Cfg.game.rules.max)",
+	} {
+		if err := e.Global(bad, &n); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v, want %q", bad, err, want)
+		}
+	}
+	must(t, e.Global("Cfg.game.rules.max", &n))
+	if n != 7 {
+		t.Fatalf("n = %d", n)
+	}
+	if raceEnabled {
+		return
+	}
+	if a := testing.AllocsPerRun(100, func() { must(t, e.Global("Cfg.game.rules.max", &n)) }); a != 0 {
+		t.Errorf("%.1f allocations per read, want 0 (3 with split and join)", a)
+	}
+}
