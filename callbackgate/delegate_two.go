@@ -42,7 +42,9 @@ func twoDelegates() map[reflect.Type]func(f *Function) any {
 }
 
 // callStr2 calls f with the string a and then the string b, or with isInt
-// the integer n, for no result.
+// the integer n, for no result. Its end is callStr's, written out again:
+// a shared helper would be one more frame between the typed func and the
+// cgo stub (ARCHITECTURE, "Frames on the nested path").
 func (f *Function) callStr2(a, b string, n int64, isInt bool) error {
 	g, err := f.start()
 	if err != nil {
