@@ -100,3 +100,10 @@ func NoteThreadYield() { callbackgate.NoteThreadYield() }
 // CopyWalksElemsOf reports whether a copy's charge walk in e, while built
 // objects are noted, visits the elements of a []t (callbackgate/builtindex.go).
 func CopyWalksElemsOf(e *Env, t reflect.Type) bool { return e.g.WalksNoted(t) }
+
+// HookMask is the hook mask of the Lua thread running e's current call
+// (cgo/hook.c): for a Go function called from Lua, its caller's thread.
+func HookMask(e *Env) int { return e.g.Current().HookMask() }
+
+// HookCountMask is the bit of HookMask that says the count hook is on.
+const HookCountMask = cgo.HookCountMask

@@ -48,10 +48,14 @@ type limit struct {
 // context or one that is never done.
 func Unlimited(ctx context.Context) bool { return ctx == nil || ctx.Done() == nil }
 
-// pokeFirst and pokeLast bound the watcher's signals: a signal can be
-// lost (the thread was changing its hook as it came), so it is sent again
-// after pokeFirst, then at doubling intervals up to pokeLast, until the
-// call ends. Past that the hook's count and the allocator still stop it.
+// pokeFirst and pokeLast space the watcher's signals: a signal can find
+// the call's thread where it cannot act (another Env's limited call runs
+// nested on the thread; the thread was between a coroutine's resume and
+// naming it the running one), so it is sent again after pokeFirst, then
+// at doubling intervals up to pokeLast, and every pokeLast after that
+// until the call ends. On Lua 5.4 a limited call has no count hook before
+// its context is done (cgo/hook.c, limit_armed): the signals, the
+// allocator and the resume paths are what stop plain Lua code.
 const (
 	pokeFirst = time.Millisecond
 	pokeLast  = 64 * time.Millisecond
@@ -124,10 +128,7 @@ func (l *limit) poke(marks cgo.Interrupts) {
 			return
 		case <-t.C:
 		}
-		if wait >= pokeLast {
-			return
-		}
-		wait *= 2
+		wait = min(2*wait, pokeLast)
 		t.Reset(wait)
 	}
 }

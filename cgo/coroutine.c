@@ -99,6 +99,21 @@ static int co_resume(lua_State *L)
 	return r + 1;
 }
 
+int zlua_close_thread(lua_State *L, zlua_env *env, lua_State *co)
+{
+	lua_State *prev = env->running;
+	int st;
+	env->running = co;
+#if LUA_VERSION_RELEASE_NUM >= 50406
+	st = lua_closethread(co, L);
+#else
+	(void)L;
+	st = lua_resetthread(co);
+#endif
+	env->running = prev;
+	return st;
+}
+
 /* [lua] The function coroutine.wrap returns. Upvalue 1: the coroutine
  * (checked: debug.setupvalue can replace it). */
 static int co_wrapped(lua_State *L)
@@ -111,11 +126,7 @@ static int co_wrapped(lua_State *L)
 		return r;
 	st = lua_status(co);
 	if (st != LUA_OK && st != LUA_YIELD) { /* the coroutine failed: close it */
-#if LUA_VERSION_RELEASE_NUM >= 50406
-		st = lua_closethread(co, L);
-#else
-		st = lua_resetthread(co);
-#endif
+		st = zlua_close_thread(L, zlua_envof(L), co);
 		lua_xmove(co, L, 1); /* the error, possibly replaced by a __close */
 	}
 	if (st != LUA_ERRMEM && lua_type(L, -1) == LUA_TSTRING) {
@@ -142,10 +153,20 @@ static int co_close(lua_State *L)
 {
 	zlua_env *env = zlua_envof(L);
 	lua_State *co = lua_tothread(L, 1);
+	lua_State *prev = env->running;
+	lua_Debug ar;
 	int n;
 	luaL_argexpected(L, co != NULL, 1, "thread");
 	zlua_hook_thread(L, env, 1);
+	/* A thread the stock function closes (dead, or suspended: not this
+	 * one, and not one with a frame running) runs its __close handlers
+	 * on itself, so it is the running one meanwhile (zlua_close_thread);
+	 * the others are refused with an error before any code runs, and the
+	 * error leaves this frame, so they are not named. */
+	if (co != L && (lua_status(co) != LUA_OK || !lua_getstack(co, 0, &ar)))
+		env->running = co;
 	n = env->stock_coclose(L);
+	env->running = prev;
 	if (n >= 2 && lua_toboolean(L, -n) == 0 && zlua_interrupted(env)) {
 		zlua_hook_hurry(L);
 		lua_settop(L, lua_gettop(L) - n + 2);

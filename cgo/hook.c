@@ -107,6 +107,26 @@ static void raise_from_hook(lua_State *L, zlua_env *env, int deep)
 	lua_error(L);
 }
 
+/* [go-safe] Whether the limited calls in progress want their count
+ * event now. On Lua 5.4 a thread with any count hook runs
+ * luaG_traceexec before every instruction (its CallInfo's trap stays
+ * set), which doubles the time of plain Lua code; LuaJIT's interpreter
+ * switches to its per-instruction dispatch. So when the poke signal can
+ * reach the call's OS thread (poke.c, checked as the outermost limited
+ * call begins), a limited call runs with no hook of its own until its
+ * context is done: the watcher's signals (until the call ends), the
+ * allocator and the coroutine, resume and close paths hurry the running
+ * thread then, and from there on the count hook stays until the call
+ * ends. Without the signal (ZLUA_POKE_SIGNAL=off, or a handler not
+ * zlua's) the count hook runs from the start, as it must: nothing else
+ * would stop a loop that neither allocates nor calls. */
+static int limit_armed(zlua_env *env)
+{
+	if (env->limit_depth == 0)
+		return 0;
+	return !env->limit_lazy || env->hook_hurried || zlua_interrupted(env);
+}
+
 /* [lua] Applies the hook thread L (or the thread at index idx of L) needs
  * given its script record rec: the script's events and count, and while a
  * limited call runs a count event at least every env->hook_count
@@ -119,6 +139,7 @@ static int apply(lua_State *L, zlua_env *env, int idx, zlua_hookrec *rec, int fo
 	lua_State *T = idx != 0 ? lua_tothread(L, idx) : L;
 	int mask = rec != NULL ? rec->mask : 0;
 	int count = (mask & LUA_MASKCOUNT) ? rec->left : 0;
+	int armed = limit_armed(env), changed;
 #ifdef ZLUA_LUAJIT
 	if (env->watch != 0) { /* debughook.c: every instruction for a while */
 		mask |= LUA_MASKCOUNT;
@@ -127,7 +148,7 @@ static int apply(lua_State *L, zlua_env *env, int idx, zlua_hookrec *rec, int fo
 		count = 1; /* until the wrapper's end (zlua_hook) */
 	}
 #endif
-	if (env->limit_depth > 0) {
+	if (armed) {
 		/* A script's count of at most ZLUA_HOOK_EXACT is kept as it
 		 * is, even when the limit's adaptive count is smaller (slow
 		 * instructions or a slow Go call shrank it): with any other
@@ -153,18 +174,24 @@ static int apply(lua_State *L, zlua_env *env, int idx, zlua_hookrec *rec, int fo
 	}
 	if (T == NULL)
 		return 0;
+	changed = 0;
 	if (mask == 0) {
-		if (lua_gethook(T) == NULL)
-			return 0;
-		lua_sethook(T, NULL, 0, 0);
-		return 1;
-	}
-	if (force || lua_gethook(T) != zlua_hook || lua_gethookmask(T) != mask ||
-	    lua_gethookcount(T) != count) {
+		if (lua_gethook(T) != NULL) {
+			lua_sethook(T, NULL, 0, 0);
+			changed = 1;
+		}
+	} else if (force || lua_gethook(T) != zlua_hook || lua_gethookmask(T) != mask ||
+		   lua_gethookcount(T) != count) {
 		lua_sethook(T, zlua_hook, mask, count);
-		return 1;
+		changed = 1;
 	}
-	return 0;
+	/* A lazy limit's context that became done while this ran: the poke's
+	 * handler may have hurried T between the test above and the
+	 * lua_sethook that just replaced its hurry (it marks the state
+	 * interrupted before it signals), so T is hurried again. */
+	if (changed && !armed && env->limit_lazy && zlua_interrupted(env))
+		zlua_hook_hurry(T);
+	return changed;
 }
 
 void zlua_hook_apply(lua_State *L, zlua_env *env, int idx, int force)
@@ -175,8 +202,9 @@ void zlua_hook_apply(lua_State *L, zlua_env *env, int idx, int force)
 void zlua_hook_thread(lua_State *L, zlua_env *env, int idx)
 {
 	lua_State *co = lua_tothread(L, idx);
-	/* covered: a count event at least every env->hook_count instructions */
-	if (env->limit_depth > 0 && co != NULL &&
+	/* covered: a count event at least every env->hook_count instructions
+	 * (a lazy limit's context not done: none is due) */
+	if (limit_armed(env) && co != NULL &&
 	    !(lua_gethook(co) == zlua_hook && (lua_gethookmask(co) & LUA_MASKCOUNT) &&
 	      lua_gethookcount(co) <= env->hook_count))
 		zlua_hook_apply(L, env, idx, 0);
@@ -344,6 +372,7 @@ zlua_limitprev zlua_limit_begin(zlua_env *env, lua_State *L)
 	}
 #endif
 	if (env->limit_depth == 0) {
+		env->limit_lazy = zlua_poke_ready();
 		env->hook_raised = 0;
 		env->hook_hurried = 0;
 		env->int_first_len = 0;

@@ -173,3 +173,12 @@ func (s *State) OpWithFarArgs(t Thread) int {
 // to-be-closed variables of such a coroutine would run with no deadline
 // check. Always true on LuaJIT, which has none.
 func HooksRearmable() bool { return C.zlua_rearm_supported() != 0 }
+
+// HookMask is the mask of the hook thread t has now (lua_gethookmask):
+// a test hook for the limit's lazy count event (cgo/hook.c, limit_armed).
+// On LuaJIT hooks belong to the state: the mask is the state's.
+func (t Thread) HookMask() int { return int(C.lua_gethookmask(t.p)) }
+
+// HookCountMask is LUA_MASKCOUNT, the bit of HookMask that says a count
+// event is due every few instructions.
+const HookCountMask = int(C.LUA_MASKCOUNT)

@@ -103,6 +103,12 @@ void zlua_poke_end(zlua_env *env, uintptr_t prev, int tid)
 		return; /* moved: the begin thread still names env, kept (zlua_env_close) */
 	limited_env = (zlua_env *)prev;
 	env->limits_open--;
+	/* An outer limited call of another env on this thread whose context
+	 * became done while this one ran: the signals meant for it found this
+	 * env, so its running thread is hurried now (a lazy limit has no
+	 * count event to find the mark by itself). */
+	if (prev != 0 && zlua_interrupted((zlua_env *)prev))
+		zlua_hook_hurry_running((zlua_env *)prev);
 }
 
 void zlua_poke_forget(zlua_env *env, int tid)

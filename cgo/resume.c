@@ -147,11 +147,7 @@ static int failed(lua_State *L, zlua_env *env, lua_State *co, int st)
 #ifndef ZLUA_LUAJIT
 	lua_pushvalue(L, errv);
 	lua_xmove(L, co, 1); /* back on co's top, where closing looks for it */
-#if LUA_VERSION_RELEASE_NUM >= 50406
-	st = lua_closethread(co, L);
-#else
-	st = lua_resetthread(co);
-#endif
+	st = zlua_close_thread(L, env, co);
 	if (st != LUA_OK) { /* always, for a failed thread: the error, maybe a new one */
 		lua_xmove(co, L, 1);
 		lua_replace(L, errv);

@@ -546,6 +546,8 @@ typedef struct zlua_env {
 	int hook_count;        /* instructions between checks now (adaptive, hook.c) */
 	uint64_t hook_at;      /* monotonic ns of the last check (or the limit's start) */
 	int hook_hurried;      /* zlua_alloc hurried the hook since its last event */
+	int limit_lazy;        /* Lua 5.4: the limited calls in progress run without the
+	                        * count hook until their context is done (hook.c) */
 	/* The first interruption raised in a limited call (interrupt.c,
 	 * zlua_push_interrupt): its message, with the position where the
 	 * script ran, which later raises of the same interruption repeat; the

@@ -288,6 +288,12 @@ int zlua_rearm_supported(void);
  * (a hook's error leaves them off: rearm.c). No-op for a live thread.
  * [-0, +0] */
 void zlua_rearm_hooks(lua_State *co);
+/* [lua] Closes co (lua_closethread, or lua_resetthread before 5.4.6)
+ * with co named the running thread meanwhile: its __close handlers run
+ * on co, and a lazy limit's signal must hurry the thread they run on
+ * (hook.c, limit_armed). Returns the close's status; never raises.
+ * [-0, +0] on L */
+int zlua_close_thread(lua_State *L, zlua_env *env, lua_State *co);
 #endif
 /* [go-safe] Makes L's hook fire at its next instruction (and, on Lua
  * 5.4, at its next call: hook.c). [-0, +0] */
