@@ -4,7 +4,8 @@ import "fmt"
 
 // check validates Options before anything is created. The limits
 // themselves live in C: the allocator (cgo/alloc.c) enforces MemoryLimit,
-// the count hook (cgo/hook.c) the contexts of DoStringContext.
+// the hook (cgo/hook.c) and the watcher's signal (cgo/poke.c) the
+// contexts of DoStringContext.
 func (o Options) check() error {
 	if o.Libs != LibsAll && o.Libs != LibsSafe {
 		return fmt.Errorf("zlua: new: unknown %v", o.Libs)

@@ -12,13 +12,14 @@ import (
 	"github.com/zlua-go/zlua/cgo"
 )
 
-// A limited call runs Lua code under a context: the state's count hook
-// checks, every 1 to 1000 instructions (about every millisecond), a flag
-// that a goroutine watching the context sets when it is done, and raises
-// "interrupted: ..." (see cgo/hook.c). Once it is set, the watcher also
-// signals the call's OS thread so that the hook fires at the next
-// instruction, whatever the instruction running then costs (cgo/poke.c),
-// and the next growing allocation does the same from inside the call.
+// A limited call runs Lua code under a context: a goroutine watching the
+// context sets a flag when it is done and signals the call's OS thread,
+// whose handler makes the state's hook fire at the next instruction,
+// whatever the instruction running then costs (cgo/poke.c); the hook
+// raises "interrupted: ..." (cgo/hook.c), and the next growing allocation
+// hurries it too. Until the flag is set the call runs with no hook of its
+// own (a count hook costs every instruction on Lua 5.4); without the
+// signal a count hook checks the flag every 1 to 1000 instructions.
 // Env.DoStringContext, Function.CallContext, typed funcs whose first
 // parameter is a context.Context and Thread.ResumeContext are limited
 // calls.

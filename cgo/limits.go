@@ -87,9 +87,10 @@ func (s *State) FailAllocAt(k uint64) {
 	s.env.alloc_fail_at = s.env.alloc_count + C.uint64_t(k)
 }
 
-// LimitBegin starts a limited call on t: the count hook checks the
-// interrupt flag from now on, and the calling OS thread is named the
-// call's, for Poke. The caller keeps its goroutine locked to the thread
+// LimitBegin starts a limited call on t: the hook checks the interrupt
+// flag from now on (at once when Poke hurries it; without the signal, a
+// count event every 1 to 1000 instructions: cgo/hook.c, limit_armed), and
+// the calling OS thread is named the call's, for Poke. The caller keeps its goroutine locked to the thread
 // until LimitEnd (runtime.LockOSThread). It returns what LimitEnd needs:
 // the thread an outer limited call runs on, what the OS thread named
 // before, and the OS thread.
