@@ -21,6 +21,48 @@ import (
 func init() {
 	helpers["poke-ready"] = func() error { return pokeScenario(false) }
 	helpers["poke-taken"] = func() error { return pokeScenario(true) }
+	helpers["poke-taken-unasked"] = pokeTakenUnasked
+}
+
+// pokeTakenUnasked: the program takes the signal after zlua's first
+// limited call and, without asking zlua anything, runs a limited loop that
+// neither allocates nor calls once the start's last look at the handler
+// is stale (cgo/zlua.h, ZLUA_POKE_RECHECK_NS: 10 ms). That call must see
+// the handler is not zlua's and count from its start: with no count hook
+// (a lazy limit) and no signal, nothing would stop it.
+func pokeTakenUnasked() error {
+	e, err := New(Options{})
+	if err != nil {
+		return err
+	}
+	defer e.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Hour)
+	err = e.DoStringContext(ctx, `BIG = {} for i = 1, 1e5 do BIG[i] = i end`)
+	cancel()
+	if err != nil {
+		return err
+	}
+	sig := syscall.Signal(cgo.PokeSignal())
+	signal.Ignore(sig)
+	signal.Notify(make(chan os.Signal, 16), sig)
+	time.Sleep(30 * time.Millisecond)
+	done := make(chan error, 1)
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+		defer cancel()
+		done <- e.DoStringContext(ctx, `while true do end`)
+	}()
+	select {
+	case err := <-done:
+		if !errors.Is(err, context.DeadlineExceeded) {
+			return fmt.Errorf("pure loop: %v, want the deadline", err)
+		}
+	case <-time.After(5 * time.Second):
+		fmt.Println("still running 5 s after its deadline")
+		os.Exit(3) // the Env is busy: no Close
+	}
+	fmt.Println("stopped")
+	return nil
 }
 
 // pokeScenario runs a limited call, which installs zlua's handler (unless
@@ -79,5 +121,9 @@ func TestPokeSignalCanBeTurnedOffOrTaken(t *testing.T) {
 	out, _ = runInProcess(t, "poke-taken")
 	if !strings.Contains(out, "ready after Notify: false") {
 		t.Errorf("taken: %q", out)
+	}
+	out, _ = runInProcess(t, "poke-taken-unasked")
+	if !strings.Contains(out, "stopped") {
+		t.Errorf("taken, unasked: %q", out)
 	}
 }

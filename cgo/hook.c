@@ -372,12 +372,12 @@ zlua_limitprev zlua_limit_begin(zlua_env *env, lua_State *L)
 	}
 #endif
 	if (env->limit_depth == 0) {
-		env->limit_lazy = zlua_poke_ready();
+		env->hook_at = now_ns();
+		env->limit_lazy = zlua_poke_ready_at(env->hook_at);
 		env->hook_raised = 0;
 		env->hook_hurried = 0;
 		env->int_first_len = 0;
 		env->hook_count = ZLUA_HOOK_COUNT_START;
-		env->hook_at = now_ns();
 	}
 	env->running = L; /* the thread the limited chunk runs on */
 	env->limit_depth++;

@@ -80,6 +80,32 @@ static int handler_is_ours(void)
 	return (cur.sa_flags & SA_SIGINFO) && cur.sa_sigaction == on_poke;
 }
 
+/* The last look at the handler (zlua_poke_ready_at): when (monotonic ns,
+ * 0: never or made stale by a failed poke) and what it saw. Atomics: any
+ * thread beginning a limited call reads and writes them; a stale pair
+ * read while another thread writes is at most ZLUA_POKE_RECHECK_NS old. */
+static uint64_t ready_at;
+static int ready_seen;
+
+int zlua_poke_ready(void)
+{
+	int r = handler_is_ours();
+	__atomic_store_n(&ready_seen, r, __ATOMIC_RELAXED);
+	return r;
+}
+
+int zlua_poke_ready_at(uint64_t now)
+{
+	uint64_t at = __atomic_load_n(&ready_at, __ATOMIC_RELAXED);
+	int r;
+	if (at != 0 && now - at < ZLUA_POKE_RECHECK_NS)
+		return __atomic_load_n(&ready_seen, __ATOMIC_RELAXED);
+	r = handler_is_ours();
+	__atomic_store_n(&ready_seen, r, __ATOMIC_RELAXED);
+	__atomic_store_n(&ready_at, now, __ATOMIC_RELAXED);
+	return r;
+}
+
 int zlua_own_tid(void)
 {
 	if (own_tid == 0)
@@ -122,8 +148,14 @@ void zlua_poke_forget(zlua_env *env, int tid)
 int zlua_poke(zlua_env *env)
 {
 	pid_t tid = __atomic_load_n(&env->limit_tid, __ATOMIC_RELAXED);
-	if (tid == 0 || !handler_is_ours())
+	if (tid == 0)
 		return 0;
+	if (!handler_is_ours()) {
+		/* the next limited call looks again, and counts from its start */
+		__atomic_store_n(&ready_seen, 0, __ATOMIC_RELAXED);
+		__atomic_store_n(&ready_at, 0, __ATOMIC_RELAXED);
+		return 0;
+	}
 	return syscall(SYS_tgkill, (pid_t)getpid(), tid, ZLUA_POKE_SIGNO()) == 0;
 }
 
@@ -132,7 +164,3 @@ int zlua_poke_signo(void)
 	return ZLUA_POKE_SIGNO();
 }
 
-int zlua_poke_ready(void)
-{
-	return handler_is_ours();
-}

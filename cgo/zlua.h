@@ -618,6 +618,10 @@ enum zlua_interrupt_reason {
 #define ZLUA_HOOK_EXACT 8
 /* The time between two checks the count aims below (1 ms). */
 #define ZLUA_HOOK_SPAN_NS 1000000u
+/* How long a limited call's start trusts the last look at the poke
+ * signal's handler (poke.c, zlua_poke_ready_at): a look is a system call,
+ * about 1 µs on the sandboxed machines the benchmarks run on. */
+#define ZLUA_POKE_RECHECK_NS 10000000u
 
 /* C stack a limited call may use below its outermost protected operation
  * before the hook raises "C stack overflow" (LuaJIT does not bound C

@@ -259,6 +259,10 @@ int zlua_kept_envs(void);
 int zlua_poke_signo(void);
 /* [go-safe] Whether zlua's handler is installed and still the signal's. */
 int zlua_poke_ready(void);
+/* [go-safe] zlua_poke_ready as last seen, looked at again when that was
+ * ZLUA_POKE_RECHECK_NS or more before now (monotonic ns), or when a poke
+ * found the handler was not zlua's since. */
+int zlua_poke_ready_at(uint64_t now);
 /* [go-safe] Marks one context done with a ZLUA_INT_* reason; callable from
  * any thread (an atomic store, no Lua call). */
 void zlua_interrupt(zlua_env *env, int reason);
