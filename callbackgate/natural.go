@@ -116,7 +116,14 @@ func (g *Gate) naturalTable(t cgo.Thread, idx int, depth int, anyKeys bool) (any
 		}
 		s := make([]any, count)
 		g.storeBuilt(unsafe.Pointer(unsafe.SliceData(s)))
-		for i := range s {
+		for i := 0; i < len(s); i++ {
+			var err error
+			if i, err = g.naturalSeqRuns(t, idx, s, i, depth, anyKeys); err != nil {
+				return nil, err
+			}
+			if i == len(s) {
+				break
+			}
 			t.RawGetI(idx, int64(i+1))
 			top := t.Top()
 			a := t.Arg(top)

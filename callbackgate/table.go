@@ -197,6 +197,15 @@ func (tb *Table) Pairs() (kv []any, err error) {
 		defer g.ConvEndScope()
 		kv = make([]any, 0, n)
 		for i := 1; i < n; i += 2 {
+			var err error
+			if i, err = g.pairsRuns(t, copyIdx, &kv, i, n); err != nil {
+				ReleaseAll(kv)
+				kv = nil
+				return err
+			}
+			if i >= n {
+				break
+			}
 			t.RawGetI(copyIdx, int64(i))
 			kIdx := t.Top()
 			ka := t.Arg(kIdx)
