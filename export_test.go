@@ -100,3 +100,7 @@ func NoteThreadYield() { callbackgate.NoteThreadYield() }
 // CopyWalksElemsOf reports whether a copy's charge walk in e, while built
 // objects are noted, visits the elements of a []t (callbackgate/builtindex.go).
 func CopyWalksElemsOf(e *Env, t reflect.Type) bool { return e.g.WalksNoted(t) }
+
+// StackTop is the Env's stack top between API calls (the stack guard of
+// stack_test.go, for external tests).
+func StackTop(e *Env) int { return e.stackTop() }
