@@ -378,4 +378,3 @@ func TestLongRunsStopAtTheDeadline(t *testing.T) {
 		`local s = {} for i = 1, 4096 do s["k" .. i] = i end local t = {} for i = 1, 4096 do t[i] = s end takeMaps(t)`,
 	}, "")
 }
-
