@@ -49,6 +49,7 @@ func TestTableDecodesCrossOncePerRun(t *testing.T) {
 		{"Global map[string]int", 32, func() error { return e.Global("M", &m) }},
 		{"ForEach", 30, func() error { return tb.ForEach(func(k, v any) error { return nil }) }},
 		{"Global any", 20, func() error { return e.Global("S", &x) }},
+		{"Global any of a map", 32, func() error { return e.Global("M", &x) }},
 		{"Get", 1, func() error { return tb.Get(5, &v) }},
 		{"Set", 1, func() error { return tb.Set(5, 5) }},
 		{"RawGet", 1, func() error { return tb.RawGet(6, &v) }},
@@ -211,6 +212,22 @@ func TestMapRunsReadWhatPairsRead(t *testing.T) {
 	if len(anys) != 504 || !reflect.DeepEqual(anys["t"], []any{int64(1), "x"}) || anys["s"] != "42" {
 		t.Fatalf("map[string]any: %d entries, t %#v", len(anys), anys["t"])
 	}
+	var natural any // a map read into any: map[string]any, or map[any]any once a key is not a string
+	must(t, e.Global("mp", &natural))
+	nm, _ := natural.(map[string]any)
+	if fn, ok := nm["fn"].(*zlua.Function); ok {
+		fn.Release()
+	}
+	if len(nm) != 504 || !reflect.DeepEqual(nm["t"], []any{int64(1), "x"}) || nm["s"] != "42" || nm["k500"] != int64(500) {
+		t.Fatalf("into any: %T, %d entries", natural, len(nm))
+	}
+	run(t, e, `mp.fn = nil mp[true] = "yes" mp[2.5] = {}`)
+	must(t, e.Global("mp", &natural))
+	am, _ := natural.(map[any]any)
+	if len(am) != 505 || am[true] != "yes" || !reflect.DeepEqual(am[2.5], map[string]any{}) && !reflect.DeepEqual(am[2.5], []any{}) ||
+		am["k1"] != int64(1) || am["s"] != "42" {
+		t.Fatalf("into any: %T, %d entries, %#v", natural, len(am), am[2.5])
+	}
 	var fk map[float64]string
 	must(t, e.Global("fk", &fk))
 	if !reflect.DeepEqual(fk, map[float64]string{1: "i", 1.5: "f", 1 << 53: "big", -0.25: "q"}) {
@@ -361,6 +378,7 @@ func TestRunsStayWithinTheMemoryLimit(t *testing.T) {
 	wantErr(t, e.Global("rep", new([]string)), "takes more than the memory limit")
 	wantErr(t, e.Global("mrep", new(map[string]string)), "takes more than the memory limit")
 	wantErr(t, e.Global("rep", new([]any)), "takes more than the memory limit")
+	wantErr(t, e.Global("mrep", new(any)), "takes more than the memory limit")
 	var tb *zlua.Table
 	must(t, e.Global("rep", &tb))
 	defer tb.Release()
