@@ -42,6 +42,16 @@ func BenchmarkTableBatch(b *testing.B) {
 			}
 		}
 	})
+	b.Run("GlobalAnyMap", func(b *testing.B) {
+		e := tableBatchEnv(b)
+		b.ReportAllocs()
+		for b.Loop() {
+			var m any
+			if err := e.Global("M", &m); err != nil || len(m.(map[string]any)) != tableBatchN {
+				b.Fatal(err)
+			}
+		}
+	})
 	b.Run("ForEach", func(b *testing.B) {
 		e := tableBatchEnv(b)
 		var tb *zlua.Table
