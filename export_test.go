@@ -107,3 +107,7 @@ func HookMask(e *Env) int { return e.g.Current().HookMask() }
 
 // HookCountMask is the bit of HookMask that says the count hook is on.
 const HookCountMask = cgo.HookCountMask
+
+// StackTop is the Env's stack top between API calls (the stack guard of
+// stack_test.go, for external tests).
+func StackTop(e *Env) int { return e.stackTop() }

@@ -134,6 +134,7 @@ type Gate struct {
 
 	lastPlan *tablePlan // the struct type last decoded from or pushed as a table (decode.go)
 	pairs    *cgo.Pairs // a flat table's pairs, read in one crossing (decodeflat.go)
+	seq      *cgo.Seq   // a run of a table's values or pairs, read in one crossing (readseq.go)
 	flat     flatCache  // the last flat table shape decoded (decodeflat.go)
 	// overlay is set while ReadInto decodes over an Overlay out, whose
 	// address overlayAt holds until then; overDeep is the deep it runs at

@@ -116,7 +116,14 @@ func (g *Gate) naturalTable(t cgo.Thread, idx int, depth int, anyKeys bool) (any
 		}
 		s := make([]any, count)
 		g.storeBuilt(unsafe.Pointer(unsafe.SliceData(s)))
-		for i := range s {
+		for i := 0; i < len(s); i++ {
+			var err error
+			if i, err = g.naturalSeqRuns(t, idx, s, i, depth, anyKeys); err != nil {
+				return nil, err
+			}
+			if i == len(s) {
+				break
+			}
 			t.RawGetI(idx, int64(i+1))
 			top := t.Top()
 			a := t.Arg(top)
@@ -148,58 +155,37 @@ func (g *Gate) naturalMap(t cgo.Thread, idx int, count, depth int, anyKeys bool)
 		sm = make(map[string]any, count)
 		g.storeBuilt(reflect.ValueOf(sm).UnsafePointer())
 	}
+	nm := natMap{sm: sm, m: m, count: count}
 	n := 0
+	base := t.Top()
 	t.PushNil()
-	for t.Next(idx) {
-		n++
-		top := t.Top()
-		ka, ea := t.Arg(top-1), t.Arg(top)
-		if sm != nil && ka.Type == int32(cgo.TString) {
-			e, err := g.naturalAs(t, top, &ea, depth+1, false)
-			if err != nil {
-				err = elemError(g.elemKey(t, top-1, &ka), err)
-				t.Pop(2)
+	for {
+		// runs of scalar pairs (readseq.go); a pair with a table, a
+		// function, a userdata or a thread is read on the stack
+		got, st := t.NextPairs(idx, cgo.Scalars, cgo.Scalars, g.seqBuf())
+		for j := 0; j < 2*got; j += 2 {
+			n++
+			if err := g.naturalPair(t, 0, &g.seq[j], &g.seq[j+1], &nm, depth, anyKeys); err != nil {
+				t.SetTop(base) // the traversal's key, and a pair it stopped before
 				return nil, err
 			}
-			if err := g.convChargeArg(&ka, 2*convAnyBytes); err != nil { // the entry and the key's copy
-				t.Pop(2)
-				return nil, err
-			}
-			sm[ka.String()] = e
-			t.Pop(1)
+		}
+		if st == cgo.PairsEnd {
+			break
+		}
+		if st == cgo.PairsMore {
 			continue
 		}
-		if m == nil { // a key that is not a string: the table is keyed by any
-			m = make(map[any]any, count)
-			g.storeBuilt(reflect.ValueOf(m).UnsafePointer())
-			for k, e := range sm {
-				m[k] = e
-			}
-			sm = nil
-		}
-		var k, e any
-		var err error
-		if ka.Type == int32(cgo.TTable) {
-			err = &argError{detail: "a table key cannot be a Go map key"}
-		} else if k, err = g.naturalAs(t, top-1, &ka, depth+1, anyKeys); err != nil {
-			err = keyError(g.elemKey(t, top-1, &ka), err)
-		} else if !reflect.ValueOf(k).Comparable() {
-			err = &argError{detail: "a " + g.typeName(t, top-1, &ka) + " key cannot be a Go map key"}
-		} else if e, err = g.naturalAs(t, top, &ea, depth+1, anyKeys); err != nil {
-			err = elemError(g.elemKey(t, top-1, &ka), err)
-		} else {
-			err = g.convCharge(2 * convAnyBytes) // the entry
-			if err == nil {
-				err = g.convOverhead(convBoxBytes) // the key's box (the value's: with the map)
-			}
-		}
-		if err != nil {
+		n++
+		top := base + 2
+		ka, ea := t.Arg(top-1), t.Arg(top)
+		if err := g.naturalPair(t, top-1, &ka, &ea, &nm, depth, anyKeys); err != nil {
 			t.Pop(2)
 			return nil, err
 		}
-		m[k] = e
 		t.Pop(1)
 	}
+	sm, m = nm.sm, nm.m
 	if sm != nil {
 		return sm, nil // distinct strings: distinct keys
 	}
@@ -209,4 +195,62 @@ func (g *Gate) naturalMap(t cgo.Thread, idx int, count, depth int, anyKeys bool)
 		}
 	}
 	return m, nil
+}
+
+// natMap is the map naturalMap builds: sm while every key is a string,
+// then m; count sizes m.
+type natMap struct {
+	sm    map[string]any
+	m     map[any]any
+	count int
+}
+
+// naturalPair converts the pair ka, ea into nm. kIdx is the key's stack
+// index, the value's is kIdx+1; 0 for a pair of a run, whose values
+// convert from their cgo.Arg alone.
+func (g *Gate) naturalPair(t cgo.Thread, kIdx int, ka, ea *cgo.Arg, nm *natMap, depth int, anyKeys bool) error {
+	vIdx := 0
+	if kIdx != 0 {
+		vIdx = kIdx + 1
+	}
+	if nm.sm != nil && ka.Type == int32(cgo.TString) {
+		e, err := g.naturalAs(t, vIdx, ea, depth+1, false)
+		if err != nil {
+			return elemError(g.elemKey(t, kIdx, ka), err)
+		}
+		if err := g.convChargeArg(ka, 2*convAnyBytes); err != nil { // the entry and the key's copy
+			return err
+		}
+		nm.sm[ka.String()] = e
+		return nil
+	}
+	if nm.m == nil { // a key that is not a string: the table is keyed by any
+		nm.m = make(map[any]any, nm.count)
+		g.storeBuilt(reflect.ValueOf(nm.m).UnsafePointer())
+		for k, e := range nm.sm {
+			nm.m[k] = e
+		}
+		nm.sm = nil
+	}
+	var k, e any
+	var err error
+	if ka.Type == int32(cgo.TTable) {
+		err = &argError{detail: "a table key cannot be a Go map key"}
+	} else if k, err = g.naturalAs(t, kIdx, ka, depth+1, anyKeys); err != nil {
+		err = keyError(g.elemKey(t, kIdx, ka), err)
+	} else if !reflect.ValueOf(k).Comparable() {
+		err = &argError{detail: "a " + g.typeName(t, kIdx, ka) + " key cannot be a Go map key"}
+	} else if e, err = g.naturalAs(t, vIdx, ea, depth+1, anyKeys); err != nil {
+		err = elemError(g.elemKey(t, kIdx, ka), err)
+	} else {
+		err = g.convCharge(2 * convAnyBytes) // the entry
+		if err == nil {
+			err = g.convOverhead(convBoxBytes) // the key's box (the value's: with the map)
+		}
+	}
+	if err != nil {
+		return err
+	}
+	nm.m[k] = e
+	return nil
 }

@@ -53,29 +53,40 @@ func (tb *Table) Release() { tb.release() }
 // call runs f as one API call on the table: the gate claimed, the handle
 // checked, and the stack restored afterwards.
 func (tb *Table) call(f func(g *Gate, t cgo.Thread) error) error {
+	g, err := tb.enter()
+	if err != nil {
+		return err
+	}
+	defer g.Exit()
+	t := g.cur
+	top := t.Top()
+	defer g.RestoreTop(t, top)
+	return f(g, t)
+}
+
+// enter claims the gate for an API call on the table and checks the
+// handle; the caller's g.Exit ends the call.
+func (tb *Table) enter() (*Gate, error) {
 	if tb.g == nil {
-		return errZeroHandle
+		return nil, errZeroHandle
 	}
 	if err := tb.usable(); err != nil {
-		return err
+		return nil, err
 	}
 	// The handle is checked once the claim is won: Close or Reset may run
 	// until then (see Function.start).
 	g := tb.g
 	if err := g.Enter(); err != nil {
 		if err == ErrClosed {
-			return ErrStale
+			return nil, ErrStale
 		}
-		return err
+		return nil, err
 	}
-	defer g.Exit()
 	if err := tb.check(); err != nil {
-		return err
+		g.Exit()
+		return nil, err
 	}
-	t := g.cur
-	top := t.Top()
-	defer g.RestoreTop(t, top)
-	return f(g, t)
+	return g, nil
 }
 
 // run commits the program (the table, then its operands) and runs the
@@ -97,48 +108,84 @@ func (tb *Table) Get(key any, out reflect.Value, over bool) error {
 }
 
 // get reads the value op (OpIndex or OpRawIndex) leaves for key into out,
-// decoded over out's value when over (an Overlay out: overlay.go).
+// decoded over out's value when over (an Overlay out: overlay.go). A
+// scalar costs one crossing (cgo.State.TableOp reads it with the lookup);
+// anything else is converted from the stack.
 func (tb *Table) get(key any, out reflect.Value, op int, over bool) error {
-	return tb.call(func(g *Gate, t cgo.Thread) error {
-		if over {
-			defer g.ArmOverlay(g.ArmOverlay(out.Addr().UnsafePointer()))
+	g, err := tb.enter()
+	if err != nil {
+		return err
+	}
+	defer g.Exit()
+	if over {
+		defer g.ArmOverlay(g.ArmOverlay(out.Addr().UnsafePointer()))
+	}
+	r, err := g.tableOp(tb, key, nil, op, 1)
+	if err != nil || r.Popped != 0 {
+		if err == nil {
+			a := r.Res[0]
+			err = g.read(g.cur, 0, &a, out, 0) // scalars are read from a alone
 		}
-		g.S.ProgReset()
-		g.S.PutRef(tb.ref)
-		if err := g.push(key, "", 0); err != nil {
-			return err
+		return err
+	}
+	t, base := g.cur, int(r.Base)
+	defer g.RestoreTop(t, base)
+	if !g.S.Reserve(t, ReadStack) {
+		return ErrMemory
+	}
+	return g.ReadInto(t, base+1, out)
+}
+
+// tableOp runs op on tb with key (and value, for a store) as one
+// protected operation with nres results (cgo.State.TableOp). On error
+// the stack is back where it was; else a result that is not a scalar
+// stays on it above r.Base.
+func (g *Gate) tableOp(tb *Table, key, value any, op, nres int) (*cgo.CallResult, error) {
+	r, err := g.callResult()
+	if err != nil {
+		return nil, err
+	}
+	s := g.S
+	s.ProgReset()
+	s.PutRef(tb.ref)
+	if err := g.push(key, "", 0); err != nil {
+		return nil, err
+	}
+	if nres == 0 {
+		name, _ := key.(string)
+		if err := g.push(value, name, 0); err != nil {
+			return nil, err
 		}
-		if err := g.run(t, op, 1); err != nil {
-			return err
-		}
-		if !g.S.Reserve(t, ReadStack) {
-			return ErrMemory
-		}
-		return g.ReadInto(t, t.Top(), out)
-	})
+	}
+	if err := s.Commit(); err != nil {
+		return nil, err
+	}
+	if st := s.TableOp(g.cur, op, nres, r); st != cgo.OK {
+		base := int(r.Base)
+		err := g.ErrorFromTop(g.cur, st)
+		g.RestoreTop(g.cur, base)
+		return nil, err
+	}
+	return r, nil
 }
 
 // Set does tb[key] = value (__newindex runs); value converts like a
 // SetGlobal value. A nil or NaN key is refused as Lua refuses it.
 func (tb *Table) Set(key, value any) error { return tb.set(key, value, cgo.OpNewIndex) }
 
-// set stores value at key with op (OpNewIndex or OpRawNewIndex).
+// set stores value at key with op (OpNewIndex or OpRawNewIndex), in one
+// crossing.
 func (tb *Table) set(key, value any, op int) error {
 	if err := checkKey(key); err != nil {
 		return err
 	}
-	return tb.call(func(g *Gate, t cgo.Thread) error {
-		g.S.ProgReset()
-		g.S.PutRef(tb.ref)
-		if err := g.push(key, "", 0); err != nil {
-			return err
-		}
-		name, _ := key.(string)
-		if err := g.push(value, name, 0); err != nil {
-			return err
-		}
-		return g.run(t, op, 0)
-	})
+	g, err := tb.enter()
+	if err != nil {
+		return err
+	}
+	defer g.Exit()
+	_, err = g.tableOp(tb, key, value, op, 0)
+	return err
 }
 
 // checkKey refuses the keys Lua cannot index with, in the same words on
@@ -197,6 +244,15 @@ func (tb *Table) Pairs() (kv []any, err error) {
 		defer g.ConvEndScope()
 		kv = make([]any, 0, n)
 		for i := 1; i < n; i += 2 {
+			var err error
+			if i, err = g.pairsRuns(t, copyIdx, &kv, i, n); err != nil {
+				ReleaseAll(kv)
+				kv = nil
+				return err
+			}
+			if i >= n {
+				break
+			}
 			t.RawGetI(copyIdx, int64(i))
 			kIdx := t.Top()
 			ka := t.Arg(kIdx)

@@ -216,3 +216,18 @@ int zlua_getglobal(zlua_env *env, lua_State *L, zlua_callres *r)
 		read_results(env, L, base, 0, r);
 	return st;
 }
+
+int zlua_tableop(zlua_env *env, lua_State *L, int opcode, int nres, zlua_callres *r)
+{
+	zlua_opargs a;
+	int base = lua_gettop(L), st;
+	memset(&a, 0, sizeof a);
+	a.ref = LUA_NOREF;
+	r->base = base;
+	r->n = 0;
+	r->popped = 0;
+	st = zlua_op(env, L, opcode, 0, nres, &a);
+	if (st == LUA_OK && nres == 1)
+		read_results(env, L, base, 0, r);
+	return st;
+}

@@ -26,6 +26,12 @@ static int zlua_getglobal_u(uintptr_t env, uintptr_t L, uintptr_t r)
 {
 	return zlua_getglobal((zlua_env *)env, (lua_State *)L, (zlua_callres *)r);
 }
+
+// zlua_tableop_u: zlua_tableop with integer arguments (see above).
+static int zlua_tableop_u(uintptr_t env, uintptr_t L, int opcode, int nres, uintptr_t r)
+{
+	return zlua_tableop((zlua_env *)env, (lua_State *)L, opcode, nres, (zlua_callres *)r);
+}
 */
 import "C"
 
@@ -117,6 +123,17 @@ const NoRef = int32(C.LUA_NOREF)
 func (s *State) GetGlobal(t Thread, r *CallResult) int {
 	return int(C.zlua_getglobal_u(C.uintptr_t(uintptr(unsafe.Pointer(s.env))),
 		C.uintptr_t(uintptr(unsafe.Pointer(t.p))), C.uintptr_t(uintptr(unsafe.Pointer(r)))))
+}
+
+// TableOp runs the table operation opcode (OpIndex, OpRawIndex,
+// OpNewIndex, OpRawNewIndex) of the committed program under protection
+// with nres (0 or 1) results, in one crossing: t's top on entry is in
+// r.Base, and the one result is read into r.Res[0] as GetGlobal reads it
+// (a scalar popped). It returns a Lua status; on error one error value is
+// on the stack.
+func (s *State) TableOp(t Thread, opcode, nres int, r *CallResult) int {
+	return int(C.zlua_tableop_u(C.uintptr_t(uintptr(unsafe.Pointer(s.env))), C.uintptr_t(uintptr(unsafe.Pointer(t.p))),
+		C.int(opcode), C.int(nres), C.uintptr_t(uintptr(unsafe.Pointer(r)))))
 }
 
 // NewCallResult allocates a CallResult in C memory, freed by Close.

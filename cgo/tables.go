@@ -65,6 +65,7 @@ static int zlua_countpairs(lua_State *L, int idx, int *seq)
 #cgo nocallback zlua_countpairs
 
 #define ZLUA_PAIRS_MAX 16
+#define ZLUA_SEQ_MAX 128
 
 // zlua_readpairs reads every pair of the table at idx into kv in one
 // crossing (keys at even, values at odd positions: keys other than
@@ -123,6 +124,69 @@ static int zlua_readpairs(lua_State *L, int idx, zlua_arg *kv)
 }
 #cgo noescape zlua_readpairs
 #cgo nocallback zlua_readpairs
+
+// zlua_readseq reads t[first], t[first+1], ... (raw, at most n) of the
+// table at idx into buf in one crossing, for the sequence decoders (one
+// element otherwise costs four crossings: rawgeti, gettop, a read, a pop).
+// It stops before the first value whose type is not in accept (bit
+// 1<<type; only nil, boolean, number and string may be in it: other
+// values need the stack, and Go reads them there) and returns how many it
+// read. Strings are read in place, valid while the table holds them and
+// is unchanged. [-0, +0]; [go-safe]: lua_rawgeti on a table and
+// read_scalar neither allocate nor raise; it needs one free slot.
+static int zlua_readseq(lua_State *L, int idx, long long first, int n, unsigned accept, zlua_arg *buf)
+{
+	int i, t;
+	for (i = 0; i < n; i++) {
+		t = zlua_rawgeti_type(L, idx, first + i);
+		if (!(accept >> t & 1u)) {
+			lua_pop(L, 1);
+			break;
+		}
+		read_scalar(L, -1, t, &buf[i]);
+		lua_pop(L, 1);
+	}
+	return i;
+}
+#cgo noescape zlua_readseq
+#cgo nocallback zlua_readseq
+
+// zlua_nextpairs goes on with a traversal of the table at idx whose last
+// key is on top (nil to begin), reading up to max pairs into kv (keys at
+// even, values at odd positions) in one crossing, for the map decoders
+// (one pair otherwise costs five: next, gettop, two reads, a pop). It
+// returns how many it read and sets *state: 0 at the end (the key is
+// gone), 1 with max pairs read (the last key on top), 2 before a pair
+// whose key type is not in kaccept or value type not in vaccept (masks as
+// zlua_readseq's): that pair, unread, is on top as [key, value]. Strings
+// are read in place, valid while the table holds them and is unchanged.
+// [-1, +(0|1|2)]; [go-safe] as zlua_nextpair; it needs two free slots.
+static int zlua_nextpairs(lua_State *L, int idx, int max, unsigned kaccept, unsigned vaccept, zlua_arg *kv, int *state)
+{
+	int n = 0, kt, vt;
+	for (;;) {
+		if (n == max) {
+			*state = 1;
+			return n;
+		}
+		if (!lua_next(L, idx)) {
+			*state = 0;
+			return n;
+		}
+		kt = lua_type(L, -2);
+		vt = lua_type(L, -1);
+		if (!(kaccept >> kt & 1u) || !(vaccept >> vt & 1u)) {
+			*state = 2;
+			return n;
+		}
+		read_scalar(L, -2, kt, &kv[2 * n]);
+		read_scalar(L, -1, vt, &kv[2 * n + 1]);
+		lua_pop(L, 1);
+		n++;
+	}
+}
+#cgo noescape zlua_nextpairs
+#cgo nocallback zlua_nextpairs
 
 // zlua_unrefs releases n registry refs in one crossing (the pump drains
 // refs queued by Go in batches). [go-safe] as zlua_unref: luaL_unref
@@ -229,4 +293,48 @@ func (t Thread) NextPair(idx int, kv *[2]Arg, first bool) int {
 		f = 1
 	}
 	return int(C.zlua_nextpair(t.p, C.int(idx), (*C.zlua_arg)(unsafe.Pointer(&kv[0])), f))
+}
+
+// SeqMax is the most values ReadSeq reads, and twice the most pairs
+// NextPairs reads, in one crossing.
+const SeqMax = int(C.ZLUA_SEQ_MAX)
+
+// Seq receives values from ReadSeq, or pairs from NextPairs (key 2i,
+// value 2i+1).
+type Seq [SeqMax]Arg
+
+// Scalars is the mask of the types ReadSeq and NextPairs can read:
+// nil, boolean, number and string. Other types always stop them.
+const Scalars = 1<<TNil | 1<<TBoolean | 1<<TNumber | 1<<TString
+
+// ReadSeq reads t[first], t[first+1], ... (raw, at most n, n <= SeqMax)
+// of the table at absolute index idx into buf in one crossing, and
+// returns how many it read: it stops before the first value whose type is
+// not in accept (a mask of 1<<type within Scalars). Strings are views
+// valid while the table is unchanged. [go-safe]; it needs one free slot.
+func (t Thread) ReadSeq(idx int, first int64, n int, accept uint, buf *Seq) int {
+	return int(C.zlua_readseq(t.p, C.int(idx), C.longlong(first), C.int(n), C.unsigned(accept&Scalars),
+		(*C.zlua_arg)(unsafe.Pointer(&buf[0]))))
+}
+
+// Pairs states of NextPairs.
+const (
+	PairsEnd  = 0 // the traversal ended; the key is gone
+	PairsMore = 1 // buf is full; the last key is on top
+	PairsStop = 2 // an unread pair is on top as [key, value]
+)
+
+// NextPairs goes on with a traversal of the table at absolute index idx
+// whose last key is on top (nil to begin): it reads up to SeqMax/2 pairs
+// into buf (key 2i, value 2i+1) in one crossing and returns how many and
+// a Pairs state. It stops before a pair whose key type is not in kaccept
+// or whose value type is not in vaccept (masks as ReadSeq's) and leaves
+// that pair on the stack (PairsStop): the caller reads it there, pops the
+// value and calls again. Strings are views valid while the table is
+// unchanged. [go-safe]; it needs two free slots.
+func (t Thread) NextPairs(idx int, kaccept, vaccept uint, buf *Seq) (n, state int) {
+	var st C.int
+	n = int(C.zlua_nextpairs(t.p, C.int(idx), C.int(SeqMax/2), C.unsigned(kaccept&Scalars), C.unsigned(vaccept&Scalars),
+		(*C.zlua_arg)(unsafe.Pointer(&buf[0])), &st))
+	return n, int(st)
 }

@@ -515,6 +515,12 @@ int zlua_callscalars(zlua_env *env, lua_State *L, int ref, int selfref, int nin,
  * name) and reads it into r->res[0] like a call's one result: popped when
  * it is a scalar. Stack: [-0, +1 (unless popped) or +1 error]. */
 int zlua_getglobal(zlua_env *env, lua_State *L, zlua_callres *r);
+/* [go-safe] Runs the table operation opcode (its program: the table,
+ * then its operands) under protection with nres (0 or 1) results, the
+ * one result read into r->res[0] as zlua_getglobal reads it, with the
+ * stack's entry top in r->base: a Table.Get or Set in one crossing.
+ * Stack: [-0, +nres (unless popped) or +1 error]. */
+int zlua_tableop(zlua_env *env, lua_State *L, int opcode, int nres, zlua_callres *r);
 /* The thread-local byte whose address is zlua_tid(). Initial-exec: the
  * variable lives in the program itself (or a library loaded with it),
  * and the access is then two instructions with no call (the model Go's
