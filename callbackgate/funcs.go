@@ -118,6 +118,9 @@ func planFor(t reflect.Type) (callFunc, error) {
 		return c.(callFunc), nil
 	}
 	c, ok := fastPlans[t]
+	if !ok {
+		c, ok = variadicPlans[t]
+	}
 	if !ok && ctxParams(t, 0) == 1 {
 		c = ctxPlan(t)
 	} else if !ok {
