@@ -50,8 +50,9 @@ import (
 // context of the innermost limited call in progress: see "Go functions
 // in Lua" in the package documentation) and should return when it is
 // done, typically with ctx.Err(). Finalizers (__gc) and a script's hook function
-// run with hooks disabled on both backends; Options.Libs = LibsSafe keeps
-// scripts from defining either. On LuaJIT,
+// run with hooks disabled on both backends, and so does a limited call a
+// Go function makes from inside one of them (it is not stopped either);
+// Options.Libs = LibsSafe keeps scripts from defining either. On LuaJIT,
 // compiled code never runs hooks, so the JIT compiler is off and compiled
 // traces are flushed while a limited call runs; it is switched back on when
 // the outermost one returns. A context that is never done (ctx.Done() ==

@@ -41,7 +41,9 @@
 // func. [Env.NewTable] makes one, [Env.Globals] is the global table, and a
 // Lua table read into a *Table (Env.Global, Table.Get, a Go function
 // parameter) becomes one. A [Function] is the same for functions
-// ([Env.GetFunction], or any func-typed or *Function parameter). Both keep
+// ([Env.GetFunction], or any func-typed or *Function parameter; a table or
+// userdata whose metatable has __call is accepted there too, as Lua calls
+// it). Both keep
 // their Lua value alive until Release or until Go drops them (the next
 // Pump releases it), fail with [ErrStale] after Reset or Close, and are
 // refused by other Envs; pushed back into their own Env they are the Lua

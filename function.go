@@ -149,7 +149,7 @@ func (e *Env) getFunction(ctx context.Context, name string, fnPtr any) error {
 			ferr = err
 			return st
 		}
-		if t.Type(-1) != cgo.TFunction {
+		if !e.g.CallableAt(t, t.Top()) {
 			ferr = fmt.Errorf("function expected, got %s", s.TypeName(t, -1))
 			return cgo.OK
 		}

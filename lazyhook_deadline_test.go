@@ -63,3 +63,52 @@ func TestLazyHookOuterCallStopsAfterANestedEnvsCall(t *testing.T) {
 	}
 	run(t, outer, `assert(true)`) // still usable
 }
+
+// Env A's code running under a limited call of another Env B on the same
+// OS thread (A's limited call → Go → B's limited call → Go → a plain call
+// into A): the signal's handler must hurry A, not only B, the innermost
+// (outside probe D1-F1: it hung whatever B's context was).
+func TestLazyHookReachesAnEnvUnderAnotherEnvsLimitedCall(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		ctxB func(ctxA context.Context) (context.Context, context.CancelFunc)
+	}{
+		{"same context", func(ctxA context.Context) (context.Context, context.CancelFunc) {
+			return ctxA, func() {}
+		}},
+		{"a later deadline", func(context.Context) (context.Context, context.CancelFunc) {
+			return context.WithTimeout(context.Background(), 3*time.Second)
+		}},
+		{"a context never done", func(context.Context) (context.Context, context.CancelFunc) {
+			return context.WithCancel(context.Background())
+		}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			a, b := newEnv(t), newEnv(t)
+			must(t, b.SetGlobal("backA", func() error { return a.DoString(`while true do end`) }))
+			must(t, a.SetGlobal("intoB", func(ctx context.Context) error {
+				ctxB, cancel := c.ctxB(ctx)
+				defer cancel()
+				return b.DoStringContext(ctxB, `backA()`)
+			}))
+			ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+			defer cancel()
+			done := make(chan error, 1)
+			start := time.Now()
+			go func() { done <- a.DoStringContext(ctx, `intoB()`) }()
+			select {
+			case err := <-done:
+				if !errors.Is(err, context.DeadlineExceeded) {
+					t.Errorf("A's call: %v, want its deadline", err)
+				}
+				if d := time.Since(start); d > time.Second {
+					t.Errorf("A's call ended %v after it began, want soon after its 50 ms", d)
+				}
+			case <-time.After(10 * time.Second):
+				t.Fatal("A's call still running 10 s after its deadline")
+			}
+			run(t, a, `assert(true)`)
+			run(t, b, `assert(true)`)
+		})
+	}
+}

@@ -22,6 +22,47 @@ func init() {
 	helpers["poke-ready"] = func() error { return pokeScenario(false) }
 	helpers["poke-taken"] = func() error { return pokeScenario(true) }
 	helpers["poke-taken-unasked"] = pokeTakenUnasked
+	helpers["poke-no-queue"] = pokeNoQueue
+}
+
+// rlimitSigpending is Linux's RLIMIT_SIGPENDING (the syscall package has
+// no name for it).
+const rlimitSigpending = 11
+
+// pokeNoQueue: with a pending-signal limit of 0 no real-time signal can
+// be queued (tgkill fails with EAGAIN), so a lazy limit would never be
+// armed: the limited call must count from its start and stop a loop that
+// neither allocates nor calls (outside probe D1-F3).
+func pokeNoQueue() error {
+	var rl syscall.Rlimit
+	if err := syscall.Getrlimit(rlimitSigpending, &rl); err != nil {
+		return err
+	}
+	rl.Cur = 0
+	if err := syscall.Setrlimit(rlimitSigpending, &rl); err != nil {
+		return err
+	}
+	e, err := New(Options{})
+	if err != nil {
+		return err
+	}
+	done := make(chan error, 1)
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+		defer cancel()
+		done <- e.DoStringContext(ctx, `while true do end`)
+	}()
+	select {
+	case err := <-done:
+		if !errors.Is(err, context.DeadlineExceeded) {
+			return fmt.Errorf("pure loop: %v, want the deadline", err)
+		}
+	case <-time.After(5 * time.Second):
+		fmt.Println("still running 5 s after its deadline")
+		os.Exit(3)
+	}
+	fmt.Println("stopped")
+	return e.Close()
 }
 
 // pokeTakenUnasked: the program takes the signal after zlua's first
@@ -125,5 +166,9 @@ func TestPokeSignalCanBeTurnedOffOrTaken(t *testing.T) {
 	out, _ = runInProcess(t, "poke-taken-unasked")
 	if !strings.Contains(out, "stopped") {
 		t.Errorf("taken, unasked: %q", out)
+	}
+	out, _ = runInProcess(t, "poke-no-queue")
+	if !strings.Contains(out, "stopped") {
+		t.Errorf("no signal queue: %q", out)
 	}
 }

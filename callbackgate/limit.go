@@ -121,7 +121,7 @@ func (l *limit) poke(marks cgo.Interrupts) {
 	t := time.NewTimer(wait)
 	defer t.Stop()
 	for !l.quitting.Load() { // else quit has begun and may not have seen wake
-		if !marks.Poke() {
+		if marks.Poke() == cgo.PokeNever {
 			return // the handler is not zlua's, or no thread is known
 		}
 		select {

@@ -228,7 +228,7 @@ func (g *Gate) readHandle(t cgo.Thread, idx int, a *cgo.Arg, v reflect.Value) (o
 	case a.Type == int32(cgo.TNil) || a.Type == int32(cgo.TNone):
 		v.SetZero()
 		return true, nil
-	case a.Type != int32(want):
+	case a.Type != int32(want) && (want != cgo.TFunction || !g.callableArg(t, idx, a)):
 		return true, typeError(name, g.typeName(t, idx, a))
 	}
 	var p unsafe.Pointer
@@ -254,6 +254,26 @@ func (g *Gate) readHandle(t cgo.Thread, idx int, a *cgo.Arg, v reflect.Value) (o
 	}
 	v.Set(asPublic(typ, p))
 	return true, nil
+}
+
+// callableArg reports whether the value at idx (described by a) can go
+// where Go wants a function: a function, or a table or userdata whose
+// metatable has __call, which Lua calls as it calls functions (a class
+// instance registered as a handler). Table.Method binds the same values.
+func (g *Gate) callableArg(t cgo.Thread, idx int, a *cgo.Arg) bool {
+	switch a.Type {
+	case int32(cgo.TFunction):
+		return true
+	case int32(cgo.TTable), int32(cgo.TUserdata):
+		return g.S.Reserve(t, 3) && t.Callable(idx)
+	}
+	return false
+}
+
+// CallableAt is callableArg for the value at idx of t.
+func (g *Gate) CallableAt(t cgo.Thread, idx int) bool {
+	a := t.Arg(idx)
+	return g.callableArg(t, idx, &a)
 }
 
 // handlePushError refuses a handle type where only a Lua value could go:

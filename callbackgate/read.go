@@ -408,7 +408,7 @@ func (g *Gate) read(t cgo.Thread, idx int, a *cgo.Arg, v reflect.Value, depth in
 			v.SetZero()
 			return nil
 		}
-		if a.Type != int32(cgo.TFunction) {
+		if !g.callableArg(t, idx, a) {
 			return typeError("function", g.typeName(t, idx, a))
 		}
 		f, err := g.NewFunction(t, idx, "function")

@@ -379,6 +379,8 @@ zlua_limitprev zlua_limit_begin(zlua_env *env, lua_State *L)
 		env->int_first_len = 0;
 		env->hook_count = ZLUA_HOOK_COUNT_START;
 	}
+	if (zlua_poke_nest_full())
+		env->limit_lazy = 0; /* the handler cannot see this env */
 	env->running = L; /* the thread the limited chunk runs on */
 	env->limit_depth++;
 	zlua_hook_apply(L, env, 0, 0);

@@ -140,9 +140,19 @@ func (i Interrupts) Interrupt(reason int) { C.zlua_interrupt(i.env, C.int(reason
 
 // Poke makes the hook of the limited call in progress fire at its next
 // instruction, once its context is done (see cgo/poke.c): a signal to
-// the thread LimitBegin named. It reports whether one was sent. Any
-// goroutine may call it while the call runs.
-func (i Interrupts) Poke() bool { return C.zlua_poke(i.env) != 0 }
+// the thread LimitBegin named. Any goroutine may call it while the call
+// runs.
+func (i Interrupts) Poke() PokeResult { return PokeResult(C.zlua_poke(i.env)) }
+
+// PokeResult is what Poke did.
+type PokeResult int
+
+// The results of Poke.
+const (
+	PokeSent  PokeResult = 1  // a signal is on its way
+	PokeLater PokeResult = -1 // none could be queued now (the user's pending-signal limit): try again
+	PokeNever PokeResult = 0  // none can be sent: no thread is known, or the handler is not zlua's
+)
 
 // PokeSignal is the signal number Poke sends (a real-time signal).
 func PokeSignal() int { return int(C.zlua_poke_signo()) }

@@ -28,11 +28,21 @@
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 /* The env whose limited call runs on this thread (innermost), or NULL. */
 static __thread zlua_env *limited_env __attribute__((tls_model("initial-exec")));
+/* Every env whose limited call runs on this thread, outermost first: the
+ * first ZLUA_POKE_NEST of them (nest_n counts them all). An env's code can
+ * run under another env's limited call on the same thread (A's limited
+ * call calls Go, which runs B's, which calls Go, which calls into A), and
+ * a lazy limit has no count hook to notice A's mark there: the handler
+ * hurries every marked env of the thread, not only the innermost. */
+#define ZLUA_POKE_NEST 32
+static __thread zlua_env *nest[ZLUA_POKE_NEST] __attribute__((tls_model("initial-exec")));
+static __thread int nest_n __attribute__((tls_model("initial-exec")));
 /* This thread's kernel id, once asked. */
 static __thread pid_t own_tid __attribute__((tls_model("initial-exec")));
 
@@ -44,12 +54,18 @@ static int installed; /* atomic: the handler was installed */
 static void on_poke(int sig, siginfo_t *info, void *uctx)
 {
 	int saved = errno;
-	zlua_env *env = limited_env;
+	zlua_env *env = limited_env, *e;
+	int i = nest_n < ZLUA_POKE_NEST ? nest_n : ZLUA_POKE_NEST;
 	(void)sig;
 	(void)info;
 	(void)uctx;
 	if (env != NULL && zlua_interrupted(env))
 		zlua_hook_hurry_running(env);
+	while (i-- > 0) {
+		e = nest[i];
+		if (e != env && e != NULL && zlua_interrupted(e))
+			zlua_hook_hurry_running(e);
+	}
 	errno = saved;
 }
 
@@ -87,9 +103,20 @@ static int handler_is_ours(void)
 static uint64_t ready_at;
 static int ready_seen;
 
+/* Whether the user may queue enough real-time signals for the pokes
+ * (RLIMIT_SIGPENDING; with a limit of 0 or 1 every tgkill fails): a
+ * lazy limit needs them to arrive. */
+static int queue_ok(void)
+{
+	struct rlimit rl;
+	if (getrlimit(RLIMIT_SIGPENDING, &rl) != 0)
+		return 1; /* unknown: as Linux's default, thousands */
+	return rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur >= 16;
+}
+
 int zlua_poke_ready(void)
 {
-	int r = handler_is_ours();
+	int r = handler_is_ours() && queue_ok();
 	__atomic_store_n(&ready_seen, r, __ATOMIC_RELAXED);
 	return r;
 }
@@ -100,7 +127,7 @@ int zlua_poke_ready_at(uint64_t now)
 	int r;
 	if (at != 0 && now - at < ZLUA_POKE_RECHECK_NS)
 		return __atomic_load_n(&ready_seen, __ATOMIC_RELAXED);
-	r = handler_is_ours();
+	r = handler_is_ours() && queue_ok();
 	__atomic_store_n(&ready_seen, r, __ATOMIC_RELAXED);
 	__atomic_store_n(&ready_at, now, __ATOMIC_RELAXED);
 	return r;
@@ -120,7 +147,15 @@ uintptr_t zlua_poke_begin(zlua_env *env)
 	__atomic_store_n(&env->limit_tid, zlua_own_tid(), __ATOMIC_RELAXED);
 	env->limits_open++;
 	limited_env = env;
+	if (nest_n < ZLUA_POKE_NEST)
+		nest[nest_n] = env;
+	nest_n++;
 	return (uintptr_t)prev;
+}
+
+int zlua_poke_nest_full(void)
+{
+	return nest_n > ZLUA_POKE_NEST;
 }
 
 void zlua_poke_end(zlua_env *env, uintptr_t prev, int tid)
@@ -128,6 +163,8 @@ void zlua_poke_end(zlua_env *env, uintptr_t prev, int tid)
 	if (zlua_own_tid() != tid)
 		return; /* moved: the begin thread still names env, kept (zlua_env_close) */
 	limited_env = (zlua_env *)prev;
+	if (nest_n > 0)
+		nest_n--;
 	env->limits_open--;
 	/* An outer limited call of another env on this thread whose context
 	 * became done while this one ran: the signals meant for it found this
@@ -142,6 +179,7 @@ void zlua_poke_forget(zlua_env *env, int tid)
 	if (zlua_own_tid() != tid)
 		return;
 	limited_env = NULL;
+	nest_n = 0;
 	env->limits_open--;
 }
 
@@ -156,7 +194,12 @@ int zlua_poke(zlua_env *env)
 		__atomic_store_n(&ready_at, 0, __ATOMIC_RELAXED);
 		return 0;
 	}
-	return syscall(SYS_tgkill, (pid_t)getpid(), tid, ZLUA_POKE_SIGNO()) == 0;
+	if (syscall(SYS_tgkill, (pid_t)getpid(), tid, ZLUA_POKE_SIGNO()) == 0)
+		return 1;
+	/* EAGAIN: the queue of pending real-time signals is full (the
+	 * RLIMIT_SIGPENDING of the user): a lazy limit has no count hook to
+	 * fall back on, so the watcher tries again later. */
+	return errno == EAGAIN ? -1 : 0;
 }
 
 int zlua_poke_signo(void)

@@ -188,6 +188,40 @@ static int zlua_nextpairs(lua_State *L, int idx, int max, unsigned kaccept, unsi
 #cgo noescape zlua_nextpairs
 #cgo nocallback zlua_nextpairs
 
+// zlua_callable_raw reports whether the value at idx is one Lua can call:
+// a function, or a value whose metatable has a non-nil __call (what
+// Lua's call and zlua_callable test). It walks the metatable with
+// lua_next instead of looking "__call" up: pushing the key string could
+// run a collection step on LuaJIT, and a finalizer's error would be
+// raised. [go-safe]: lua_getmetatable and lua_next from a nil key
+// neither allocate nor raise; it needs three free slots. [-0, +0]
+static int zlua_callable_raw(lua_State *L, int idx)
+{
+	int found = 0;
+	size_t n;
+	const char *k;
+	if (lua_type(L, idx) == LUA_TFUNCTION)
+		return 1;
+	if (!lua_getmetatable(L, idx))
+		return 0;
+	lua_pushnil(L);
+	while (lua_next(L, -2)) {
+		if (lua_type(L, -2) == LUA_TSTRING) {
+			k = lua_tolstring(L, -2, &n);
+			if (n == 6 && memcmp(k, "__call", 6) == 0) {
+				found = !lua_isnil(L, -1);
+				lua_pop(L, 2);
+				break;
+			}
+		}
+		lua_pop(L, 1);
+	}
+	lua_pop(L, 1);
+	return found;
+}
+#cgo noescape zlua_callable_raw
+#cgo nocallback zlua_callable_raw
+
 // zlua_unrefs releases n registry refs in one crossing (the pump drains
 // refs queued by Go in batches). [go-safe] as zlua_unref: luaL_unref
 // stores into slots the registry has. [-0, +0]
@@ -338,3 +372,8 @@ func (t Thread) NextPairs(idx int, kaccept, vaccept uint, buf *Seq) (n, state in
 		(*C.zlua_arg)(unsafe.Pointer(&buf[0])), &st))
 	return n, int(st)
 }
+
+// Callable reports whether the value at idx is one Lua can call: a
+// function, or a table or userdata whose metatable has __call. [go-safe];
+// it needs three free slots.
+func (t Thread) Callable(idx int) bool { return C.zlua_callable_raw(t.p, C.int(idx)) != 0 }

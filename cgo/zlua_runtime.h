@@ -250,9 +250,16 @@ void zlua_poke_end(zlua_env *env, uintptr_t prev, int tid);
 void zlua_poke_forget(zlua_env *env, int tid);
 /* [go-safe] From any thread while env's limited call runs, once its
  * context is done: signals the thread last named env's, whose handler
- * makes the running Lua thread's hook fire at its next instruction.
- * Returns whether a signal was sent. */
+ * makes the running Lua thread's hook fire at its next instruction (and
+ * that of every other marked env whose limited call runs on the thread).
+ * Returns 1 when a signal was sent, -1 when it could not be for now (the
+ * queue of pending signals is full: try again), 0 when none can be (no
+ * thread, or the handler is not zlua's). */
 int zlua_poke(zlua_env *env);
+/* [go-safe] Whether more limited calls run on this thread than the
+ * signal's handler can see (poke.c, ZLUA_POKE_NEST): the innermost one
+ * then counts from its start. */
+int zlua_poke_nest_full(void);
 /* [go-safe] How many envs zlua_env_close kept (see zlua_poke_end). */
 int zlua_kept_envs(void);
 /* [go-safe] ZLUA_POKE_SIGNO(), for Go. */
