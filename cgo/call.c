@@ -204,17 +204,7 @@ int zlua_callscalars(zlua_env *env, lua_State *L, int ref, int selfref, int nin,
 
 int zlua_getglobal(zlua_env *env, lua_State *L, zlua_callres *r)
 {
-	zlua_opargs a;
-	int base = lua_gettop(L), st;
-	memset(&a, 0, sizeof a);
-	a.ref = LUA_NOREF;
-	r->base = base;
-	r->n = 0;
-	r->popped = 0;
-	st = zlua_op(env, L, ZLUA_DO_GETGLOBAL, 0, 1, &a);
-	if (st == LUA_OK)
-		read_results(env, L, base, 0, r);
-	return st;
+	return zlua_tableop(env, L, ZLUA_DO_GETGLOBAL, 1, r);
 }
 
 int zlua_tableop(zlua_env *env, lua_State *L, int opcode, int nres, zlua_callres *r)
