@@ -83,22 +83,33 @@ func pureLoopStops(e *Env) error {
 // the handler is not zlua's and count from its start: with no count hook
 // (a lazy limit) and no signal, nothing would stop it.
 func pokeTakenUnasked() error {
-	e, err := New(Options{})
+	e, err := envAfterALimitedCall()
 	if err != nil {
 		return err
 	}
 	defer e.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Hour)
-	err = e.DoStringContext(ctx, `BIG = {} for i = 1, 1e5 do BIG[i] = i end`)
-	cancel()
-	if err != nil {
-		return err
-	}
 	sig := syscall.Signal(cgo.PokeSignal())
 	signal.Ignore(sig)
 	signal.Notify(make(chan os.Signal, 16), sig)
 	time.Sleep(30 * time.Millisecond)
 	return pureLoopStops(e)
+}
+
+// envAfterALimitedCall returns a new Env that has made one limited call
+// (which installs zlua's handler of the poke signal, unless
+// ZLUA_POKE_SIGNAL=off) and holds BIG, a sorted table of 10^5 integers.
+func envAfterALimitedCall() (*Env, error) {
+	e, err := New(Options{})
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Hour)
+	defer cancel()
+	if err := e.DoStringContext(ctx, `BIG = {} for i = 1, 1e5 do BIG[i] = i end`); err != nil {
+		e.Close()
+		return nil, err
+	}
+	return e, nil
 }
 
 // pokeScenario runs a limited call, which installs zlua's handler (unless
@@ -107,17 +118,11 @@ func pokeTakenUnasked() error {
 // limited call must then still end at its deadline, by the count hook,
 // and the program must receive none of zlua's signals.
 func pokeScenario(taken bool) error {
-	e, err := New(Options{})
+	e, err := envAfterALimitedCall()
 	if err != nil {
 		return err
 	}
 	defer e.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Hour)
-	err = e.DoStringContext(ctx, `BIG = {} for i = 1, 1e5 do BIG[i] = i end`)
-	cancel()
-	if err != nil {
-		return err
-	}
 	fmt.Println("ready:", cgo.PokeReady())
 	if !taken {
 		return nil
@@ -127,7 +132,7 @@ func pokeScenario(taken bool) error {
 	got := make(chan os.Signal, 16)
 	signal.Notify(got, sig)
 	fmt.Println("ready after Notify:", cgo.PokeReady())
-	ctx, cancel = context.WithTimeout(context.Background(), 50*time.Millisecond)
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()
 	if err := e.DoStringContext(ctx, `while true do table.sort(BIG) end`); !errors.Is(err, context.DeadlineExceeded) {
 		return fmt.Errorf("slow loop: %v, want the deadline", err)
