@@ -20,3 +20,9 @@ const HasIntegers = false
 // GC64 it must keep LuaJIT's own allocator, wrapped, whose arena lua_close
 // then keeps (cgo/alloc.c).
 func OwnAllocator() bool { return C.zlua_jit_own_allocator() != 0 }
+
+// SpareArenas returns how many arenas of closed states wait for the next
+// state to take them: a state whose heap stayed under 1 MiB leaves its
+// arena's mapped pages to the next one (up to 8 per process), so a New
+// after a Close does not fault them in again (cgo/alloc.c). For tests.
+func SpareArenas() int { return int(C.zlua_spare_arenas()) }
