@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"runtime"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -141,7 +142,7 @@ func (e *Env) init() error {
 		if st, _ := g.S.Run(t, e.opts.Libs.openOp(), 0, 0, 0); st != cgo.OK {
 			return st
 		}
-		return g.S.DoString(t, lua.Prelude, "=zlualib", "t")
+		return g.S.DoString(t, lua.Prelude, "=zlualib", cgo.ModeOwn)
 	})
 	if err != nil {
 		return fmt.Errorf("zlua: init: %w", err)
@@ -164,21 +165,22 @@ func (e *Env) init() error {
 	}
 	if root := e.opts.root(); root != "_G" {
 		// An existing table is kept (a library's, such as math); any
-		// other value refuses the name instead of disappearing.
-		var kind string
-		// An expression: Eval compiles it at its first try (a statement
-		// chunk raises a syntax error first, and on LuaJIT every raise
+		// other value refuses the name instead of disappearing. One of
+		// zlua's own chunks, with the name as its argument: compiled once
+		// per process. Only the refusal raises (on LuaJIT every raise
 		// searches the unwind tables of every state with compiled code:
 		// New would slow down with the number of Envs, probe A1-F2).
-		if err := e.Eval(`(function(name) -- a Lua name (Options.check)
+		err := e.callChunk(`local name = ...
 			local v = rawget(_G, name)
-			if v == nil then rawset(_G, name, {}) return "table" end
-			return type(v)
-		end)("`+root+`")`, &kind); err != nil {
-			return fmt.Errorf("zlua: root table: %w", err)
+			if v == nil then rawset(_G, name, {}) elseif type(v) ~= "table" then error("`+rootRefusal+`" .. type(v), 0) end`,
+			"=zlua.root", cgo.ModeOwn, "", []any{root})
+		var le *LuaError
+		if errors.As(err, &le) && strings.HasPrefix(le.Message, rootRefusal) {
+			return fmt.Errorf("zlua: root %q names an existing global (a %s value), not a table", root,
+				strings.TrimPrefix(le.Message, rootRefusal))
 		}
-		if kind != "table" {
-			return fmt.Errorf("zlua: root %q names an existing global (a %s value), not a table", root, kind)
+		if err != nil {
+			return fmt.Errorf("zlua: root table: %w", err)
 		}
 	}
 	if err := e.installModules(); err != nil {
@@ -186,6 +188,10 @@ func (e *Env) init() error {
 	}
 	return nil
 }
+
+// rootRefusal begins the error the root chunk of init raises when the
+// root's name holds a value that is not a table; its type follows.
+const rootRefusal = "zlua.root: not a table: "
 
 // Close closes the Lua state, running every pending __gc, and releases all
 // Go values Lua held; function handles of this Env then fail with a clear

@@ -41,7 +41,7 @@ func (e *Env) installModules() error {
 		for i = #searchers, 2, -1 do
 			searchers[i + 1] = searchers[i]
 		end
-		searchers[2] = search`, "=zlua.modules", "module searcher", []any{read, e.opts.Libs.chunkMode()})
+		searchers[2] = search`, "=zlua.modules", cgo.ModeOwn, "module searcher", []any{read, e.opts.Libs.chunkMode()})
 }
 
 // errTooBig is readAtMost's refusal of a file that outgrew the limit.

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/zlua-go/zlua/callbackgate"
+	"github.com/zlua-go/zlua/cgo"
 )
 
 // RootTable is the default root table under which [Env.Register] places
@@ -92,7 +93,7 @@ func (e *Env) Register(path string, v any) error {
 			if type(sub) ~= "table" then error("'" .. k .. "' is not a table", 0) end
 			t = sub
 		end
-		rawset(t, name, v)`, "=zlua.register", parts[len(parts)-1], args)
+		rawset(t, name, v)`, "=zlua.register", cgo.ModeOwn, parts[len(parts)-1], args)
 	if err != nil {
 		return opErrorf(err, "register %q", path)
 	}

@@ -80,18 +80,19 @@ func (e *Env) DoStringArgs(chunk string, args ...any) error {
 	if e.g == nil {
 		return errUnmade
 	}
-	return e.callChunk(chunk, doStringName, "", args)
+	return e.callChunk(chunk, doStringName, e.opts.Libs.chunkMode(), "", args)
 }
 
 // callChunk runs chunk, named chunkName in errors and tracebacks, with
-// args; Go functions among them are named name in error messages. zlua's
-// own chunks are named "=zlua.<what>": the position a deadline names
-// skips them for the script's (cgo/interrupt.c, zlua_where_script).
-func (e *Env) callChunk(chunk, chunkName, name string, args []any) error {
+// args; Go functions among them are named name in error messages. mode is
+// a script's (Libs.chunkMode) or cgo.ModeOwn for zlua's own chunks, which
+// are named "=zlua.<what>": the position a deadline names skips them for
+// the script's (cgo/interrupt.c, zlua_where_script).
+func (e *Env) callChunk(chunk, chunkName, mode, name string, args []any) error {
 	var perr error
 	err := e.protect(func(t cgo.Thread) int {
 		s := e.g.S
-		if st := s.Load(t, chunk, chunkName, e.opts.Libs.chunkMode()); st != cgo.OK {
+		if st := s.Load(t, chunk, chunkName, mode); st != cgo.OK {
 			return st
 		}
 		s.ProgReset()

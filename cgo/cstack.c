@@ -219,7 +219,7 @@ void zlua_open_cstack(lua_State *L, zlua_env *env)
 	lua_getglobal(L, "loadstring");
 	zlua_jit_hook_fn(L, env, ZLUA_HOOKFN_LOADSTRING);
 	lua_pop(L, 3);
-	if (luaL_loadbuffer(L, wrap_src, sizeof wrap_src - 1, "=zlua.cstack") != LUA_OK)
+	if (zlua_load_own(L, wrap_src, sizeof wrap_src - 1, "=zlua.cstack") != LUA_OK)
 		lua_error(L);
 	lua_pushcfunction(L, deep);
 	lua_getglobal(L, "coroutine");

@@ -161,7 +161,9 @@ int zlua_load_chunk(lua_State *L, zlua_env *env, const char *chunk, size_t len, 
 {
 	piece_reader r;
 	int st;
-	if (env->limit_depth == 0 || len <= ZLUA_LOAD_PIECE) {
+	if (mode[0] == ZLUA_MODE_OWN[0]) {
+		st = zlua_load_own(L, chunk, len, name);
+	} else if (env->limit_depth == 0 || len <= ZLUA_LOAD_PIECE) {
 		st = luaL_loadbufferx(L, chunk, len, name, mode);
 	} else {
 		r.env = env;

@@ -64,7 +64,7 @@ void zlua_open_iterators(lua_State *L)
 		return;
 	}
 	lua_pushcfunction(L, metafield);
-	if (luaL_loadbuffer(L, iterators_src, sizeof iterators_src - 1, ZLUA_INDEX_CHUNK) != 0)
+	if (zlua_load_own(L, iterators_src, sizeof iterators_src - 1, ZLUA_INDEX_CHUNK) != 0)
 		lua_error(L);
 	lua_insert(L, -5);
 	lua_call(L, 4, 2);

@@ -390,7 +390,7 @@ void zlua_jit_nostitch(lua_State *L, zlua_env *env)
 void zlua_jit_init(lua_State *L, zlua_env *env)
 {
 	int n = 0;
-	if (luaL_loadbuffer(L, factory_src, sizeof factory_src - 1, ZLUA_INDEX_CHUNK) != 0)
+	if (zlua_load_own(L, factory_src, sizeof factory_src - 1, ZLUA_INDEX_CHUNK) != 0)
 		lua_error(L);
 	/* the FFI path needs the address proof (ud_block), the place of a
 	 * userdata's length (ud_lenoff) and the limited flag */

@@ -375,7 +375,7 @@ void zlua_open_patterns(lua_State *L, zlua_env *env)
 		lua_setfield(L, -2, r->name);
 #ifdef ZLUA_LUAJIT
 		if (r->func == pat_gmatch) {
-			if (luaL_loadbuffer(L, gmatch_factory, sizeof gmatch_factory - 1, "=zlua.gmatch") != 0)
+			if (zlua_load_own(L, gmatch_factory, sizeof gmatch_factory - 1, "=zlua.gmatch") != 0)
 				lua_error(L);
 			lua_pushcfunction(L, gmatch_next);
 			lua_call(L, 1, 1);

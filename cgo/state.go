@@ -425,6 +425,8 @@ func (s *State) load(t Thread, opcode int, chunk, name, mode string) int {
 		m = modeT
 	case "b":
 		m = modeB
+	case ModeOwn:
+		m = modeOwn
 	default:
 		m = modeBT
 	}
@@ -434,10 +436,20 @@ func (s *State) load(t Thread, opcode int, chunk, name, mode string) int {
 }
 
 var (
-	modeT  = C.CString("t")
-	modeB  = C.CString("b")
-	modeBT = C.CString("bt")
+	modeT   = C.CString("t")
+	modeB   = C.CString("b")
+	modeBT  = C.CString("bt")
+	modeOwn = C.CString(C.ZLUA_MODE_OWN)
 )
+
+// ModeOwn is the load mode of zlua's own chunks (never a script's): a
+// text chunk compiled once per process, loaded from its bytecode by every
+// later state (cgo/chunkcache.c).
+const ModeOwn = "own"
+
+// OwnChunks returns how many of zlua's own chunks the process keeps
+// compiled (cgo/chunkcache.c). For tests.
+func OwnChunks() int { return int(C.zlua_own_chunks()) }
 
 // ErrInfo returns the message and traceback the message handler recorded
 // for the error value on top of t's stack; ok is false if it did not run

@@ -122,7 +122,7 @@ static int zlua_xpcall(lua_State *L)
 void zlua_open_xpcall(lua_State *L, zlua_env *env)
 {
 	int n = 3;
-	if (luaL_loadbuffer(L, guard_src, sizeof guard_src - 1, "=zlua.xpcall") != LUA_OK)
+	if (zlua_load_own(L, guard_src, sizeof guard_src - 1, "=zlua.xpcall") != LUA_OK)
 		lua_error(L);
 	lua_pushcfunction(L, pending);
 	lua_getglobal(L, "debug");

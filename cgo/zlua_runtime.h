@@ -207,8 +207,13 @@ lua_State *zlua_newstate(zlua_env *env);
  * lua_newstate (a GC64 build, found once per process: alloc.c). */
 int zlua_jit_own_allocator(void);
 /* [go-safe] Destroys the arena of a closed state's allocator (closes the
- * bare state that owns it, alloc.c); no-op without one. */
+ * bare state that owns it, alloc.c), or keeps it for the next state when
+ * the heap stayed small and fewer than 8 wait; no-op without one. */
 void zlua_close_arena(zlua_env *env);
+/* [go-safe] How many arenas of closed states wait for the next state
+ * (alloc.c: a state whose heap stayed under 1 MiB leaves its arena to the
+ * next one, up to 8 per process). */
+int zlua_spare_arenas(void);
 #endif
 
 /* ---- time limits (hook.c) ---- */
@@ -413,6 +418,15 @@ void zlua_where_script(lua_State *L, int level);
  * on top. [-0, +1] */
 int zlua_load_chunk(lua_State *L, zlua_env *env, const char *chunk, size_t len, const char *name,
 		    const char *mode);
+/* The load mode of zlua's own chunks (zlua_load_chunk: zlua_load_own). */
+#define ZLUA_MODE_OWN "o"
+/* [lua] Loads one of zlua's own chunks, src named name, as
+ * luaL_loadbuffer does (the same function, lines and name): compiled the
+ * first time in the process, from the bytecode it compiled to after that
+ * (chunkcache.c). Never for a script's chunk. [-0, +1] */
+int zlua_load_own(lua_State *L, const char *src, size_t len, const char *name);
+/* [go-safe] How many of zlua's own chunks the process keeps compiled. */
+int zlua_own_chunks(void);
 
 /* ---- pattern matching (pattern.c, pattern_lib.c) ---- */
 
