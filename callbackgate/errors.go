@@ -367,6 +367,12 @@ func isMemoryMessage(msg string) bool {
 // refTop pops the value on top of t's stack into a registry ref.
 func (g *Gate) refTop(t cgo.Thread) (int, error) {
 	st, ref := g.S.Run(t, cgo.OpRef, 1, 0, 0)
+	return g.refDone(t, st, ref)
+}
+
+// refDone is refTop's and refValue's end: ref, or the error of the
+// failed ref (its value popped).
+func (g *Gate) refDone(t cgo.Thread, st, ref int) (int, error) {
 	if st != cgo.OK {
 		// Not only memory: at the C stack's bound (Lua 5.4's nested C
 		// calls, coroutines resumed through Go functions) the protected

@@ -205,8 +205,8 @@ func (r *luaRef) put(g *Gate, what string) error {
 
 // refValue refs the value at absolute index idx of t (it stays there).
 func (g *Gate) refValue(t cgo.Thread, idx int) (int32, error) {
-	t.PushValue(idx)
-	ref, err := g.refTop(t)
+	st, r := g.S.RefAt(t, idx) // one crossing: the copy and the ref
+	ref, err := g.refDone(t, st, r)
 	return int32(ref), err
 }
 

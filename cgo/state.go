@@ -21,6 +21,23 @@ static int zlua_run(uintptr_t envp, uintptr_t Lp, int opcode, int nargs, int nre
 	return st;
 }
 
+// zlua_ref_at refs the value at idx of L in the registry: DO_REF on a
+// copy of it, in one crossing (a handle made for a Go function's argument).
+// The ref is left in env->op_ref. [-0, +0, or +1 error]
+static int zlua_ref_at(uintptr_t envp, uintptr_t Lp, int idx)
+{
+	zlua_env *env = (zlua_env *)envp;
+	lua_State *L = (lua_State *)Lp;
+	zlua_opargs a;
+	int st;
+	memset(&a, 0, sizeof a);
+	a.ref = LUA_NOREF;
+	lua_pushvalue(L, idx);
+	st = zlua_op(env, L, ZLUA_DO_REF, 1, 0, &a);
+	env->op_ref = a.ref;
+	return st;
+}
+
 // zlua_load runs DO_LOAD or DO_DOSTRING on a chunk that Go passes for the
 // duration of the call; the chunk name is copied into a C buffer.
 // [-0, +1 function or +0 for DO_DOSTRING, or +1 error]
@@ -403,6 +420,14 @@ func (s *State) Reclaim() { C.zlua_reclaim(s.env) }
 func (s *State) Run(t Thread, opcode, nargs, nres, n int) (status int, ref int) {
 	st := C.zlua_run(C.uintptr_t(uintptr(unsafe.Pointer(s.env))), C.uintptr_t(uintptr(unsafe.Pointer(t.p))),
 		C.int(opcode), C.int(nargs), C.int(nres), C.int(n))
+	return int(st), int(s.env.op_ref)
+}
+
+// RefAt refs the value at absolute index idx of t as Run(OpRef) refs a
+// copy pushed on top, in one crossing (the value stays at idx). On
+// failure the error value is left on top.
+func (s *State) RefAt(t Thread, idx int) (status int, ref int) {
+	st := C.zlua_ref_at(C.uintptr_t(uintptr(unsafe.Pointer(s.env))), C.uintptr_t(uintptr(unsafe.Pointer(t.p))), C.int(idx))
 	return int(st), int(s.env.op_ref)
 }
 

@@ -1,0 +1,38 @@
+package zlua_test
+
+import (
+	"runtime"
+	"testing"
+
+	"github.com/zlua-go/zlua"
+)
+
+// TestHandleArgumentsCrossOnce: a Go function's *Table or *Function
+// parameter costs one cgo call for its ref (the copy and the ref
+// together), not one to push the copy and one to ref it; a *Thread one
+// more, for its lua_State.
+func TestHandleArgumentsCrossOnce(t *testing.T) {
+	e := newEnv(t)
+	must(t, e.SetGlobal("tab", func(*zlua.Table) {}))
+	must(t, e.SetGlobal("fun", func(*zlua.Function) {}))
+	must(t, e.SetGlobal("thr", func(*zlua.Thread) {}))
+	for _, c := range []struct {
+		name, arg string
+		want      float64
+	}{
+		{"tab", "{}", 1}, {"fun", "print", 1}, {"thr", "coroutine.create(print)", 2},
+	} {
+		crossings := func(n int) int64 {
+			must(t, e.SetGlobal("N", n))
+			before := runtime.NumCgoCall()
+			run(t, e, "local a = "+c.arg+" for i = 1, N do "+c.name+"(a) end")
+			return runtime.NumCgoCall() - before
+		}
+		crossings(10) // warm: the function's plan, the stack
+		per := float64(crossings(1010)-crossings(10)) / 1000
+		if per > c.want+0.01 {
+			t.Errorf("%s(%s): %.2f cgo calls per call, want %v", c.name, c.arg, per, c.want)
+		}
+		must(t, e.Pump())
+	}
+}
