@@ -23,6 +23,42 @@ func init() {
 	helpers["poke-taken"] = func() error { return pokeScenario(true) }
 	helpers["poke-taken-unasked"] = pokeTakenUnasked
 	helpers["poke-no-queue"] = pokeNoQueue
+	helpers["poke-ignored-during"] = func() error { return pokeIgnored(true) }
+	helpers["poke-ignored-before"] = func() error { return pokeIgnored(false) }
+}
+
+// pokeIgnored: the program sets the signal to ignored (signal.Ignore),
+// during a lazy limited call running a loop that neither allocates nor
+// calls, or just before one (within the start's 10 ms reuse of its last
+// look at the handler, so the call still starts lazy). Nothing but the
+// signal can stop that loop, and nobody handles the signal any more:
+// zlua takes it back (outside probe E1-F1: the loop ran on forever).
+func pokeIgnored(during bool) error {
+	e, err := envAfterALimitedCall()
+	if err != nil {
+		return err
+	}
+	defer e.Close()
+	sig := syscall.Signal(cgo.PokeSignal())
+	if during {
+		go func() {
+			time.Sleep(20 * time.Millisecond)
+			signal.Ignore(sig)
+		}()
+	} else {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Hour)
+		err := e.DoStringContext(ctx, `x = 1`) // a fresh look at the handler
+		cancel()
+		if err != nil {
+			return err
+		}
+		signal.Ignore(sig)
+	}
+	if err := pureLoopStops(e); err != nil {
+		return err
+	}
+	fmt.Println("ready after:", cgo.PokeReady())
+	return nil
 }
 
 // rlimitSigpending is Linux's RLIMIT_SIGPENDING (the syscall package has
@@ -170,5 +206,11 @@ func TestPokeSignalCanBeTurnedOffOrTaken(t *testing.T) {
 	out, _ = runInProcess(t, "poke-no-queue")
 	if !strings.Contains(out, "stopped") {
 		t.Errorf("no signal queue: %q", out)
+	}
+	for _, h := range []string{"poke-ignored-during", "poke-ignored-before"} {
+		out, _ = runInProcess(t, h)
+		if !strings.Contains(out, "stopped") || !strings.Contains(out, "ready after: true") {
+			t.Errorf("%s: %q, want the loop stopped and the signal zlua's again", h, out)
+		}
 	}
 }

@@ -22,7 +22,13 @@
  * runs. If other code installs another handler for that signal later
  * (signal.Ignore then signal.Notify, or C code), zlua_poke sees the
  * handler is not zlua's and sends nothing. Without the signal, limited
- * calls are checked by the count hook and the allocator alone. */
+ * calls are checked by the count hook and the allocator alone. A limited
+ * call that began with the handler zlua's has no count hook until its
+ * context is done, and only the signal reaches a loop that never
+ * allocates: so when the signal was left with no handler at all
+ * (signal.Ignore or signal.Reset of it, C code setting SIG_IGN or
+ * SIG_DFL), nobody else wants it, and zlua_poke takes it back (outside
+ * probe E1-F1: such a loop ran on past its deadline forever). */
 #include "zlua.h"
 
 #include <errno.h>
@@ -69,12 +75,10 @@ static void on_poke(int sig, siginfo_t *info, void *uctx)
 	errno = saved;
 }
 
-static void install(void)
+/* Sets zlua's handler; whether sigaction took it. */
+static int set_handler(void)
 {
 	struct sigaction sa;
-	const char *opt = getenv("ZLUA_POKE_SIGNAL");
-	if (opt != NULL && strcmp(opt, "off") == 0)
-		return; /* the program keeps the signal: no handler, no signals */
 	memset(&sa, 0, sizeof sa);
 	sa.sa_sigaction = on_poke;
 	/* SA_ONSTACK: Go requires it of every handler (goroutine stacks are
@@ -83,7 +87,15 @@ static void install(void)
 	 * never nest in it. */
 	sa.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_RESTART;
 	sigfillset(&sa.sa_mask);
-	if (sigaction(ZLUA_POKE_SIGNO(), &sa, NULL) == 0)
+	return sigaction(ZLUA_POKE_SIGNO(), &sa, NULL) == 0;
+}
+
+static void install(void)
+{
+	const char *opt = getenv("ZLUA_POKE_SIGNAL");
+	if (opt != NULL && strcmp(opt, "off") == 0)
+		return; /* the program keeps the signal: no handler, no signals */
+	if (set_handler())
 		__atomic_store_n(&installed, 1, __ATOMIC_RELEASE);
 }
 
@@ -94,6 +106,21 @@ static int handler_is_ours(void)
 	if (!__atomic_load_n(&installed, __ATOMIC_ACQUIRE) || sigaction(ZLUA_POKE_SIGNO(), NULL, &cur) != 0)
 		return 0;
 	return (cur.sa_flags & SA_SIGINFO) && cur.sa_sigaction == on_poke;
+}
+
+/* Takes the signal back when zlua's handler was installed and the signal
+ * has no handler now (SIG_IGN or SIG_DFL): see the top of the file.
+ * Another handler keeps it. Whether the handler is zlua's after. */
+static int reclaim(void)
+{
+	struct sigaction cur;
+	if (!__atomic_load_n(&installed, __ATOMIC_ACQUIRE) || sigaction(ZLUA_POKE_SIGNO(), NULL, &cur) != 0)
+		return 0;
+	/* sa_handler and sa_sigaction share their storage; Go's runtime sets
+	 * SA_SIGINFO with SIG_IGN too */
+	if (cur.sa_handler != SIG_IGN && cur.sa_handler != SIG_DFL)
+		return 0;
+	return set_handler() && handler_is_ours();
 }
 
 /* The last look at the handler (zlua_poke_ready_at): when (monotonic ns,
@@ -188,7 +215,7 @@ int zlua_poke(zlua_env *env)
 	pid_t tid = __atomic_load_n(&env->limit_tid, __ATOMIC_RELAXED);
 	if (tid == 0)
 		return 0;
-	if (!handler_is_ours()) {
+	if (!handler_is_ours() && !reclaim()) {
 		/* the next limited call looks again, and counts from its start */
 		__atomic_store_n(&ready_seen, 0, __ATOMIC_RELAXED);
 		__atomic_store_n(&ready_at, 0, __ATOMIC_RELAXED);
