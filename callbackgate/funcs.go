@@ -273,11 +273,18 @@ func (g *Gate) results(out []reflect.Value, types []reflect.Type, name string) i
 	return g.commitReturn()
 }
 
-// readArg converts argument i (0-based) into v.
+// readArg converts argument i (0-based) into v. Within an operation's
+// budget (ConvScope: a Go function's arguments) a string read as a scalar
+// counts its bytes as read does: the Go copy is made outside the Lua
+// heap, and a variadic ...string parameter takes as many as the script
+// passes (table.unpack of one big string repeated, probe E1-F2).
 func (g *Gate) readArg(fr cgo.Frame, i int, v reflect.Value) error {
 	a := arg(fr, i)
 	t := fr.Thread()
 	if ok, err := g.setScalar(t, i+1, &a, v); ok {
+		if err == nil && g.conv.scoped && a.Type == int32(cgo.TString) {
+			err = g.convCharge(int64(len(a.View())))
+		}
 		return err
 	}
 	return g.read(t, i+1, &a, v, 0)

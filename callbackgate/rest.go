@@ -39,6 +39,13 @@ func (g *Gate) ReadRest(t cgo.Thread, out reflect.Value, from, n int, arg func(i
 		out.SetZero()
 		return 0, nil
 	}
+	if !g.conv.scoped {
+		// the rest shares one budget, as Call's results do (convbudget.go):
+		// a script returning one big string many times would otherwise
+		// build that many copies (probe E1-F3)
+		g.ConvScope()
+		defer g.ConvEndScope()
+	}
 	vals := make([]any, n-from)
 	for i := range vals {
 		a, idx := arg(from + i)
