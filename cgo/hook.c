@@ -339,15 +339,37 @@ void zlua_hook(lua_State *L, lua_Debug *ar)
 
 #ifdef ZLUA_LUAJIT
 /* [go-safe] Sets the flag zlua's Lua-side xpcall and jit.on read
- * (xpcall.c). Needs 2 free stack slots. [-0, +0] */
+ * (xpcall.c); setting it forgets the compiler state a script asked for
+ * during the last limited call. Needs 2 free stack slots. [-0, +0] */
 static void set_limited_flag(lua_State *L, zlua_env *env, int on)
 {
 	lua_rawgeti(L, LUA_REGISTRYINDEX, env->limflag_ref);
 	if (lua_type(L, -1) == LUA_TTABLE) { /* unless a script replaced it */
 		lua_pushboolean(L, on);
 		lua_rawseti(L, -2, 1); /* an existing array slot: no allocation */
+		if (on) {
+			lua_pushnil(L);
+			lua_rawseti(L, -2, 2);
+		}
 	}
 	lua_pop(L, 1);
+}
+
+/* [go-safe] Whether the outermost limited call's end turns the compiler
+ * back on: the last jit.on() or jit.off() a script called during it, else
+ * the state the compiler had before it. Needs 2 free stack slots. */
+static int jit_wanted(lua_State *L, zlua_env *env)
+{
+	int want = env->limit_jit_on;
+	lua_rawgeti(L, LUA_REGISTRYINDEX, env->limflag_ref);
+	if (lua_type(L, -1) == LUA_TTABLE) {
+		lua_rawgeti(L, -1, 2);
+		if (lua_type(L, -1) == LUA_TBOOLEAN)
+			want = lua_toboolean(L, -1);
+		lua_pop(L, 1);
+	}
+	lua_pop(L, 1);
+	return want;
 }
 #endif
 
@@ -404,6 +426,8 @@ void zlua_limit_end(zlua_env *env, lua_State *L, lua_State *prev, uintptr_t prev
 	}
 	zlua_hook_apply(L, env, 0, 0); /* the script's own hook, if any, stays */
 #ifdef ZLUA_LUAJIT
+	if (env->limit_jit && !jit_wanted(L, env))
+		env->limit_jit = 0; /* it was off, or a script turned it off */
 	set_limited_flag(L, env, 0);
 	if (env->limit_jit) {
 		zlua_opargs a;

@@ -237,6 +237,14 @@ int zlua_dispatch(lua_State *L)
 #ifdef ZLUA_LUAJIT
 	case ZLUA_DO_JITMODE: /* compiled traces never run hooks */
 		if (a->n == 0) {
+			/* what the end of the limit gives back (hook.c) */
+			env->limit_jit_on = 1;
+			if (env->jitstatus_ref != LUA_NOREF) {
+				lua_rawgeti(L, LUA_REGISTRYINDEX, env->jitstatus_ref);
+				lua_call(L, 0, 1);
+				env->limit_jit_on = lua_toboolean(L, -1);
+				lua_pop(L, 1);
+			}
 			luaJIT_setmode(L, 0, LUAJIT_MODE_ENGINE | LUAJIT_MODE_OFF);
 			luaJIT_setmode(L, 0, LUAJIT_MODE_ENGINE | LUAJIT_MODE_FLUSH);
 		} else {

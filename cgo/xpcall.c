@@ -20,9 +20,12 @@
  * the VM's fast function, tail-called with the caller's own arguments
  * (same messages, yields, compiled code); the guard is only made while
  * `limited[1]`, which zlua_limit_begin/end set. jit.on() with no function
- * argument is ignored while limited: compiled code never runs hooks. */
+ * argument is put off while limited (compiled code never runs hooks), and
+ * jit.off() noted: `limited[2]` keeps the last of them, which the
+ * outermost limited call's end applies instead of the compiler's state
+ * before the call (hook.c, zlua_limit_end). */
 static const char guard_src[] =
-	"local pending, traceback, tbguard, xpcall, type, select, limited, jiton = ...\n"
+	"local pending, traceback, tbguard, xpcall, type, select, limited, jiton, jitoff = ...\n"
 	"local function guard(h)\n"
 	"  if h == traceback then return tbguard end\n"
 	"  return function(e)\n"
@@ -32,11 +35,15 @@ static const char guard_src[] =
 	"end\n"
 	"if not xpcall then return guard end\n"
 	"local function guarded(f, h, ...) return xpcall(f, guard(h), ...) end\n"
-	"local on\n"
-	"if jiton then\n"
+	"local on, off\n"
+	"if jiton and jitoff then\n"
 	"  on = function(...)\n"
-	"    if limited[1] and (select('#', ...) == 0 or (...) == nil) then return end\n"
+	"    if limited[1] and (select('#', ...) == 0 or (...) == nil) then limited[2] = true return end\n"
 	"    return jiton(...)\n"
+	"  end\n"
+	"  off = function(...)\n"
+	"    if limited[1] and (select('#', ...) == 0 or (...) == nil) then limited[2] = false end\n"
+	"    return jitoff(...)\n"
 	"  end\n"
 	"end\n"
 	"return guard, function(...)\n"
@@ -45,7 +52,7 @@ static const char guard_src[] =
 	"    if type(h) == 'function' then return guarded(...) end\n"
 	"  end\n"
 	"  return xpcall(...)\n"
-	"end, on\n";
+	"end, on, off\n";
 
 /* [lua] pending(): whether a message handler must not run now (see
  * zlua_handler_guard). */
@@ -138,26 +145,44 @@ void zlua_open_xpcall(lua_State *L, zlua_env *env)
 	zlua_jit_hook_fn(L, env, ZLUA_HOOKFN_XPCALL);
 	lua_getglobal(L, "type");
 	lua_getglobal(L, "select");
-	lua_createtable(L, 1, 0); /* limited[1], set by zlua_limit_begin/end */
+	/* limited[1], set by zlua_limit_begin/end; limited[2], the compiler
+	 * state a script asked for while limited (two array slots: the
+	 * wrappers' stores never allocate) */
+	lua_createtable(L, 2, 0);
 	lua_pushboolean(L, 0);
 	lua_rawseti(L, -2, 1);
+	lua_pushboolean(L, 0);
+	lua_rawseti(L, -2, 2);
+	lua_pushnil(L);
+	lua_rawseti(L, -2, 2);
 	lua_pushvalue(L, -1);
 	env->limflag_ref = luaL_ref(L, LUA_REGISTRYINDEX);
 	lua_getglobal(L, "jit");
-	if (lua_type(L, -1) == LUA_TTABLE)
+	if (lua_type(L, -1) == LUA_TTABLE) {
+		/* the original jit.status: the compiler's state before a limited
+		 * call (hook.c) */
+		lua_getfield(L, -1, "status");
+		if (lua_type(L, -1) == LUA_TFUNCTION)
+			env->jitstatus_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+		else
+			lua_pop(L, 1);
 		lua_getfield(L, -1, "on");
-	else
+		lua_getfield(L, -2, "off");
+	} else {
 		lua_pushnil(L);
-	lua_remove(L, -2);
-	n = 8;
-	lua_call(L, n, 3); /* guard, xpcall, on */
+		lua_pushnil(L);
+	}
+	lua_remove(L, -3);
+	n = 9;
+	lua_call(L, n, 4); /* guard, xpcall, on, off */
 	if (!lua_isnil(L, -1)) {
 		lua_getglobal(L, "jit");
-		lua_insert(L, -2);
+		lua_insert(L, -3);
+		lua_setfield(L, -3, "off");
 		lua_setfield(L, -2, "on");
 		lua_pop(L, 1);
 	} else {
-		lua_pop(L, 1);
+		lua_pop(L, 2);
 	}
 	lua_setglobal(L, "xpcall");
 	lua_pop(L, 1);
