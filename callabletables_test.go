@@ -64,4 +64,14 @@ func TestCallableTablesAreFunctions(t *testing.T) {
 		t.Errorf("calling Odd: %v, want Lua's attempt to call", err)
 	}
 	run(t, e, `assert(not pcall(Odd))`)
+	// zlua.to_delegate takes what Go's func parameters take (probe E1-M4:
+	// it refused a __call of false and took one found through __index)
+	run(t, e, `
+		assert(zlua.to_delegate(Doubler) == Doubler and zlua.to_delegate(Odd) == Odd)
+		local False = setmetatable({}, {__call = false})
+		assert(zlua.to_delegate(False) == False)
+		for _, v in ipairs({Plain, Indirect}) do
+			local ok, err = pcall(zlua.to_delegate, v)
+			assert(not ok and err:find("function expected, got table", 1, true), err)
+		end`)
 }

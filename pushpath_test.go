@@ -57,7 +57,7 @@ func TestPushErrorsNameThePathInsideTheValue(t *testing.T) {
 	for range 300 {
 		deep = []any{deep}
 	}
-	if err := e.SetGlobal("g", deep); err == nil || err.Error() != `zlua: set global "g": value nesting too deep (cycle?)` {
+	if err := e.SetGlobal("g", deep); err == nil || err.Error() != `zlua: set global "g": value nesting too deep (more than 64 levels: a cycle, or data nested that deep)` {
 		t.Errorf("too deep: %v", err)
 	}
 }

@@ -33,7 +33,10 @@ type Thread struct{ h callbackgate.Thread }
 // NewThread creates a thread (a coroutine) whose body is fn. It starts
 // suspended: the first Resume calls fn with its arguments. fn must be a
 // handle of this Env; a method bound with Table.Method runs without its
-// receiver.
+// receiver. A handle on a callable table or userdata (one GetFunction
+// took for its __call) is refused, as coroutine.create refuses one: wrap
+// it in a Lua function (function(...) return t(...) end) to run it as a
+// thread.
 func (e *Env) NewThread(fn *Function) (*Thread, error) {
 	if e.g == nil {
 		return nil, errUnmade

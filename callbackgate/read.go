@@ -18,7 +18,11 @@ const MaxDepth = 64
 // ReadStack is the stack space a top-level read of a nested value needs.
 const ReadStack = 2*MaxDepth + 8
 
-var errTooDeep = &argError{detail: "value nesting too deep (cycle?)"}
+// errTooDeep names the bound, since acyclic data meets it too (a linked
+// list 64 nodes long; each slice, map, pointer and table level counts,
+// probe E1-M1). It carries no path: at that depth the path would be the
+// longest part of the message.
+var errTooDeep = &argError{detail: "value nesting too deep (more than " + strconv.Itoa(MaxDepth) + " levels: a cycle, or data nested that deep)"}
 
 var functionType = reflect.TypeFor[*Function]()
 

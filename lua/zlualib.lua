@@ -21,10 +21,12 @@ end
 -- zlua.to_delegate(f) marks f for use as a Go callback (spec 004 §5.1).
 -- Lua functions already become Go funcs when they reach a func-typed
 -- parameter, so this only checks that f can be called and returns it;
--- scripts written against the spec keep working.
+-- scripts written against the spec keep working. A value whose metatable
+-- has a non-nil __call counts, as for Go's func parameters and as for a
+-- Lua call (which calls whatever __call holds).
 function zlua.to_delegate(f)
   local mt = type(f) ~= "function" and getmetatable(f)
-  if type(f) ~= "function" and not (type(mt) == "table" and mt.__call) then
+  if type(f) ~= "function" and not (type(mt) == "table" and rawget(mt, "__call") ~= nil) then
     error(("bad argument #1 to 'to_delegate' (function expected, got %s)")
       :format(type(f)), 2)
   end
