@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"testing"
+	"time"
 )
 
 // Go functions with a context first whose other parameters and results
@@ -117,6 +118,39 @@ func TestGoFuncContextShapesAllocateNothing(t *testing.T) {
 		none := testing.AllocsPerRun(100, func() { _ = empty(c) })
 		if base > none {
 			t.Errorf("limited=%v: %.1f allocations for 100 calls, %.1f without them", c != context.Background(), base, none)
+		}
+	}
+}
+
+// TestLimitedCallsAllocateOnlyTheContextsWatcher: a limited call's own
+// bookkeeping is reused from call to call (callbackgate/limit.go,
+// limitPool); what remains are the two allocations context.AfterFunc
+// makes to watch the context (4 before: the limit and its watcher's
+// closure too).
+func TestLimitedCallsAllocateOnlyTheContextsWatcher(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector's instrumentation allocates")
+	}
+	e := newEnv(t)
+	run(t, e, `function f(x) return x end`)
+	var f func(context.Context, int) error // a delegate shape of its own
+	must(t, e.GetFunction("f", &f))
+	ctx, cancel := context.WithTimeout(context.Background(), time.Hour)
+	defer cancel()
+	must(t, f(ctx, 1))
+	if got := testing.AllocsPerRun(200, func() { _ = f(ctx, 1) }); got > 2 {
+		t.Errorf("a limited call allocates %.1f times, want 2 (context.AfterFunc's)", got)
+	}
+	// the watcher still works on a reused limit
+	run(t, e, `function spin() while true do end end`)
+	var spin func(context.Context) error
+	must(t, e.GetFunction("spin", &spin))
+	for i := 0; i < 3; i++ {
+		short, stop := context.WithTimeout(context.Background(), 20*time.Millisecond)
+		err := spin(short)
+		stop()
+		if !errors.Is(err, context.DeadlineExceeded) {
+			t.Fatalf("spin %d: %v, want the deadline", i, err)
 		}
 	}
 }

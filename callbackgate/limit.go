@@ -34,9 +34,15 @@ type limit struct {
 	t    cgo.Thread
 	ctx  context.Context // what Go functions with a context parameter get (CallContext)
 	prev cgo.LimitPrev   // for LimitEnd: the outer call's thread, the OS thread
-	done <-chan struct{} // the context's Done
-	stop func() bool
-	over bool // ended, or abandoned with its goroutine
+	done  <-chan struct{} // the context's Done
+	stop  func() bool
+	marks cgo.Interrupts // the state's marks, for the watcher
+	over  bool           // ended, or abandoned with its goroutine
+	// ended: end ran to its end (not cut): release may recycle l
+	ended bool
+	// watch is l.onDone, made once per limit struct (limitPool reuses
+	// them: a limited call makes the context's two allocations only)
+	watch func()
 	// The watcher, once the context is done: watching is Done when it has
 	// finished; it sleeps between signals on wake (made then), which quit
 	// closes after setting quitting.
@@ -71,22 +77,45 @@ const (
 // after it all the same.
 func (g *Gate) beginLimit(ctx context.Context, t cgo.Thread) *limit {
 	runtime.LockOSThread() // until end: the signal's thread is this one
-	l := &limit{g: g, s: g.S, t: t, ctx: ctx, done: ctx.Done()}
+	l := limitPool.Get().(*limit)
+	l.g, l.s, l.t, l.ctx, l.done = g, g.S, t, ctx, ctx.Done()
 	l.prev = l.s.LimitBegin(t)
-	marks := l.s.Interrupts()
+	l.marks = l.s.Interrupts()
 	l.watching.Add(1) // Done by the watcher, or by quit if it never runs
-	l.stop = context.AfterFunc(ctx, func() {
-		defer l.watching.Done()
-		reason := cgo.InterruptCanceled
-		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-			reason = cgo.InterruptDeadline
-		}
-		marks.Interrupt(reason)
-		l.poke(marks)
-	})
+	l.stop = context.AfterFunc(ctx, l.watch)
 	liveWatchers.Add(1)
 	g.limits = append(g.limits, l)
 	return l
+}
+
+// limitPool keeps the limits of ended calls for the next ones: release
+// puts back a limit whose end ran, when nothing refers to it any more
+// (its watcher has finished or will never run).
+var limitPool = sync.Pool{New: func() any {
+	l := new(limit)
+	l.watch = l.onDone
+	return l
+}}
+
+// onDone is the watcher, run by context.AfterFunc once the context is
+// done: it marks the state and signals the call's thread.
+func (l *limit) onDone() {
+	defer l.watching.Done()
+	reason := cgo.InterruptCanceled
+	if errors.Is(l.ctx.Err(), context.DeadlineExceeded) {
+		reason = cgo.InterruptDeadline
+	}
+	l.marks.Interrupt(reason)
+	l.poke(l.marks)
+}
+
+// recycle puts l back in limitPool, cleared: no state, context or gate
+// stays reachable from it.
+func (l *limit) recycle() {
+	watch := l.watch
+	*l = limit{}
+	l.watch = watch
+	limitPool.Put(l)
 }
 
 // callCtx is the context a Go function called from Lua gets as its
@@ -163,6 +192,7 @@ func (l *limit) end() (fired bool) {
 	l.s.LimitEnd(l.t, l.prev)
 	l.g.dropLimit(l)
 	runtime.UnlockOSThread()
+	l.ended = true
 	return fired
 }
 
@@ -171,6 +201,9 @@ func (l *limit) end() (fired bool) {
 // not leave the watcher registered and the thread naming the call.
 func (l *limit) release() {
 	if l.over {
+		if l.ended {
+			l.recycle() // its caller's last use (release is deferred)
+		}
 		return
 	}
 	if l.g.unwinding() {
