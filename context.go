@@ -19,7 +19,12 @@ import (
 // variable ZLUA_POKE_SIGNAL=off, or a handler installed for it by other
 // code) a count hook checks the mark every 1000 instructions, or more
 // often when instructions are slow, from the call's start, which makes
-// plain Lua code about twice as slow on Lua 5.4. Once raised, the error
+// plain Lua code about twice as slow on Lua 5.4. The signal set to
+// ignored or to its default (signal.Ignore, signal.Reset) is taken back.
+// A program that installs its own handler for it must do so before its
+// limited calls begin, or set ZLUA_POKE_SIGNAL=off: a call that began
+// with zlua's handler and loops without allocating is then stopped only
+// by its end. Once raised, the error
 // is raised again at every instruction, so a script's pcall cannot keep it
 // from reaching the caller, and a message handler (xpcall) is not run for
 // it. Once ctx is done the call ends with its error even if the script
