@@ -30,7 +30,7 @@ func TestHandleArgumentsCrossOnce(t *testing.T) {
 		}
 		crossings(10) // warm: the function's plan, the stack
 		per := float64(crossings(1010)-crossings(10)) / 1000
-		if per > c.want+0.01 {
+		if per > c.want+0.05 { // a few calls of the scheduler check
 			t.Errorf("%s(%s): %.2f cgo calls per call, want %v", c.name, c.arg, per, c.want)
 		}
 		must(t, e.Pump())
