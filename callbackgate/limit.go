@@ -29,11 +29,11 @@ import (
 // calling goroutine is locked to its OS thread, the one the signal goes
 // to.
 type limit struct {
-	g    *Gate
-	s    *cgo.State
-	t    cgo.Thread
-	ctx  context.Context // what Go functions with a context parameter get (CallContext)
-	prev cgo.LimitPrev   // for LimitEnd: the outer call's thread, the OS thread
+	g     *Gate
+	s     *cgo.State
+	t     cgo.Thread
+	ctx   context.Context // what Go functions with a context parameter get (CallContext)
+	prev  cgo.LimitPrev   // for LimitEnd: the outer call's thread, the OS thread
 	done  <-chan struct{} // the context's Done
 	stop  func() bool
 	marks cgo.Interrupts // the state's marks, for the watcher
