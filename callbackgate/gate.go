@@ -38,6 +38,10 @@ const (
 	// gateAbandoned: a Go function called runtime.Goexit inside a Lua
 	// call (abandon.go); only Close leaves it (ClaimAbandoned).
 	gateAbandoned int32 = 3
+	// gatePeeking: Thread.Done of another goroutine reads a thread's
+	// status (no Lua code runs) and gives it back at once; a claim that
+	// fails meanwhile waits for it (claimAfterPeek).
+	gatePeeking int32 = 4
 )
 
 // Gate is the Go side of one Lua state: its Go function table, the thread
@@ -53,7 +57,7 @@ type Gate struct {
 	// registered meanwhile are made funcs: funcEntry.made)
 	inResults bool
 
-	busy ownerWord // gateIdle, gateClaimed, gateClosed or gateAbandoned
+	busy ownerWord // gateIdle, gateClaimed, gateClosed, gateAbandoned or gatePeeking
 	// abandoned is set, once, by the Goexit that broke the gate
 	// (abandon.go), before busy moves to gateAbandoned; while closeLua
 	// runs, a Goexit adds its goroutine (and closeLua restores it).
@@ -315,7 +319,52 @@ func (g *Gate) Claim() error {
 	if g.busy.CompareAndSwap(gateIdle, gateClaimed) {
 		return nil
 	}
-	return g.claimFailed(ErrBusy)
+	claimed, err := g.claimAfterPeek(ErrBusy)
+	if claimed {
+		return nil
+	}
+	return err
+}
+
+// claimAfterPeek is claimFailed, except that while a Thread.Done of
+// another goroutine holds the gate for its one read (gatePeeking), or
+// once it gave it back, the claim is tried again instead of failing with
+// ErrConcurrentUse: a goroutine polling Done must not make the owner's
+// calls fail (outside probe E1-F5). claimed reports a claim taken here.
+func (g *Gate) claimAfterPeek(nested error) (claimed bool, err error) {
+	for {
+		if err = g.claimFailed(nested); err != ErrConcurrentUse {
+			return false, err
+		}
+		switch g.busy.Load() {
+		case gatePeeking:
+			runtime.Gosched()
+		case gateIdle: // given back since the claim failed
+		default:
+			return false, err
+		}
+		if g.busy.CompareAndSwap(gateIdle, gateClaimed) {
+			return true, nil
+		}
+	}
+}
+
+// Peek runs read, which runs no Lua code, for a goroutine that may not
+// own the gate (Thread.Done): under a claim of its own that makes others
+// wait (gatePeeking), or inside the owner's call when the caller is its
+// goroutine. It reports false, without running read, when another
+// goroutine holds the gate, err telling why (ErrClosed once closed).
+func (g *Gate) Peek(read func()) (ran bool, err error) {
+	if g.busy.CompareAndSwap(gateIdle, gatePeeking) {
+		defer g.busy.Release(gateIdle)
+		read()
+		return true, nil
+	}
+	if err := g.claimFailed(nil); err != nil {
+		return false, err
+	}
+	read() // nested: the caller's goroutine owns the gate
+	return true, nil
 }
 
 // claimFailed says why a CAS on the owner word failed: the gate is closed,
@@ -441,10 +490,10 @@ func (g *Gate) Enter() error {
 //
 //go:noinline
 func (g *Gate) enterNested() error {
-	if err := g.claimFailed(nil); err != nil {
+	if _, err := g.claimAfterPeek(nil); err != nil {
 		return err
 	}
-	g.deep++
+	g.deep++ // nested, or claimed after a Done's read
 	return nil
 }
 

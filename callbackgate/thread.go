@@ -67,21 +67,25 @@ func (th *Thread) Release() { th.release() }
 // Done reports whether the thread can no longer be resumed: it finished
 // or failed, or the handle was released, or its Env reset or closed.
 // Called while another goroutine uses the Env, it reports what the last
-// resume from Go saw.
+// resume from Go saw; a call of that goroutine that begins during Done's
+// read waits for it (Gate.Peek) instead of failing.
 func (th *Thread) Done() bool {
 	if th.g == nil || th.usable() != nil {
 		return true
 	}
 	g := th.g
-	if err := g.Enter(); err != nil {
+	dead := false
+	ran, err := g.Peek(func() {
+		if th.check() != nil || th.killed {
+			dead = true
+			return
+		}
+		dead = g.cur.CoStatus(th.co) == cgo.CoDead
+		th.dead.Store(dead)
+	})
+	if !ran {
 		return err == ErrClosed || th.dead.Load()
 	}
-	defer g.Exit()
-	if th.check() != nil || th.killed {
-		return true
-	}
-	dead := g.cur.CoStatus(th.co) == cgo.CoDead
-	th.dead.Store(dead)
 	return dead
 }
 
