@@ -65,6 +65,25 @@ func TestScriptHookKeepsTheDeadline(t *testing.T) {
 	}
 }
 
+// TestSethookInALoopKeepsTheDeadline (outside probe E1-F7): each
+// debug.sethook re-applies the hook, which restarted the count and undid
+// the hurry of a context that was done: a loop that does nothing but call
+// sethook ran on forever (with the count hook alone: ZLUA_POKE_SIGNAL=off),
+// or seconds past its deadline with a long mask string.
+func TestSethookInALoopKeepsTheDeadline(t *testing.T) {
+	e := newEnv(t)
+	for _, loop := range []string{
+		`while true do debug.sethook() end`,
+		`local f = function() end while true do debug.sethook(f, "", 0) end`,
+		`local f, m = function() end, ("x"):rep(1e5) while true do debug.sethook(f, m, 0) end`,
+		`local h = debug.gethook() while true do debug.sethook(h) end`,
+		`coroutine.wrap(function() while true do debug.sethook() end end)()`,
+	} {
+		interrupted(t, e, loop)
+		run(t, e, `debug.sethook()`)
+	}
+}
+
 // TestScriptHooksSurviveLimitedCalls: a hook set before a limited call
 // keeps recording during and after it; one set inside stays set after it;
 // gethook inside reports the script's hook, not zlua's.

@@ -477,6 +477,12 @@ static int db_sethook(lua_State *L)
 	env->wrapret_n = 0;
 #endif
 	zlua_hook_apply(L, env, arg, 1); /* the count starts now, as in stock */
+	/* A script calling sethook in a loop would restart the count (and undo
+	 * a hurry) before it ever ran out: once a limited call's context is
+	 * done, the hook fires at the next instruction all the same (probe
+	 * E1-F7: `while true do debug.sethook() end` ran on forever). */
+	if (zlua_interrupted(env))
+		zlua_hook_hurry_running(env);
 	return 0;
 }
 
