@@ -25,6 +25,41 @@ func init() {
 	helpers["poke-no-queue"] = pokeNoQueue
 	helpers["poke-ignored-during"] = func() error { return pokeIgnored(true) }
 	helpers["poke-ignored-before"] = func() error { return pokeIgnored(false) }
+	helpers["sethook-loop"] = sethookLoop
+}
+
+// sethookLoop: a loop that does nothing but call debug.sethook, under a
+// 50 ms deadline, run by the count hook alone (the test runs it with
+// ZLUA_POKE_SIGNAL=off): each sethook restarted the count, which never
+// ran out (outside probe E1-F7). Prints "stopped" once the deadline ended
+// it; exits with status 3 when still running 5 s later.
+func sethookLoop() error {
+	e, err := New(Options{})
+	if err != nil {
+		return err
+	}
+	for _, loop := range []string{
+		`while true do debug.sethook() end`,
+		`local f = function() end while true do debug.sethook(f, "", 0) end`,
+	} {
+		done := make(chan error, 1)
+		go func() {
+			ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+			defer cancel()
+			done <- e.DoStringContext(ctx, loop)
+		}()
+		select {
+		case err := <-done:
+			if !errors.Is(err, context.DeadlineExceeded) {
+				return fmt.Errorf("%s: %v, want the deadline", loop, err)
+			}
+		case <-time.After(5 * time.Second):
+			fmt.Println("still running 5 s after its deadline:", loop)
+			os.Exit(3)
+		}
+	}
+	fmt.Println("stopped")
+	return e.Close()
 }
 
 // pokeIgnored: the program sets the signal to ignored (signal.Ignore),
@@ -206,6 +241,11 @@ func TestPokeSignalCanBeTurnedOffOrTaken(t *testing.T) {
 	out, _ = runInProcess(t, "poke-no-queue")
 	if !strings.Contains(out, "stopped") {
 		t.Errorf("no signal queue: %q", out)
+	}
+	cmd = exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), helperEnv+"=sethook-loop", "ZLUA_POKE_SIGNAL=off")
+	if b, err := cmd.Output(); err != nil || !strings.Contains(string(b), "stopped") {
+		t.Errorf("sethook in a loop, count hook alone: %q, %v", b, err)
 	}
 	for _, h := range []string{"poke-ignored-during", "poke-ignored-before"} {
 		out, _ = runInProcess(t, h)
