@@ -63,3 +63,22 @@ func ExampleLibsSafe() {
 	// map[debug:false dump:false execute:false io:false time:true]
 	// attempt to load a binary chunk (mode is 't')
 }
+
+// A handle on a table a script made runs its metamethods; GetContext
+// bounds them as DoStringContext bounds a chunk.
+func ExampleTable_GetContext() {
+	env, _ := zlua.New(zlua.Options{Libs: zlua.LibsSafe})
+	defer env.Close()
+	env.DoString(`config = setmetatable({}, {__index = function() while true do end end})`)
+	var config *zlua.Table
+	env.Global("config", &config)
+	defer config.Release()
+
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+	defer cancel()
+	var port int
+	err := config.GetContext(ctx, "port", &port)
+	fmt.Println(errors.Is(err, context.DeadlineExceeded))
+	// Output:
+	// true
+}

@@ -16,7 +16,7 @@ import (
 // it. Pushed into its own Env it is the table itself.
 //
 // Get, Set, Len and Method index the table as Lua code does (metamethods
-// run, under protection); ForEach, RawGet, RawSet and RawLen read and
+// run, under protection; their Context variants bound them by a context); ForEach, RawGet, RawSet and RawLen read and
 // write it raw, and Metatable and SetMetatable reach its metatable as the
 // debug library does. Each is one API call, made
 // on the Env's goroutine.

@@ -1,6 +1,7 @@
 package callbackgate
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -52,12 +53,20 @@ func (tb *Table) Release() { tb.release() }
 
 // call runs f as one API call on the table: the gate claimed, the handle
 // checked, and the stack restored afterwards.
-func (tb *Table) call(f func(g *Gate, t cgo.Thread) error) error {
+func (tb *Table) call(f func(g *Gate, t cgo.Thread) error) error { return tb.callCtx(nil, f) }
+
+// callCtx is call as a limited call under ctx (nil: unlimited).
+func (tb *Table) callCtx(ctx context.Context, f func(g *Gate, t cgo.Thread) error) (err error) {
 	g, err := tb.enter()
 	if err != nil {
 		return err
 	}
 	defer g.Exit()
+	if ctx != nil {
+		l := g.beginLimit(ctx, g.cur)
+		defer l.release()
+		defer func() { err = CtxResult(ctx, err, l.end()) }()
+	}
 	t := g.cur
 	top := t.Top()
 	defer g.RestoreTop(t, top)
@@ -104,19 +113,30 @@ func (g *Gate) run(t cgo.Thread, op, nres int) error {
 // Get reads tb[key] (__index runs) into out, converted like a Go function
 // argument.
 func (tb *Table) Get(key any, out reflect.Value, over bool) error {
-	return tb.get(key, out, cgo.OpIndex, over)
+	return tb.get(nil, key, out, cgo.OpIndex, over)
+}
+
+// GetContext is Get as a limited call under ctx (nil: Get): the
+// metamethods it runs stop when ctx is done.
+func (tb *Table) GetContext(ctx context.Context, key any, out reflect.Value, over bool) error {
+	return tb.get(ctx, key, out, cgo.OpIndex, over)
 }
 
 // get reads the value op (OpIndex or OpRawIndex) leaves for key into out,
 // decoded over out's value when over (an Overlay out: overlay.go). A
 // scalar costs one crossing (cgo.State.TableOp reads it with the lookup);
 // anything else is converted from the stack.
-func (tb *Table) get(key any, out reflect.Value, op int, over bool) error {
+func (tb *Table) get(ctx context.Context, key any, out reflect.Value, op int, over bool) (err error) {
 	g, err := tb.enter()
 	if err != nil {
 		return err
 	}
 	defer g.Exit()
+	if ctx != nil {
+		l := g.beginLimit(ctx, g.cur)
+		defer l.release()
+		defer func() { err = CtxResult(ctx, err, l.end()) }()
+	}
 	if over {
 		defer g.ArmOverlay(g.ArmOverlay(out.Addr().UnsafePointer()))
 	}
@@ -171,11 +191,16 @@ func (g *Gate) tableOp(tb *Table, key, value any, op, nres int) (*cgo.CallResult
 
 // Set does tb[key] = value (__newindex runs); value converts like a
 // SetGlobal value. A nil or NaN key is refused as Lua refuses it.
-func (tb *Table) Set(key, value any) error { return tb.set(key, value, cgo.OpNewIndex) }
+func (tb *Table) Set(key, value any) error { return tb.set(nil, key, value, cgo.OpNewIndex) }
+
+// SetContext is Set as a limited call under ctx (nil: Set).
+func (tb *Table) SetContext(ctx context.Context, key, value any) error {
+	return tb.set(ctx, key, value, cgo.OpNewIndex)
+}
 
 // set stores value at key with op (OpNewIndex or OpRawNewIndex), in one
-// crossing.
-func (tb *Table) set(key, value any, op int) error {
+// crossing, under ctx (nil: unlimited).
+func (tb *Table) set(ctx context.Context, key, value any, op int) (err error) {
 	if err := checkKey(key); err != nil {
 		return err
 	}
@@ -184,6 +209,11 @@ func (tb *Table) set(key, value any, op int) error {
 		return err
 	}
 	defer g.Exit()
+	if ctx != nil {
+		l := g.beginLimit(ctx, g.cur)
+		defer l.release()
+		defer func() { err = CtxResult(ctx, err, l.end()) }()
+	}
 	_, err = g.tableOp(tb, key, value, op, 0)
 	return err
 }
@@ -208,8 +238,11 @@ func checkKey(key any) error {
 
 // Len returns #tb as Lua 5.4 computes it: __len when the metatable has
 // one (on LuaJIT too), else the border of the sequence part.
-func (tb *Table) Len() (n int, err error) {
-	err = tb.call(func(g *Gate, t cgo.Thread) error {
+func (tb *Table) Len() (n int, err error) { return tb.LenContext(nil) }
+
+// LenContext is Len as a limited call under ctx (nil: Len).
+func (tb *Table) LenContext(ctx context.Context) (n int, err error) {
+	err = tb.callCtx(ctx, func(g *Gate, t cgo.Thread) error {
 		g.S.ProgReset()
 		g.S.PutRef(tb.ref)
 		if err := g.run(t, cgo.OpLen, 1); err != nil {
@@ -317,8 +350,12 @@ func ReleaseAll(vs []any) {
 // it must be one Lua can call: a function, or a value whose metatable has
 // __call (looked up by Lua at each call, as t:name() does). Anything else
 // is Lua's "attempt to call a T value (method 'name')".
-func (tb *Table) Method(name string) (f *Function, err error) {
-	err = tb.call(func(g *Gate, t cgo.Thread) error {
+func (tb *Table) Method(name string) (f *Function, err error) { return tb.MethodContext(nil, name) }
+
+// MethodContext is Method with its lookup as a limited call under ctx
+// (nil: Method).
+func (tb *Table) MethodContext(ctx context.Context, name string) (f *Function, err error) {
+	err = tb.callCtx(ctx, func(g *Gate, t cgo.Thread) error {
 		s := g.S
 		s.ProgReset()
 		s.PutRef(tb.ref)

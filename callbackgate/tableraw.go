@@ -9,12 +9,12 @@ import (
 // RawGet reads rawget(tb, key) into out, converted like a Go function
 // argument: no __index runs.
 func (tb *Table) RawGet(key any, out reflect.Value, over bool) error {
-	return tb.get(key, out, cgo.OpRawIndex, over)
+	return tb.get(nil, key, out, cgo.OpRawIndex, over)
 }
 
 // RawSet does rawset(tb, key, value): no __newindex runs. A nil or NaN
 // key is refused as Lua refuses it.
-func (tb *Table) RawSet(key, value any) error { return tb.set(key, value, cgo.OpRawNewIndex) }
+func (tb *Table) RawSet(key, value any) error { return tb.set(nil, key, value, cgo.OpRawNewIndex) }
 
 // RawLen returns the raw length of tb (the border of its sequence part;
 // no __len runs).
