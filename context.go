@@ -59,9 +59,17 @@ import (
 // Go function makes from inside one of them (it is not stopped either);
 // Options.Libs = LibsSafe keeps scripts from defining either. On LuaJIT,
 // compiled code never runs hooks, so the JIT compiler is off and compiled
-// traces are flushed while a limited call runs; it is switched back on when
-// the outermost one returns. A context that is never done (ctx.Done() ==
-// nil) runs the chunk as DoString does, without the hook.
+// traces are flushed while a limited call runs; the outermost one's end
+// gives the compiler back the state it had before (or the last one the
+// script asked for with jit.on or jit.off meanwhile). With LibsAll the
+// debug library reaches what zlua's wrappers keep in their upvalues and
+// the registry (the original jit.on, the stock coroutine functions): a
+// script using it that way, like one loading native code, is outside
+// these guarantees. C code that installs its own handler for the signal
+// or blocks it on the call's thread while a limited call runs leaves a
+// loop that never allocates to its end; set ZLUA_POKE_SIGNAL=off in such
+// a program. A context that is never done (ctx.Done() == nil) runs the
+// chunk as DoString does, without the hook.
 func (e *Env) DoStringContext(ctx context.Context, chunk string) error {
 	if e.g == nil {
 		return errUnmade
