@@ -97,7 +97,8 @@ func (g *Gate) naturalOf(t cgo.Thread, idx int, a *cgo.Arg, depth int, anyKeys b
 // library's userdata, a light userdata) reaching any.
 func cannotConvert(typeName string) error {
 	article := "a "
-	if typeName != "" && strings.ContainsRune("aeiou", rune(typeName[0])) {
+	// "an opaque handle", but "a userdata", as Lua says (probe E1-M7)
+	if typeName != "" && strings.ContainsRune("aeio", rune(typeName[0])) {
 		article = "an "
 	}
 	return &argError{detail: "cannot convert " + article + typeName + " to a Go value"}
