@@ -61,19 +61,23 @@ static int dump_write(lua_State *L, const void *p, size_t n, void *ud)
 	return 0;
 }
 
+/* The entry for src and name, or NULL; under cache_mu. */
+static const cached_chunk *lookup(const char *src, size_t len, const char *name)
+{
+	int i;
+	for (i = 0; i < ncached; i++)
+		if (cache[i].len == len && strcmp(cache[i].name, name) == 0 &&
+		    memcmp(cache[i].src, src, len) == 0)
+			return &cache[i];
+	return NULL;
+}
+
 /* The cached entry for src and name, or NULL. */
 static const cached_chunk *find(const char *src, size_t len, const char *name)
 {
-	const cached_chunk *c = NULL;
-	int i;
+	const cached_chunk *c;
 	pthread_mutex_lock(&cache_mu);
-	for (i = 0; i < ncached; i++) {
-		if (cache[i].len == len && strcmp(cache[i].name, name) == 0 &&
-		    memcmp(cache[i].src, src, len) == 0) {
-			c = &cache[i];
-			break;
-		}
-	}
+	c = lookup(src, len, name);
 	pthread_mutex_unlock(&cache_mu);
 	return c;
 }
@@ -113,16 +117,9 @@ static void keep(lua_State *L, const char *src, size_t len, const char *name)
 	c.code = b.p;
 	c.code_len = b.len;
 	pthread_mutex_lock(&cache_mu);
-	if (ncached < CACHED) {
-		int i, dup = 0;
-		for (i = 0; i < ncached; i++) /* another state kept it meanwhile */
-			if (cache[i].len == len && strcmp(cache[i].name, name) == 0 &&
-			    memcmp(cache[i].src, src, len) == 0)
-				dup = 1;
-		if (!dup) {
-			cache[ncached++] = c;
-			kept = 1;
-		}
+	if (ncached < CACHED && lookup(src, len, name) == NULL) { /* else kept meanwhile */
+		cache[ncached++] = c;
+		kept = 1;
 	}
 	pthread_mutex_unlock(&cache_mu);
 	if (!kept) {
