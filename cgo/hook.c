@@ -357,7 +357,8 @@ static void set_limited_flag(lua_State *L, zlua_env *env, int on)
 
 /* [go-safe] Whether the outermost limited call's end turns the compiler
  * back on: the last jit.on() or jit.off() a script called during it, else
- * the state the compiler had before it. Needs 2 free stack slots. */
+ * the state the compiler had before it. Raw reads only: never raises.
+ * Needs 2 free stack slots. [-0, +0] */
 static int jit_wanted(lua_State *L, zlua_env *env)
 {
 	int want = env->limit_jit_on;
