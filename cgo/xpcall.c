@@ -151,10 +151,6 @@ void zlua_open_xpcall(lua_State *L, zlua_env *env)
 	lua_createtable(L, 2, 0);
 	lua_pushboolean(L, 0);
 	lua_rawseti(L, -2, 1);
-	lua_pushboolean(L, 0);
-	lua_rawseti(L, -2, 2);
-	lua_pushnil(L);
-	lua_rawseti(L, -2, 2);
 	lua_pushvalue(L, -1);
 	env->limflag_ref = luaL_ref(L, LUA_REGISTRYINDEX);
 	lua_getglobal(L, "jit");
