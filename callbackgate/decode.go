@@ -186,9 +186,6 @@ func (g *Gate) readTable(t cgo.Thread, idx int, v reflect.Value, depth int) (han
 	if p == nil {
 		return false, nil
 	}
-	if err := g.tableStack(t, depth); err != nil {
-		return true, err
-	}
 	if !ptr {
 		return true, g.decodeStruct(t, idx, v, p, depth)
 	}
@@ -226,12 +223,28 @@ func (g *Gate) decodeStruct(t cgo.Thread, idx int, v reflect.Value, p *tablePlan
 	if depth > MaxDepth {
 		return errTooDeep
 	}
+	// ReadPairs needs two free slots: a nested read has them from the
+	// outermost's reserve, a Go function's argument from the C frame it
+	// was passed to (argRoom). Any other read at depth 0 reserves first;
+	// the walk below pushes nested values, so it always does.
+	reserved := false
+	if depth == 0 && !g.argRoom {
+		if err := g.tableStack(t, depth); err != nil {
+			return err
+		}
+		reserved = true
+	}
 	if p.flat && v.CanAddr() {
 		if g.pairs == nil {
 			g.pairs = new(cgo.Pairs)
 		}
 		if n := t.ReadPairs(idx, g.pairs); n >= 0 && g.decodeFlat(v, p, g.pairs[:2*n]) {
 			return nil
+		}
+	}
+	if !reserved {
+		if err := g.tableStack(t, depth); err != nil {
+			return err
 		}
 	}
 	if !g.overlaying() {

@@ -146,6 +146,7 @@ func recovered(fr cgo.Frame, r any) int32 {
 	}
 	g.leafEnd()
 	g.ConvEndScope() // a panic while arguments converted (never the plan's own)
+	g.argRoom = false
 	if r == nil {
 		// runtime.Goexit (a panic(nil) recovers as *runtime.PanicNilError):
 		// the call's C frames will never return. Nobody reads a status.

@@ -287,7 +287,10 @@ func (g *Gate) readArg(fr cgo.Frame, i int, v reflect.Value) error {
 		}
 		return err
 	}
-	return g.read(t, i+1, &a, v, 0)
+	g.argRoom = true
+	err := g.read(t, i+1, &a, v, 0)
+	g.argRoom = false
+	return err
 }
 
 // readAssign is readArg for an assignment to an existing value (a field,

@@ -138,6 +138,13 @@ type Gate struct {
 
 	lastPlan *tablePlan // the struct type last decoded from or pushed as a table (decode.go)
 	pairs    *cgo.Pairs // a flat table's pairs, read in one crossing (decodeflat.go)
+	// argRoom is set while readArg reads an argument of a Go function:
+	// the trampoline's C frame leaves LUA_MINSTACK free slots above the
+	// arguments, enough for a flat table's ReadPairs without a reserve.
+	argRoom bool
+	// args caches the handles of recent table and function arguments
+	// (argcache.go).
+	args argHandles
 	seq      *cgo.Seq   // a run of a table's values or pairs, read in one crossing (readseq.go)
 	flat     flatCache  // the last flat table shape decoded (decodeflat.go)
 	// overlay is set while ReadInto decodes over an Overlay out, whose
@@ -279,6 +286,7 @@ func (g *Gate) Teardown() error {
 	g.callsBefore += g.S.Calls() // the count at Close, kept across Reset
 	g.lifeMu.Unlock()
 	g.binds, g.bindByID, g.lastBind, g.meta = nil, nil, nil, nil
+	g.args.forget()
 	g.funcs, g.free, g.unarmed = nil, nil, nil
 	g.callRes = nil // freed with the state
 	g.liveFuncs.Store(0)
@@ -524,6 +532,9 @@ func (g *Gate) exitOutermost() {
 	}
 	if len(g.nodes.fresh) != 0 {
 		g.forgetFresh()
+	}
+	if g.args.used {
+		g.args.forget() // argcache.go: the cache lives within one outermost call
 	}
 	if g.quiet() {
 		g.forgetRecent()

@@ -36,7 +36,25 @@ var (
 
 	// pub holds the registered public types; until then, the gate's own.
 	pub = PublicTypes{functionType, tableType, luaErrorType, panicErrorType, threadType, reflect.TypeFor[Values]()}
+
+	// handleElems identify the handle struct types, the gate's and the
+	// public ones, for isHandle: each read of a struct argument asks.
+	handleElems = handleElemsOf(pub)
 )
+
+// handleElemsOf lists the identities (typeID) of the handle struct types
+// of p and of the gate.
+func handleElemsOf(p PublicTypes) [6]unsafe.Pointer {
+	return [6]unsafe.Pointer{typeID(functionType.Elem()), typeID(tableType.Elem()), typeID(threadType.Elem()),
+		typeID(p.Function.Elem()), typeID(p.Table.Elem()), typeID(p.Thread.Elem())}
+}
+
+// typeID is the address of t's type descriptor: two reflect.Types are
+// equal exactly when their IDs are (every reflect.Type holds a
+// *reflect.rtype), and comparing IDs takes no call.
+func typeID(t reflect.Type) unsafe.Pointer {
+	return (*[2]unsafe.Pointer)(unsafe.Pointer(&t))[1]
+}
 
 // RegisterPublic makes the gate produce and accept p's types. Each must be
 // a pointer to a struct laid out as the gate's type; it panics otherwise.
@@ -55,6 +73,7 @@ func RegisterPublic(p PublicTypes) {
 		panic(fmt.Sprintf("zlua: public multiple-results type %v is not a slice of any", p.Values))
 	}
 	pub = p
+	handleElems = handleElemsOf(p)
 }
 
 // sameLayout reports whether a value of type p can be read as one of type
@@ -170,10 +189,11 @@ func isHandle(t reflect.Type) bool {
 	if t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
-	switch t {
-	case functionType.Elem(), tableType.Elem(), pub.Function.Elem(), pub.Table.Elem(),
-		threadType.Elem(), pub.Thread.Elem():
-		return true
+	id := typeID(t)
+	for _, h := range &handleElems {
+		if id == h {
+			return true
+		}
 	}
 	return false
 }
@@ -209,9 +229,10 @@ func (g *Gate) pushHandle(v reflect.Value) (handled bool, err error) {
 }
 
 // readHandle converts the Lua value at idx into v when v's type is a
-// handle pointer: a function into a new *Function, a table into a new
-// *Table, a thread into a new *Thread (nil into nil). ok is false for
-// other types.
+// handle pointer: a function into a *Function, a table into a *Table (the
+// handle made for the same object lately if it is still cached and
+// unreleased, argcache.go, else a new one), a thread into a new *Thread
+// (nil into nil). ok is false for other types.
 func (g *Gate) readHandle(t cgo.Thread, idx int, a *cgo.Arg, v reflect.Value) (ok bool, err error) {
 	typ := v.Type()
 	want, name := cgo.TFunction, "function"
@@ -234,15 +255,23 @@ func (g *Gate) readHandle(t cgo.Thread, idx int, a *cgo.Arg, v reflect.Value) (o
 	var p unsafe.Pointer
 	switch want {
 	case cgo.TFunction:
-		f, err := g.NewFunction(t, idx, "function")
-		if err != nil {
-			return true, err
+		f := g.args.cachedFunction(g, a)
+		if f == nil {
+			var err error
+			if f, err = g.NewFunction(t, idx, "function"); err != nil {
+				return true, err
+			}
+			g.args.put(a, nil, f)
 		}
 		p = unsafe.Pointer(f)
 	case cgo.TTable:
-		tb, err := g.NewTableRef(t, idx)
-		if err != nil {
-			return true, err
+		tb := g.args.cachedTable(g, a)
+		if tb == nil {
+			var err error
+			if tb, err = g.NewTableRef(t, idx); err != nil {
+				return true, err
+			}
+			g.args.put(a, tb, nil)
 		}
 		p = unsafe.Pointer(tb)
 	default:

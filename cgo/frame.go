@@ -211,6 +211,17 @@ type Arg struct {
 // IsInt reports whether a number had the integer subtype.
 func (a *Arg) IsInt() bool { return a.isint != 0 }
 
+// ID is the identity of a table, function or thread argument
+// (lua_topointer: two live values have the same ID exactly when they are
+// rawequal); 0 for other types.
+func (a *Arg) ID() uintptr {
+	switch a.Type {
+	case int32(TTable), int32(TFunction), int32(TThread):
+		return uintptr(a.v)
+	}
+	return 0
+}
+
 // Int returns the integer of a number with the integer subtype.
 func (a *Arg) Int() int64 { return int64(a.v) }
 

@@ -45,6 +45,13 @@ static inline void read_arg(zlua_env *env, lua_State *L, int idx, zlua_arg *a, u
 	case LUA_TLIGHTUSERDATA:
 		a->v.i = (lua_Integer)(uintptr_t)lua_touserdata(L, idx);
 		break;
+	case LUA_TTABLE:
+	case LUA_TFUNCTION:
+	case LUA_TTHREAD:
+		/* the object's identity, which Go's handle cache compares
+		 * (callbackgate/argcache.go); objects never move */
+		a->v.i = (lua_Integer)(uintptr_t)lua_topointer(L, idx);
+		break;
 	default:
 		a->v.i = 0;
 	}

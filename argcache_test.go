@@ -1,0 +1,144 @@
+package zlua_test
+
+import (
+	"errors"
+	"runtime"
+	"testing"
+
+	"github.com/zlua-go/zlua"
+)
+
+// TestTableArgumentsShareAHandleWithinACall: the same table passed again
+// and again within one call of the script gets one handle (one ref), and
+// the next call of the script a new one.
+func TestTableArgumentsShareAHandleWithinACall(t *testing.T) {
+	e := newEnv(t)
+	var got []*zlua.Table
+	must(t, e.SetGlobal("keep", func(tb *zlua.Table) { got = append(got, tb) }))
+	run(t, e, `T = {}`)
+	base := e.Stats().LiveRefs
+	run(t, e, `for i = 1, 5 do keep(T) end`)
+	for i, tb := range got {
+		if tb != got[0] {
+			t.Fatalf("call %d got handle %p, call 1 %p: want the same handle", i+1, tb, got[0])
+		}
+	}
+	if n := e.Stats().LiveRefs - base; n != 1 {
+		t.Errorf("%d refs for one table passed 5 times, want 1", n)
+	}
+	run(t, e, `keep(T)`)
+	if got[5] == got[0] {
+		t.Error("a later call of the script reused the handle of an earlier one")
+	}
+	if same, err := got[5].Same(got[0]); err != nil || !same {
+		t.Errorf("Same = %v, %v; want true", same, err)
+	}
+}
+
+// TestReleasedArgumentHandlesAreNotReused: a handle its Go function
+// released (defer Release, the usual idiom) is never given again: the
+// next call with the same table gets a new, usable one.
+func TestReleasedArgumentHandlesAreNotReused(t *testing.T) {
+	e := newEnv(t)
+	var fails int
+	must(t, e.SetGlobal("use", func(tb *zlua.Table) int {
+		defer tb.Release()
+		var n int
+		if err := tb.Get("n", &n); err != nil {
+			fails++
+		}
+		return n
+	}))
+	must(t, e.SetGlobal("call", func(f *zlua.Function) int {
+		defer f.Release()
+		r, err := f.Call()
+		if err != nil || len(r) != 1 {
+			fails++
+			return 0
+		}
+		return int(r[0].(int64))
+	}))
+	run(t, e, `local t, f = {n = 7}, function() return 3 end
+		local s = 0
+		for i = 1, 20 do s = s + use(t) + call(f) end
+		assert(s == 200, s)`)
+	if fails != 0 {
+		t.Errorf("%d calls got a released handle", fails)
+	}
+}
+
+// TestArgumentHandlesNameTheirOwnObjects: many tables passed in turn,
+// more than the cache holds, each given to Go as itself; a table passed
+// as a *Table and as a callable *Function gets a handle of each kind.
+func TestArgumentHandlesNameTheirOwnObjects(t *testing.T) {
+	e := newEnv(t)
+	var wrong int
+	must(t, e.SetGlobal("check", func(tb *zlua.Table, id int) {
+		var got int
+		if err := tb.Get("id", &got); err != nil || got != id {
+			wrong++
+		}
+	}))
+	must(t, e.SetGlobal("invoke", func(f *zlua.Function, id int) {
+		r, err := f.Call()
+		if err != nil || len(r) != 1 || r[0] != int64(id) {
+			wrong++
+		}
+	}))
+	run(t, e, `local ts = {}
+		for i = 1, 13 do
+			ts[i] = setmetatable({id = i}, {__call = function(self) return self.id end})
+		end
+		for r = 1, 50 do
+			for i = 1, 13 do
+				local k = (i * r) % 13 + 1
+				check(ts[k], k)
+				invoke(ts[k], k)
+				check(ts[k], k)
+			end
+			collectgarbage()
+		end`)
+	if wrong != 0 {
+		t.Errorf("%d calls got the handle of another object", wrong)
+	}
+}
+
+// TestArgumentHandlesLeaveWithTheCall: handles only the cache kept are
+// collected once the script's call ended, and their refs released.
+func TestArgumentHandlesLeaveWithTheCall(t *testing.T) {
+	e := newEnv(t)
+	must(t, e.SetGlobal("f", func(*zlua.Table, *zlua.Function) {}))
+	base := e.Stats().LiveRefs
+	run(t, e, `local t, g = {}, function() end for i = 1, 100 do f(t, g) f({}, function() end) end`)
+	deadline := 200
+	for e.Stats().LiveRefs != base && deadline > 0 {
+		runtime.GC()
+		must(t, e.Pump())
+		deadline--
+	}
+	if got := e.Stats().LiveRefs; got != base {
+		t.Errorf("LiveRefs = %d after the call, GC and Pump, want %d", got, base)
+	}
+}
+
+// TestArgumentHandlesOfAResetEnvAreStale: a handle from before a Reset
+// stays stale; the same script after it gets a new, usable handle.
+func TestArgumentHandlesOfAResetEnvAreStale(t *testing.T) {
+	e := newEnv(t)
+	var kept []*zlua.Table
+	bind := func(e *zlua.Env) error {
+		return e.SetGlobal("keep", func(tb *zlua.Table) { kept = append(kept, tb) })
+	}
+	must(t, bind(e))
+	run(t, e, `T = {n = 1} keep(T) keep(T)`)
+	e.Reset(bind)
+	must(t, e.Pump())
+	run(t, e, `T = {n = 2} keep(T)`)
+	var n int
+	if err := kept[1].Get("n", &n); !errors.Is(err, zlua.ErrStale) {
+		t.Errorf("handle from before the Reset: Get = %v, want ErrStale", err)
+	}
+	if err := kept[2].Get("n", &n); err != nil || n != 2 {
+		t.Errorf("handle after the Reset: %d, %v; want 2", n, err)
+	}
+}

@@ -1,0 +1,88 @@
+package callbackgate
+
+import (
+	"github.com/zlua-go/zlua/cgo"
+)
+
+// argHandles remembers the handles the last few *Table and *Function
+// parameters were given, by the Lua object's identity (cgo.Arg.ID), so
+// that a script passing the same table or function again and again (an
+// object table to a Go method, a callback) gets the same handle instead
+// of a new ref, a new handle and a new cleanup each call: the ref and the
+// cleanup are most of a handle parameter's cost.
+//
+// An entry's handle holds a ref on its object, so while the entry lives
+// the object cannot be collected and no other object can take its
+// address: an equal ID is the same object. A released handle no longer
+// holds it (its ref is queued), so a released entry never matches. The
+// entries are dropped when the outermost call ends (and at Reset and
+// Close): a handle nobody else keeps is then collected as before, and
+// the cache keeps at most argCacheSize objects alive, only while the
+// call that passed them runs.
+type argHandles struct {
+	ent  [argCacheSize]argEntry
+	next uint8 // the entry the next miss replaces (round robin)
+	used bool  // an entry was put since the last forget
+}
+
+// argCacheSize is the number of handles argHandles keeps: enough for the
+// handle parameters of a few Go functions a loop calls in turn.
+const argCacheSize = 8
+
+// argEntry is one cached handle: a table's or a function's, never both.
+type argEntry struct {
+	id uintptr
+	tb *Table
+	fn *Function
+}
+
+// cachedTable returns the live handle cached for the table a names, or
+// nil.
+func (c *argHandles) cachedTable(g *Gate, a *cgo.Arg) *Table {
+	id := a.ID()
+	if id == 0 {
+		return nil
+	}
+	for i := range c.ent {
+		if e := &c.ent[i]; e.id == id && e.tb != nil {
+			if e.tb.released.load() || e.tb.gen != g.gen {
+				e.id, e.tb = 0, nil
+				return nil
+			}
+			return e.tb
+		}
+	}
+	return nil
+}
+
+// cachedFunction is cachedTable for a function argument.
+func (c *argHandles) cachedFunction(g *Gate, a *cgo.Arg) *Function {
+	id := a.ID()
+	if id == 0 {
+		return nil
+	}
+	for i := range c.ent {
+		if e := &c.ent[i]; e.id == id && e.fn != nil {
+			if e.fn.released.load() || e.fn.gen != g.gen {
+				e.id, e.fn = 0, nil
+				return nil
+			}
+			return e.fn
+		}
+	}
+	return nil
+}
+
+// put enters a new handle for the object a names.
+func (c *argHandles) put(a *cgo.Arg, tb *Table, fn *Function) {
+	id := a.ID()
+	if id == 0 {
+		return
+	}
+	c.ent[c.next] = argEntry{id: id, tb: tb, fn: fn}
+	c.next = (c.next + 1) % argCacheSize
+	c.used = true
+}
+
+// forget drops every entry (the outermost call's end, Reset, Close).
+func (c *argHandles) forget() { *c = argHandles{} }
