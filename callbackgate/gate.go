@@ -145,8 +145,8 @@ type Gate struct {
 	// args caches the handles of recent table and function arguments
 	// (argcache.go).
 	args argHandles
-	seq      *cgo.Seq   // a run of a table's values or pairs, read in one crossing (readseq.go)
-	flat     flatCache  // the last flat table shape decoded (decodeflat.go)
+	seq  *cgo.Seq  // a run of a table's values or pairs, read in one crossing (readseq.go)
+	flat flatCache // the last flat table shape decoded (decodeflat.go)
 	// overlay is set while ReadInto decodes over an Overlay out, whose
 	// address overlayAt holds until then; overDeep is the deep it runs at
 	// (overlay.go).
