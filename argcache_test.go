@@ -142,3 +142,28 @@ func TestArgumentHandlesOfAResetEnvAreStale(t *testing.T) {
 		t.Errorf("handle after the Reset: %d, %v; want 2", n, err)
 	}
 }
+
+// TestFuncArgumentsShareTheirFuncWithinACall: a Go func parameter given
+// the same Lua function again gets the same func (one ref), and a table
+// that lost its __call is refused as before even after it was passed as
+// a function.
+func TestFuncArgumentsShareTheirFuncWithinACall(t *testing.T) {
+	e := newEnv(t)
+	var sum int
+	must(t, e.SetGlobal("apply", func(f func(int) int, x int) { sum += f(x) }))
+	run(t, e, `T = {}`)
+	base := e.Stats().LiveRefs
+	run(t, e, `local double = function(x) return 2 * x end
+		for i = 1, 10 do apply(double, i) end
+		local c = setmetatable({}, {__call = function(_, x) return x end})
+		apply(c, 5)
+		setmetatable(c, nil)
+		local ok, err = pcall(apply, c, 5)
+		assert(not ok and err:find("function expected, got table"), err)`)
+	if sum != 115 {
+		t.Errorf("sum = %d, want 115", sum)
+	}
+	if n := e.Stats().LiveRefs - base; n > 2 {
+		t.Errorf("%d refs held during the call for two functions, want at most 2", n)
+	}
+}

@@ -1,15 +1,17 @@
 package callbackgate
 
 import (
+	"reflect"
+
 	"github.com/zlua-go/zlua/cgo"
 )
 
-// argHandles remembers the handles the last few *Table and *Function
-// parameters were given, by the Lua object's identity (cgo.Arg.ID), so
-// that a script passing the same table or function again and again (an
-// object table to a Go method, a callback) gets the same handle instead
-// of a new ref, a new handle and a new cleanup each call: the ref and the
-// cleanup are most of a handle parameter's cost.
+// argHandles remembers the handles the last few *Table, *Function and Go
+// func parameters were given, by the Lua object's identity (cgo.Arg.ID),
+// so that a script passing the same table or function again and again (an
+// object table to a Go method, a callback) gets the same handle (or func
+// value) instead of a new ref, a new handle and a new cleanup each call:
+// the ref and the cleanup are most of a handle parameter's cost.
 //
 // An entry's handle holds a ref on its object, so while the entry lives
 // the object cannot be collected and no other object can take its
@@ -29,11 +31,14 @@ type argHandles struct {
 // handle parameters of a few Go functions a loop calls in turn.
 const argCacheSize = 8
 
-// argEntry is one cached handle: a table's or a function's, never both.
+// argEntry is one cached handle: a table's (tb), a function's (fn), or a
+// Go func value calling fn (dv, of type dt), never two of them.
 type argEntry struct {
 	id uintptr
 	tb *Table
 	fn *Function
+	dt reflect.Type
+	dv reflect.Value
 }
 
 // cachedTable returns the live handle cached for the table a names, or
@@ -46,7 +51,7 @@ func (c *argHandles) cachedTable(g *Gate, a *cgo.Arg) *Table {
 	for i := range c.ent {
 		if e := &c.ent[i]; e.id == id && e.tb != nil {
 			if e.tb.released.load() || e.tb.gen != g.gen {
-				e.id, e.tb = 0, nil
+				*e = argEntry{}
 				return nil
 			}
 			return e.tb
@@ -62,9 +67,9 @@ func (c *argHandles) cachedFunction(g *Gate, a *cgo.Arg) *Function {
 		return nil
 	}
 	for i := range c.ent {
-		if e := &c.ent[i]; e.id == id && e.fn != nil {
+		if e := &c.ent[i]; e.id == id && e.fn != nil && e.dt == nil {
 			if e.fn.released.load() || e.fn.gen != g.gen {
-				e.id, e.fn = 0, nil
+				*e = argEntry{}
 				return nil
 			}
 			return e.fn
@@ -73,13 +78,41 @@ func (c *argHandles) cachedFunction(g *Gate, a *cgo.Arg) *Function {
 	return nil
 }
 
-// put enters a new handle for the object a names.
-func (c *argHandles) put(a *cgo.Arg, tb *Table, fn *Function) {
+// cachedDelegate is cachedTable for a Go func parameter of type typ.
+func (c *argHandles) cachedDelegate(g *Gate, a *cgo.Arg, typ reflect.Type) (reflect.Value, bool) {
 	id := a.ID()
 	if id == 0 {
+		return reflect.Value{}, false
+	}
+	for i := range c.ent {
+		if e := &c.ent[i]; e.id == id && e.dt == typ {
+			if e.fn.released.load() || e.fn.gen != g.gen {
+				*e = argEntry{}
+				return reflect.Value{}, false
+			}
+			return e.dv, true
+		}
+	}
+	return reflect.Value{}, false
+}
+
+// putDelegate enters dv, a Go func of type typ calling fn, for the
+// object a names.
+func (c *argHandles) putDelegate(a *cgo.Arg, fn *Function, typ reflect.Type, dv reflect.Value) {
+	c.putEntry(argEntry{id: a.ID(), fn: fn, dt: typ, dv: dv})
+}
+
+// put enters a new handle for the object a names.
+func (c *argHandles) put(a *cgo.Arg, tb *Table, fn *Function) {
+	c.putEntry(argEntry{id: a.ID(), tb: tb, fn: fn})
+}
+
+// putEntry enters e, replacing the oldest entry.
+func (c *argHandles) putEntry(e argEntry) {
+	if e.id == 0 {
 		return
 	}
-	c.ent[c.next] = argEntry{id: id, tb: tb, fn: fn}
+	c.ent[c.next] = e
 	c.next = (c.next + 1) % argCacheSize
 	c.used = true
 }

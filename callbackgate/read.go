@@ -412,14 +412,20 @@ func (g *Gate) read(t cgo.Thread, idx int, a *cgo.Arg, v reflect.Value, depth in
 			v.SetZero()
 			return nil
 		}
-		if !g.callableArg(t, idx, a) {
+		if !g.callableArg(t, idx, a) { // a table's __call may be gone since
 			return typeError("function", g.typeName(t, idx, a))
+		}
+		if dv, ok := g.args.cachedDelegate(g, a, typ); ok {
+			v.Set(dv) // the same function lately: its func (argcache.go)
+			return nil
 		}
 		f, err := g.NewFunction(t, idx, "function")
 		if err != nil {
 			return err
 		}
-		v.Set(g.MakeDelegate(f, typ))
+		dv := g.MakeDelegate(f, typ)
+		g.args.putDelegate(a, f, typ, dv)
+		v.Set(dv)
 		return nil
 	case reflect.Pointer:
 		if a.Type == int32(cgo.TNil) || a.Type == int32(cgo.TNone) {
