@@ -3,6 +3,7 @@ package zlua_test
 import (
 	"errors"
 	"runtime"
+	"strings"
 	"testing"
 
 	"github.com/zlua-go/zlua"
@@ -165,5 +166,49 @@ func TestFuncArgumentsShareTheirFuncWithinACall(t *testing.T) {
 	}
 	if n := e.Stats().LiveRefs - base; n > 2 {
 		t.Errorf("%d refs held during the call for two functions, want at most 2", n)
+	}
+}
+
+// TestHandleFirstParamsCallWithoutReflection: func(*zlua.Table, ...) and
+// func(*zlua.Function, ...) of the fast shapes run without
+// reflect.Value.Call: a loop passing the same table allocates nothing per
+// call (it allocated 5 times before the handle cache and the shapes), and
+// a wrong argument is refused as the reflective path refused it.
+func TestHandleFirstParamsCallWithoutReflection(t *testing.T) {
+	e := newEnv(t)
+	must(t, e.SetGlobal("size", func(tb *zlua.Table, k int) int { return k }))
+	must(t, e.SetGlobal("each", func(f *zlua.Function) error { return nil }))
+	must(t, e.SetGlobal("pair", func(int, *zlua.Table) {})) // the reflective path
+	must(t, e.SetGlobal("N", 1000))
+	run(t, e, `T, F = {}, function() end`)
+	allocs := testing.AllocsPerRun(5, func() {
+		run(t, e, `local t, f, s = T, F, 0 for i = 1, N do s = s + size(t, 1) each(f) end assert(s == N)`)
+	})
+	if allocs > 100 { // the chunk's own, not 2 per call
+		t.Errorf("%.0f allocations for 2000 calls", allocs)
+	}
+	for _, c := range []struct{ src, want string }{
+		{`size(1, 2)`, "bad argument #1 to 'size' (table expected, got number)"},
+		{`size(io.stdout, 2)`, "bad argument #1 to 'size' (table expected, got FILE*)"},
+		{`size({}, "x")`, "bad argument #2 to 'size' (number expected, got string)"},
+		{`each({})`, "bad argument #1 to 'each' (function expected, got table)"},
+		{`each("f")`, "bad argument #1 to 'each' (function expected, got string)"},
+		{`each(io.stdout)`, "bad argument #1 to 'each' (function expected, got FILE*)"},
+		{`pair(1, io.stdout)`, "bad argument #2 to 'pair' (table expected, got FILE*)"},
+	} {
+		err := e.DoString(c.src)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want %q", c.src, err, c.want)
+		}
+	}
+	var got *zlua.Table
+	must(t, e.SetGlobal("keep", func(tb *zlua.Table) { got = tb }))
+	run(t, e, `keep(nil)`)
+	if got != nil {
+		t.Errorf("nil gave %p, want a nil *Table", got)
+	}
+	run(t, e, `keep()`)
+	if got != nil {
+		t.Errorf("no argument gave %p, want a nil *Table", got)
 	}
 }

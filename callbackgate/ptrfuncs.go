@@ -23,13 +23,15 @@ import (
 type ptrShapeMaker func(t, pt reflect.Type) callFunc
 
 // ptrFuncPlan serves t when it is a non-variadic func(*T, ...) with a
-// shape of ptrShapes (shapeOf from parameter 1 on); nil otherwise.
+// shape of ptrShapes (shapeOf from parameter 1 on); nil otherwise. *T may
+// be a handle type (*Table, *Function, *Thread): ptrArgSlow gives the
+// handle.
 func ptrFuncPlan(t reflect.Type) callFunc {
 	if t.IsVariadic() || t.NumIn() == 0 {
 		return nil
 	}
 	pt := t.In(0)
-	if pt.Kind() != reflect.Pointer || pt.Elem().Kind() != reflect.Struct || isHandle(pt) {
+	if pt.Kind() != reflect.Pointer || pt.Elem().Kind() != reflect.Struct {
 		return nil
 	}
 	if mk := ptrShapes[shapeOf(t, 1)]; mk != nil {
@@ -60,6 +62,17 @@ func (g *Gate) ptrArg(fr cgo.Frame, pt reflect.Type, e *funcEntry) (p unsafe.Poi
 // ptrArgSlow converts argument 1 as a reflective call would: nil gives a
 // nil pointer, other views of *T their object, anything else its error.
 func (g *Gate) ptrArgSlow(fr cgo.Frame, pt reflect.Type, e *funcEntry) (unsafe.Pointer, int32, bool) {
+	if a := arg(fr, 0); handleArgType(a.Type) {
+		// a *Table, *Function or *Thread parameter given a value it
+		// takes (or nil): its handle, without the reflective read
+		p, ok, err := g.handlePtr(fr.Thread(), 1, &a, pt)
+		if ok {
+			if err != nil {
+				return nil, g.raiseArg(1, e.name, err), false
+			}
+			return p, 0, true
+		}
+	}
 	v := reflect.New(pt).Elem()
 	if err := g.readArg(fr, 0, v); err != nil {
 		return nil, g.raiseArg(1, e.name, err), false
@@ -75,3 +88,16 @@ func (g *Gate) ptrArgSlow(fr cgo.Frame, pt reflect.Type, e *funcEntry) (unsafe.P
 var ptrShapes map[string]ptrShapeMaker
 
 func init() { ptrShapes = makePtrShapes() }
+
+// handleArgType reports whether an argument of Lua type typ goes to a
+// handle parameter through handlePtr alone, as read sends it: a table, a
+// function, a thread, a userdata (a callable one is a function) or nil.
+// Any other value takes readArg, whose error names it.
+func handleArgType(typ int32) bool {
+	switch typ {
+	case int32(cgo.TTable), int32(cgo.TFunction), int32(cgo.TThread), int32(cgo.TUserdata),
+		int32(cgo.TNil), int32(cgo.TNone):
+		return true
+	}
+	return false
+}

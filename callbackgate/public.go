@@ -235,6 +235,22 @@ func (g *Gate) pushHandle(v reflect.Value) (handled bool, err error) {
 // (nil into nil). ok is false for other types.
 func (g *Gate) readHandle(t cgo.Thread, idx int, a *cgo.Arg, v reflect.Value) (ok bool, err error) {
 	typ := v.Type()
+	p, ok, err := g.handlePtr(t, idx, a, typ)
+	if !ok || err != nil {
+		return ok, err
+	}
+	if p == nil {
+		v.SetZero()
+		return true, nil
+	}
+	v.Set(asPublic(typ, p))
+	return true, nil
+}
+
+// handlePtr is readHandle's conversion: the handle (of the gate's type,
+// laid out as the public one) for the value at idx when typ is a handle
+// pointer, nil for nil; ok is false for other types.
+func (g *Gate) handlePtr(t cgo.Thread, idx int, a *cgo.Arg, typ reflect.Type) (p unsafe.Pointer, ok bool, err error) {
 	want, name := cgo.TFunction, "function"
 	switch typ {
 	case functionType, pub.Function:
@@ -243,46 +259,39 @@ func (g *Gate) readHandle(t cgo.Thread, idx int, a *cgo.Arg, v reflect.Value) (o
 	case threadType, pub.Thread:
 		want, name = cgo.TThread, "thread"
 	default:
-		return false, nil
+		return nil, false, nil
 	}
 	switch {
 	case a.Type == int32(cgo.TNil) || a.Type == int32(cgo.TNone):
-		v.SetZero()
-		return true, nil
+		return nil, true, nil
 	case a.Type != int32(want) && (want != cgo.TFunction || !g.callableArg(t, idx, a)):
-		return true, typeError(name, g.typeName(t, idx, a))
+		return nil, true, typeError(name, g.typeName(t, idx, a))
 	}
-	var p unsafe.Pointer
 	switch want {
 	case cgo.TFunction:
 		f := g.args.cachedFunction(g, a)
 		if f == nil {
-			var err error
 			if f, err = g.NewFunction(t, idx, "function"); err != nil {
-				return true, err
+				return nil, true, err
 			}
 			g.args.put(a, nil, f)
 		}
-		p = unsafe.Pointer(f)
+		return unsafe.Pointer(f), true, nil
 	case cgo.TTable:
 		tb := g.args.cachedTable(g, a)
 		if tb == nil {
-			var err error
 			if tb, err = g.NewTableRef(t, idx); err != nil {
-				return true, err
+				return nil, true, err
 			}
 			g.args.put(a, tb, nil)
 		}
-		p = unsafe.Pointer(tb)
-	default:
-		th, err := g.NewThreadRef(t, idx)
-		if err != nil {
-			return true, err
-		}
-		p = unsafe.Pointer(th)
+		return unsafe.Pointer(tb), true, nil
 	}
-	v.Set(asPublic(typ, p))
-	return true, nil
+	th, err := g.NewThreadRef(t, idx)
+	if err != nil {
+		return nil, true, err
+	}
+	return unsafe.Pointer(th), true, nil
 }
 
 // callableArg reports whether the value at idx (described by a) can go

@@ -305,6 +305,12 @@ func (g *Gate) read(t cgo.Thread, idx int, a *cgo.Arg, v reflect.Value, depth in
 	}
 	switch a.Type {
 	case int32(cgo.TUserdata):
+		if typ.Kind() == reflect.Pointer && isHandle(typ) {
+			// a *Table, *Function or *Thread: a userdata is refused as
+			// a table or function is expected, unless callable (__call)
+			_, err := g.readHandle(t, idx, a, v)
+			return err
+		}
 		return g.popUserdata(t, idx, a, v)
 	case int32(cgo.TLightUserdata):
 		return g.popOpaque(a, v)
