@@ -82,3 +82,57 @@ func BenchmarkTables_DecodeArg(b *testing.B) {
 		}
 	})
 }
+
+const visitScript = `local t, s = {hp = 10}, 0
+	for i = 1, %d do s = visit(t, s) end
+	assert(s == %[1]d)`
+
+// BenchmarkTables_HandleArg is visit(t, n): a host function given a table
+// the script owns (an object table passed to a host API) and a count
+// (zlua: a func(*zlua.Table, int) int, so the table arrives as a handle
+// Go may keep; native: a C function checking the table with
+// luaL_checktype; gopher-lua: a Go function with CheckTable).
+func BenchmarkTables_HandleArg(b *testing.B) {
+	b.Run("native", func(b *testing.B) {
+		s, err := native.Open()
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer s.Close()
+		s.OpenTables()
+		b.ReportAllocs()
+		b.ResetTimer()
+		defer startCPU(b).report()
+		must(b, s.DoString(fmt.Sprintf(visitScript, b.N)))
+	})
+	b.Run("zlua", func(b *testing.B) {
+		e, err := zlua.New(zlua.Options{})
+		must(b, err)
+		defer e.Close()
+		must(b, e.SetGlobal("visit", func(t *zlua.Table, n int) int {
+			if t == nil {
+				panic("no table")
+			}
+			return n + 1
+		}))
+		b.ReportAllocs()
+		b.ResetTimer()
+		defer startCPU(b).report()
+		must(b, e.DoString(fmt.Sprintf(visitScript, b.N)))
+	})
+	b.Run("gopherlua", func(b *testing.B) {
+		L := lua.NewState()
+		defer L.Close()
+		L.SetGlobal("visit", L.NewFunction(func(L *lua.LState) int {
+			L.CheckTable(1)
+			L.Push(lua.LNumber(L.CheckInt(2) + 1))
+			return 1
+		}))
+		b.ReportAllocs()
+		b.ResetTimer()
+		defer startCPU(b).report()
+		if err := L.DoString(fmt.Sprintf(visitScript, b.N)); err != nil {
+			b.Fatal(err)
+		}
+	})
+}

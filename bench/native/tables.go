@@ -27,15 +27,27 @@ static int native_place(lua_State *L)
 	return 1;
 }
 
-// tables_open makes global place.
+// visit: takes a table (an object the script owns, passed to a host
+// API) and a count, and returns the count plus one.
+static int native_visit(lua_State *L)
+{
+	luaL_checktype(L, 1, LUA_TTABLE);
+	lua_pushinteger(L, luaL_checkinteger(L, 2) + 1);
+	return 1;
+}
+
+// tables_open makes globals place and visit.
 static void tables_open(lua_State *L)
 {
 	lua_pushcfunction(L, native_place);
 	lua_setglobal(L, "place");
+	lua_pushcfunction(L, native_visit);
+	lua_setglobal(L, "visit");
 }
 */
 import "C"
 
 // OpenTables adds global place(t), a C function that reads t.damage, t.x,
-// t.y and t.kind into a C struct.
+// t.y and t.kind into a C struct, and visit(t, n), which checks that t is
+// a table and returns n + 1.
 func (s *State) OpenTables() { C.tables_open(s.L) }
