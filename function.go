@@ -98,6 +98,10 @@ func (f *Function) String() string {
 
 // Release releases the Lua function now; the reference is freed at the
 // next Pump. Later calls fail with ErrReleased. Idempotent.
+//
+// A Go function given the same Lua function again within one call of the
+// script gets the same handle (never a released one), as it does for
+// tables (see Table.Release).
 func (f *Function) Release() {
 	if f != nil {
 		f.h.Release()

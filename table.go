@@ -215,6 +215,11 @@ func (t *Table) String() string {
 
 // Release releases the table now; the reference is freed at the next
 // Pump. Later uses fail with ErrReleased. Idempotent.
+//
+// A Go function given the same table again within one call of the script
+// gets the same handle (the handle of a released one is never given
+// again): a handle kept past its call and released later is also the
+// handle a later argument of that call got.
 func (t *Table) Release() {
 	if t != nil {
 		t.h.Release()
