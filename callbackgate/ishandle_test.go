@@ -25,6 +25,19 @@ func TestIsHandleKnowsTheHandleTypesByIdentity(t *testing.T) {
 			t.Errorf("isHandle(%v) = %v, want %v", c.typ, got, c.want)
 		}
 	}
+	for _, c := range []struct {
+		typ  reflect.Type
+		want bool
+	}{
+		{reflect.TypeFor[*Table](), true}, {reflect.TypeFor[*Function](), true},
+		{reflect.TypeFor[*Thread](), true}, {reflect.TypeFor[Table](), false},
+		{reflect.TypeFor[*lookAlike](), false}, {reflect.TypeFor[**Table](), false},
+		{yieldType, false},
+	} {
+		if got := isHandlePtr(c.typ); got != c.want {
+			t.Errorf("isHandlePtr(%v) = %v, want %v", c.typ, got, c.want)
+		}
+	}
 	if typeID(reflect.TypeFor[Table]()) != typeID(reflect.TypeOf(Table{})) {
 		t.Error("typeID differs for two reflect.Types of one type")
 	}

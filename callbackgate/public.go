@@ -40,7 +40,30 @@ var (
 	// handleElems identify the handle struct types, the gate's and the
 	// public ones, for isHandle: each read of a struct argument asks.
 	handleElems = handleElemsOf(pub)
+	// handlePtrs identify the handle pointer types, for pushHandle and
+	// handlePtr to turn every other type away without a comparison of
+	// interfaces each.
+	handlePtrs = handlePtrsOf(pub)
 )
+
+// handlePtrsOf lists the identities of the handle pointer types of p and
+// of the gate.
+func handlePtrsOf(p PublicTypes) [6]unsafe.Pointer {
+	return [6]unsafe.Pointer{typeID(functionType), typeID(tableType), typeID(threadType),
+		typeID(p.Function), typeID(p.Table), typeID(p.Thread)}
+}
+
+// isHandlePtr reports whether t is a handle pointer type (*Function,
+// *Table, *Thread, the gate's or the public).
+func isHandlePtr(t reflect.Type) bool {
+	id := typeID(t)
+	for _, h := range &handlePtrs {
+		if id == h {
+			return true
+		}
+	}
+	return false
+}
 
 // handleElemsOf lists the identities (typeID) of the handle struct types
 // of p and of the gate.
@@ -74,6 +97,7 @@ func RegisterPublic(p PublicTypes) {
 	}
 	pub = p
 	handleElems = handleElemsOf(p)
+	handlePtrs = handlePtrsOf(p)
 }
 
 // sameLayout reports whether a value of type p can be read as one of type
@@ -203,7 +227,14 @@ func isHandle(t reflect.Type) bool {
 // userdata with the handle's methods. A handle of another Env, or of a
 // reset or closed one, is refused.
 func (g *Gate) pushHandle(v reflect.Value) (handled bool, err error) {
-	switch v.Type() {
+	typ := v.Type()
+	if !isHandlePtr(typ) {
+		if typ == yieldType {
+			return true, errYieldAsValue
+		}
+		return false, nil
+	}
+	switch typ {
 	case functionType, pub.Function:
 		if v.IsNil() {
 			g.S.PutNil()
@@ -222,8 +253,6 @@ func (g *Gate) pushHandle(v reflect.Value) (handled bool, err error) {
 			return true, nil
 		}
 		return true, (*Thread)(v.UnsafePointer()).put(g)
-	case yieldType:
-		return true, errYieldAsValue
 	}
 	return false, nil
 }
@@ -251,6 +280,9 @@ func (g *Gate) readHandle(t cgo.Thread, idx int, a *cgo.Arg, v reflect.Value) (o
 // laid out as the public one) for the value at idx when typ is a handle
 // pointer, nil for nil; ok is false for other types.
 func (g *Gate) handlePtr(t cgo.Thread, idx int, a *cgo.Arg, typ reflect.Type) (p unsafe.Pointer, ok bool, err error) {
+	if !isHandlePtr(typ) {
+		return nil, false, nil
+	}
 	want, name := cgo.TFunction, "function"
 	switch typ {
 	case functionType, pub.Function:
