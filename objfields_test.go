@@ -373,3 +373,58 @@ func TestTwoResultsAndNoResultsWithoutAProgram(t *testing.T) {
 		assert(a == 3 and b == 4)
 	`)
 }
+
+// TestObjectsPushedAfterAFieldAccessArePinnedAtPush: once a script used
+// the C fields of one object of a type, a new userdata of that type is
+// pinned as it is pushed, so a Go-driven update (Go calls a Lua handler
+// with objects Lua does not keep) reads and writes fields without a Go
+// call per object; the pins still end with the objects' slots.
+func TestObjectsPushedAfterAFieldAccessArePinnedAtPush(t *testing.T) {
+	base := objreg.LivePins()
+	e := newEnv(t)
+	run(t, e, `function update(m) m.F64 = m.F64 + m.I end`)
+	var update func(any) error
+	must(t, e.GetFunction("update", &update))
+	mobs := make([]*Mob, 100)
+	for i := range mobs {
+		mobs[i] = &Mob{I: i}
+	}
+	must(t, update(mobs[0])) // the type's first field access pins lazily
+	before := e.Stats().GoCalls
+	for frame := 0; frame < 3; frame++ {
+		for _, m := range mobs[1:] {
+			must(t, update(m))
+		}
+		run(t, e, `collectgarbage() collectgarbage()`) // the userdata go
+		must(t, e.Pump())                              // and their slots
+	}
+	if n := e.Stats().GoCalls - before; n != 0 {
+		t.Errorf("%d Go calls for 297 updates of objects pushed after the type's first field access, want 0", n)
+	}
+	for i, m := range mobs[1:] {
+		if m.F64 != float64(3*(i+1)) {
+			t.Fatalf("mob %d: F64 = %v, want %v", i+1, m.F64, 3*(i+1))
+		}
+	}
+	if n := e.Stats().PinnedObjects; n != 0 {
+		t.Errorf("PinnedObjects = %d once every userdata was collected, want 0", n)
+	}
+	must(t, e.Close())
+	if objreg.LivePins() != base {
+		t.Errorf("live pins %d after Close, want 0", objreg.LivePins()-base)
+	}
+}
+
+// TestObjectsReturnedAfterAFieldAccessArePinnedAtPush: the same for
+// objects a Go function returns (spawn() in a loop).
+func TestObjectsReturnedAfterAFieldAccessArePinnedAtPush(t *testing.T) {
+	e := newEnv(t)
+	n := 0
+	must(t, e.SetGlobal("spawn", func() *Mob { n++; return &Mob{I: n} }))
+	run(t, e, `local m = spawn() m.I = m.I + 1`) // the type's first field access
+	if got := goCalls(t, e, `local s = 0
+		for i = 1, 200 do local m = spawn() m.F64 = m.I * 2 s = s + m.F64 end
+		assert(s == 2 * (201 * 202 / 2 - 1), s)`); got != 200 {
+		t.Errorf("%d Go calls for 200 spawns and their fields, want 200 (the spawns)", got)
+	}
+}

@@ -24,6 +24,11 @@ type binding struct {
 	// numbers and booleans reached without a pointer hop, by Lua name, as
 	// field codes (kind | offset << 8). nil when there are none.
 	cfields map[string]int64
+	// eagerPin is set once a script read or wrote a C field of an
+	// object of this binding that was not pinned yet (fieldAccess): from
+	// then on a push that makes a new userdata pins the object first, so
+	// its first field access needs no Go call either.
+	eagerPin bool
 }
 
 // field is one exported struct field reachable from a binding.

@@ -50,6 +50,9 @@ func (g *Gate) pushObjIn(v reflect.Value, view reflect.Type, holder reflect.Valu
 	if keyed {
 		if slot, gen, ok := g.objs.Lookup(key); ok {
 			g.S.PutObj(slot, gen, b.id, b.mtref, true)
+			if b.eagerPin {
+				g.pinPushed(slot, gen)
+			}
 			if holder.IsValid() {
 				g.chargeView(holder, slot)
 			} else if g.pushCharges() && chargeKind(v.Kind()) {
@@ -67,12 +70,24 @@ func (g *Gate) pushObjIn(v reflect.Value, view reflect.Type, holder reflect.Valu
 	} else {
 		g.S.PutObj(slot, gen, b.id, b.mtref, false)
 	}
+	if b.eagerPin {
+		g.pinPushed(slot, gen)
+	}
 	if holder.IsValid() {
 		g.chargeView(holder, slot)
 	} else if g.pushCharges() && chargeKind(v.Kind()) {
 		g.chargePush(slotPtr(v), slot)
 	}
 	return nil
+}
+
+// pinPushed pins the object of slot, whose userdata the program pushes
+// just before, and has C store its address in that userdata (a binding
+// whose fields scripts use: eagerPin).
+func (g *Gate) pinPushed(slot, gen uint32) {
+	if s := g.objs.Get(slot, gen); s != nil {
+		g.S.PutObjPtr(slot, g.objs.Pin(s))
+	}
 }
 
 // chargeKind reports whether a pushed reference value of kind k may carry
@@ -172,6 +187,15 @@ func (g *Gate) retPtrAs(fr cgo.Frame, p unsafe.Pointer, typ reflect.Type, b *bin
 				fr.ReturnObj(slot, gen, b.id, b.mtref, true)
 				return cgo.StatusRetObj
 			}
+		}
+		if b.eagerPin {
+			// a new userdata of a type whose fields scripts use: pinned
+			// as it is pushed (pinPushed), which takes a push program
+			g.S.ProgReset()
+			if err = g.pushObj(reflect.NewAt(typ.Elem(), p), nil); err == nil {
+				return g.commitReturn()
+			}
+			return g.raiseText(fmt.Sprintf("result #1 of '%s': %v", name, err), err)
 		}
 		// A new object: its slot goes to C with the result as a hit's
 		// does, without a push program (keyed is false only for an
@@ -361,6 +385,7 @@ func (g *Gate) fieldAccess(fr cgo.Frame, b *binding, what string) (ov reflect.Va
 		f = b.fields[key.View()]
 		if _, ok := b.cfields[key.View()]; ok {
 			fr.SetSelfPtr(g.objs.Pin(s))
+			b.eagerPin = true
 		}
 	}
 	if f == nil {

@@ -272,6 +272,20 @@ int zlua_objcnt_reserve(zlua_env *env, size_t n)
 	return 1;
 }
 
+size_t zlua_obj_setptr(lua_State *L, const unsigned char *p)
+{
+	uint32_t slot;
+	uint64_t ptr;
+	ZLuaObjectUserData *u = (ZLuaObjectUserData *)lua_touserdata(L, -1);
+	memcpy(&slot, p, sizeof slot);
+	memcpy(&ptr, p + 4, sizeof ptr);
+	if (u != NULL && zlua_rawlen(L, -1) == sizeof *u && u->header.magic == ZLUA_MAGIC &&
+	    u->header.kind == ZLUA_KIND_BYOBJ && !(u->header.flags & ZLUA_F_RELEASED) && u->slot == slot &&
+	    u->ptr == 0)
+		u->ptr = ptr;
+	return 12;
+}
+
 size_t zlua_obj_charge(lua_State *L, zlua_env *env, const unsigned char *p)
 {
 	uint32_t slot;

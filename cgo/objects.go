@@ -86,6 +86,20 @@ func (s *State) PutNewObj(slot, gen, typeID uint32, mtref int32) {
 	s.putObj(slot, gen, typeID, mtref, C.ZLUA_OBJ_NEWKEY)
 }
 
+// PutObjPtr appends the store of p, the address of the pinned object of
+// slot, into the ByObj userdata of slot just pushed (unless it has one),
+// so that C serves its fields without asking Go first. The caller keeps
+// the object pinned for as long as the slot lives. It pushes nothing.
+func (s *State) PutObjPtr(slot uint32, p unsafe.Pointer) {
+	if s.need(13) {
+		b := (*[13]byte)(s.prog[s.n:])
+		b[0] = C.ZLUA_OP_OBJPTR
+		binary.LittleEndian.PutUint32(b[1:5], slot)
+		binary.LittleEndian.PutUint64(b[5:13], uint64(uintptr(p)))
+		s.n += 13
+	}
+}
+
 // PutObjCharge appends a charge of n bytes to object slot (pushed just
 // before): inside a script call's results, a slot whose userdata lives
 // and holds no charge yet is charged until its last userdata goes, after

@@ -98,6 +98,9 @@ int zlua_prog_run(lua_State *L, zlua_env *env, const unsigned char *p, size_t n)
 		case ZLUA_OP_OBJCHARGE:
 			p += zlua_obj_charge(L, env, p);
 			break;
+		case ZLUA_OP_OBJPTR:
+			p += zlua_obj_setptr(L, p);
+			break;
 		case ZLUA_OP_NOMEM:
 			zlua_raise_nomem(L, env);
 			break;

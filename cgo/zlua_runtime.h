@@ -52,6 +52,10 @@ enum zlua_op {
 	ZLUA_OP_SVNOADDR = 40,  /* marks the ByVal userdata on top
 	                         * ZLUA_F_NOADDR (anything else is left
 	                         * alone); pushes nothing */
+	ZLUA_OP_OBJPTR = 41,    /* u64: the address of the pinned object the
+	                         * ByObj userdata on top (pushed just before)
+	                         * shows: C serves its fields from it
+	                         * (objects.c); pushes nothing */
 	/* leaf methods (jitleaf.c) */
 	ZLUA_OP_LEAF = 36     /* u32 type_id, u32 fnid, u8 nparams, u8 boolean
 	                       * params (bit i), u8 nresults, u8 boolean results;

@@ -317,6 +317,12 @@ void zlua_obj_freed(zlua_env *env, const void *p);
  * never raises: a slot the queue cannot hold is counted as lost.
  * [-0, +0] */
 void zlua_obj_queue_slot(zlua_env *env, uint32_t slot);
+/* [go-safe] Runs one ZLUA_OP_OBJPTR at p (after the op byte): stores the
+ * pinned address in the ByObj userdata on top, which the op before pushed
+ * (one of this state's: a new one, or the live one of its slot), unless
+ * it is released or holds an address already. Returns the operand's
+ * length. [-0, +0] */
+size_t zlua_obj_setptr(lua_State *L, const unsigned char *p);
 /* [lua] Runs one ZLUA_OP_OBJCHARGE at p (after the op byte): inside a
  * script call's results (env->charging), an object slot whose userdata
  * lives and that holds no charge yet is charged the bytes, after making
