@@ -58,6 +58,11 @@ type Gate struct {
 	inResults bool
 
 	busy ownerWord // gateIdle, gateClaimed, gateClosed, gateAbandoned or gatePeeking
+	// claimWait counts claims waiting in claimAfterPeek for a Done's read
+	// to end: while one waits, Peek gives way (Done answers from its last
+	// read) so that pollers calling Done back to back cannot keep the
+	// gate from its owner (outside probe F1-F4).
+	claimWait atomic.Int32
 	// abandoned is set, once, by the Goexit that broke the gate
 	// (abandon.go), before busy moves to gateAbandoned; while closeLua
 	// runs, a Goexit adds its goroutine (and closeLua restores it).
@@ -340,13 +345,30 @@ func (g *Gate) Claim() error {
 // ErrConcurrentUse: a goroutine polling Done must not make the owner's
 // calls fail (outside probe E1-F5). claimed reports a claim taken here.
 func (g *Gate) claimAfterPeek(nested error) (claimed bool, err error) {
+	waiting := false
+	defer func() {
+		if waiting {
+			g.claimWait.Add(-1)
+		}
+	}()
 	for {
 		if err = g.claimFailed(nested); err != ErrConcurrentUse {
 			return false, err
 		}
 		switch g.busy.Load() {
 		case gatePeeking:
-			runtime.Gosched()
+			if !waiting { // later Peeks give way until the claim is won
+				waiting = true
+				g.claimWait.Add(1)
+			}
+			// A Done's read lasts about one cgo call: wait for it here
+			// rather than behind every runnable goroutine (Gosched), unless
+			// its goroutine was descheduled in the middle.
+			for i := 0; i < peekSpin && g.busy.Load() == gatePeeking; i++ {
+			}
+			if g.busy.Load() == gatePeeking {
+				runtime.Gosched()
+			}
 		case gateIdle: // given back since the claim failed
 		default:
 			return false, err
@@ -357,13 +379,19 @@ func (g *Gate) claimAfterPeek(nested error) (claimed bool, err error) {
 	}
 }
 
+// peekSpin bounds the loads a claim makes waiting for a Done's read to
+// end before it yields the processor (a few microseconds).
+const peekSpin = 2000
+
 // Peek runs read, which runs no Lua code, for a goroutine that may not
 // own the gate (Thread.Done): under a claim of its own that makes others
 // wait (gatePeeking), or inside the owner's call when the caller is its
 // goroutine. It reports false, without running read, when another
-// goroutine holds the gate, err telling why (ErrClosed once closed).
+// goroutine holds the gate, err telling why (ErrClosed once closed), and
+// when a claim waits for an earlier Peek to end (claimWait): the owner
+// goes first.
 func (g *Gate) Peek(read func()) (ran bool, err error) {
-	if g.busy.CompareAndSwap(gateIdle, gatePeeking) {
+	if g.claimWait.Load() == 0 && g.busy.CompareAndSwap(gateIdle, gatePeeking) {
 		defer g.busy.Release(gateIdle)
 		read()
 		return true, nil
