@@ -68,8 +68,8 @@ import (
 // these guarantees. C code that installs its own handler for the signal
 // or blocks it on the call's thread while a limited call runs leaves a
 // loop that never allocates to its end; set ZLUA_POKE_SIGNAL=off in such
-// a program. A context that is never done (ctx.Done() == nil) runs the
-// chunk as DoString does, without the hook.
+// a program. A nil context, or one that is never done (ctx.Done() ==
+// nil), runs the chunk as DoString does, without the hook.
 func (e *Env) DoStringContext(ctx context.Context, chunk string) error {
 	if e.g == nil {
 		return errUnmade
@@ -77,7 +77,7 @@ func (e *Env) DoStringContext(ctx context.Context, chunk string) error {
 	if err := callbackgate.CtxDone(ctx); err != nil {
 		return fmt.Errorf("zlua: do string: %w", err)
 	}
-	if ctx.Done() == nil {
+	if callbackgate.Unlimited(ctx) { // nil too, as CallContext takes it
 		return e.DoString(chunk)
 	}
 	return e.doLimited(ctx, chunk, doStringName)
@@ -94,7 +94,7 @@ func (e *Env) DoFileContext(ctx context.Context, path string) error {
 	if err := callbackgate.CtxDone(ctx); err != nil {
 		return fmt.Errorf("zlua: dofile: %w", err)
 	}
-	if ctx.Done() == nil {
+	if callbackgate.Unlimited(ctx) {
 		return e.DoFile(path)
 	}
 	b, err := os.ReadFile(path)

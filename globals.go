@@ -37,13 +37,13 @@ func (e *Env) SetGlobalContext(ctx context.Context, name string, v any) error {
 }
 
 // hostCtx is the context a host call that may run script code runs
-// under: nil (the plain call) for a context that is never done, and the
+// under: nil (the plain call) for a nil context or one never done, and the
 // context's error, with nothing run, for one already done.
 func hostCtx(ctx context.Context) (context.Context, error) {
 	if err := callbackgate.CtxDone(ctx); err != nil {
 		return nil, err
 	}
-	if ctx.Done() == nil {
+	if callbackgate.Unlimited(ctx) { // nil too, as CallContext takes it
 		return nil, nil
 	}
 	return ctx, nil

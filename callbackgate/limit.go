@@ -321,10 +321,13 @@ func (e *ctxError) Unwrap() []error {
 }
 
 // CtxDone is the error of a call refused because ctx was done before it
-// began: nil while ctx is not done, else ctx.Err(), joined with the
+// began: nil while ctx is not done (or is nil), else ctx.Err(), joined with the
 // context's cause when it has its own (context.WithCancelCause …) so
 // that errors.Is matches both.
 func CtxDone(ctx context.Context) error {
+	if ctx == nil {
+		return nil // nil is unlimited (Unlimited)
+	}
 	err := ctx.Err()
 	if err == nil {
 		return nil
