@@ -284,3 +284,18 @@ func TestSandboxLoadReaderLevelsAreStock(t *testing.T) {
 		t.Errorf("sandbox:\n%s\nstock:\n%s", got[0], got[1])
 	}
 }
+
+// TestLoadReaderErrorsArePositionedAsStock: a reader returning a
+// non-string makes load return the stock words at the position of load's
+// caller, as each backend's stock load does, in LibsAll (LuaJIT: through
+// zlua's C stack wrapper, which positioned it at itself and then gave no
+// position at all) and in the sandbox (outside probe F1-F2).
+func TestLoadReaderErrorsArePositionedAsStock(t *testing.T) {
+	_, want := conformanceFiles(t, "readerpos")
+	for _, e := range []*zlua.Env{newEnv(t), newSafeEnv(t)} {
+		must(t, e.DoFile("testdata/readerpos.lua"))
+		if got := global[string](t, e, "result") + "\n"; got != want {
+			t.Errorf("load's reader errors differ from stock:\n%s\nwant:\n%s", got, want)
+		}
+	}
+}

@@ -147,7 +147,9 @@ static int sort_lt(lua_State *L)
  * coroutine does (lua_resume's unwinding). So after a failed load of a
  * reader the wrapper resumes a coroutine of error (the original
  * functions). That call is not a tail call, so a message load positions
- * at its caller names this chunk: the prefix is taken off. */
+ * at its caller names this chunk: the prefix is replaced by the position
+ * of the wrapper's caller, as stock load positions it (error at level 3
+ * through pcall: pcall, the wrapper, its caller). */
 static const char wrap_src[] =
 	"local deep, co, tbl, G, bigsort, lt = ...\n"
 	"local error, type = error, type\n"
@@ -197,7 +199,13 @@ static const char wrap_src[] =
 	"    if f ~= nil then return f end\n"
 	"    local ok, th = pcall(cocreate, error)\n"
 	"    if ok then coresume(th) end\n"
-	"    if type(err) == 'string' then err = gsub(err, '^zlua%.cstack:%d+: ', '') end\n"
+	"    if type(err) == 'string' then\n"
+	"      local short = gsub(err, '^zlua%.cstack:%d+: ', '')\n"
+	"      if short ~= err then\n"
+	"        local _, where = pcall(error, '', 3)\n"
+	"        err = (type(where) == 'string' and where or '') .. short\n"
+	"      end\n"
+	"    end\n"
 	"    return nil, err\n"
 	"  end\n"
 	"end\n"

@@ -107,15 +107,12 @@ static int gather_reader(lua_State *L)
 		if (!lua_isstring(L, -1)) { /* a number is a string here, as in stock */
 			lua_pop(L, 1);
 			lua_pushnil(L);
-			/* the stock words: Lua 5.4's reader raises them with
-			 * luaL_error (the caller's position), LuaJIT's without */
-#ifdef ZLUA_LUAJIT
-			lua_pushliteral(L, "reader function must return a string");
-#else
+			/* the stock words, at the caller's position as both
+			 * backends give it (on LuaJIT the caller is zlua.cstack's
+			 * wrapper, which puts its own caller's position instead) */
 			luaL_where(L, 1);
 			lua_pushliteral(L, "reader function must return a string");
 			lua_concat(L, 2);
-#endif
 			return 1;
 		}
 		p = lua_tolstring(L, -1, &len);
