@@ -37,6 +37,15 @@ type Options struct {
 	// loop dropping 4.5 MB of tables per reload never failed at 1.2
 	// times on LuaJIT, 1.3 times on Lua 5.4; on LuaJIT it needed 3
 	// times before; docs/ARCHITECTURE.md, "Memory").
+	//
+	// The limit counts what Lua asks for, not the process's resident
+	// memory. On Lua 5.4 the heap comes from the C library's malloc, and
+	// glibc keeps freed blocks in per-thread arenas for reuse: an Env's
+	// goroutine runs on many OS threads, so a busy Env's resident memory
+	// can be several times its limit (probe F1-F3: 110–210 MB for one
+	// Env under a 16 MiB limit, flat, not a leak). Setting the environment
+	// variable MALLOC_ARENA_MAX=2 before the program starts bounds it
+	// (72 MB; 45 MB with 1). LuaJIT Envs allocate from their own arena.
 	// See docs/RELIABILITY.md.
 	MemoryLimit int64
 	// Libs selects the standard libraries scripts get: LibsAll (the zero
