@@ -16,7 +16,8 @@ import (
 // context deadline exceeded" (or "... canceled"); the next allocation
 // does the same. Until ctx is done no hook runs, so a limited chunk runs
 // as fast as DoString's on Lua 5.4. Without the signal (the environment
-// variable ZLUA_POKE_SIGNAL=off, or a handler installed for it by other
+// variable ZLUA_POKE_SIGNAL=off, or 0, false, no in any case, or a
+// handler installed for it by other
 // code) a count hook checks the mark every 1000 instructions, or more
 // often when instructions are slow, from the call's start, which makes
 // plain Lua code about twice as slow on Lua 5.4. The signal set to

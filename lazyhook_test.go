@@ -115,19 +115,22 @@ func TestLimitedCallsCountOnlyOnceTheirContextIsDone(t *testing.T) {
 // TestLimitedCallsCountFromTheStartWithoutTheSignal: with the poke signal
 // turned off nothing but the count hook would stop a loop that neither
 // allocates nor calls, so it is on from the limited call's start.
+// Every usual spelling of "off" turns it off.
 func TestLimitedCallsCountFromTheStartWithoutTheSignal(t *testing.T) {
-	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), helperEnv+"=lazy-hook-masks", "ZLUA_POKE_SIGNAL=off")
-	b, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("helper: %v\n%s", err, b)
-	}
-	got := strings.TrimSpace(string(b))
-	want := "before=111 after=1"
-	if strings.HasPrefix(Backend, "Lua 5.4") {
-		want = "before=1111 after=1"
-	}
-	if got != want {
-		t.Fatalf("ZLUA_POKE_SIGNAL=off: hook masks %s, want %s", got, want)
+	for _, off := range []string{"off", "OFF", "0", "false", "No"} {
+		cmd := exec.Command(os.Args[0], "-test.run=^$")
+		cmd.Env = append(os.Environ(), helperEnv+"=lazy-hook-masks", "ZLUA_POKE_SIGNAL="+off)
+		b, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("helper: %v\n%s", err, b)
+		}
+		got := strings.TrimSpace(string(b))
+		want := "before=111 after=1"
+		if strings.HasPrefix(Backend, "Lua 5.4") {
+			want = "before=1111 after=1"
+		}
+		if got != want {
+			t.Errorf("ZLUA_POKE_SIGNAL=%s: hook masks %s, want %s", off, got, want)
+		}
 	}
 }

@@ -34,6 +34,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
+#include <strings.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -90,10 +91,17 @@ static int set_handler(void)
 	return sigaction(ZLUA_POKE_SIGNO(), &sa, NULL) == 0;
 }
 
+/* Whether ZLUA_POKE_SIGNAL turns the signal off: "off", "0", "false" or
+ * "no", in any case (only "off" counted before: probe F1's note). */
+static int turned_off(const char *opt)
+{
+	return opt != NULL && (strcasecmp(opt, "off") == 0 || strcmp(opt, "0") == 0 ||
+			       strcasecmp(opt, "false") == 0 || strcasecmp(opt, "no") == 0);
+}
+
 static void install(void)
 {
-	const char *opt = getenv("ZLUA_POKE_SIGNAL");
-	if (opt != NULL && strcmp(opt, "off") == 0)
+	if (turned_off(getenv("ZLUA_POKE_SIGNAL")))
 		return; /* the program keeps the signal: no handler, no signals */
 	if (set_handler())
 		__atomic_store_n(&installed, 1, __ATOMIC_RELEASE);
