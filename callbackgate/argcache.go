@@ -41,57 +41,58 @@ type argEntry struct {
 	dv reflect.Value
 }
 
-// cachedTable returns the live handle cached for the table a names, or
-// nil.
-func (c *argHandles) cachedTable(g *Gate, a *cgo.Arg) *Table {
+// ref is the registry ref the entry's handle holds.
+func (e *argEntry) ref() *luaRef {
+	if e.tb != nil {
+		return &e.tb.luaRef
+	}
+	return &e.fn.luaRef
+}
+
+// find returns the entry for the object a names whose kind is the one
+// asked (a table, or a function as a *Function when dt is nil, or as a
+// func of type dt), if its handle is still live; a released or stale
+// one is dropped.
+func (c *argHandles) find(g *Gate, a *cgo.Arg, table bool, dt reflect.Type) *argEntry {
 	id := a.ID()
 	if id == 0 {
 		return nil
 	}
 	for i := range c.ent {
-		if e := &c.ent[i]; e.id == id && e.tb != nil {
-			if e.tb.released.load() || e.tb.gen != g.gen {
-				*e = argEntry{}
-				return nil
-			}
-			return e.tb
+		e := &c.ent[i]
+		if e.id != id || (e.tb != nil) != table || e.dt != dt {
+			continue
 		}
+		if r := e.ref(); r.released.load() || r.gen != g.gen {
+			*e = argEntry{}
+			return nil
+		}
+		return e
+	}
+	return nil
+}
+
+// cachedTable returns the live handle cached for the table a names, or
+// nil.
+func (c *argHandles) cachedTable(g *Gate, a *cgo.Arg) *Table {
+	if e := c.find(g, a, true, nil); e != nil {
+		return e.tb
 	}
 	return nil
 }
 
 // cachedFunction is cachedTable for a function argument.
 func (c *argHandles) cachedFunction(g *Gate, a *cgo.Arg) *Function {
-	id := a.ID()
-	if id == 0 {
-		return nil
-	}
-	for i := range c.ent {
-		if e := &c.ent[i]; e.id == id && e.fn != nil && e.dt == nil {
-			if e.fn.released.load() || e.fn.gen != g.gen {
-				*e = argEntry{}
-				return nil
-			}
-			return e.fn
-		}
+	if e := c.find(g, a, false, nil); e != nil {
+		return e.fn
 	}
 	return nil
 }
 
 // cachedDelegate is cachedTable for a Go func parameter of type typ.
 func (c *argHandles) cachedDelegate(g *Gate, a *cgo.Arg, typ reflect.Type) (reflect.Value, bool) {
-	id := a.ID()
-	if id == 0 {
-		return reflect.Value{}, false
-	}
-	for i := range c.ent {
-		if e := &c.ent[i]; e.id == id && e.dt == typ {
-			if e.fn.released.load() || e.fn.gen != g.gen {
-				*e = argEntry{}
-				return reflect.Value{}, false
-			}
-			return e.dv, true
-		}
+	if e := c.find(g, a, false, typ); e != nil {
+		return e.dv, true
 	}
 	return reflect.Value{}, false
 }
