@@ -111,3 +111,7 @@ const HookCountMask = cgo.HookCountMask
 // StackTop is the Env's stack top between API calls (the stack guard of
 // stack_test.go, for external tests).
 func StackTop(e *Env) int { return e.stackTop() }
+
+// Unsettled names what e's last outermost return left unsettled ("" for
+// nothing): callbackgate.Gate.Unsettled.
+func Unsettled(e *Env) string { return e.g.Unsettled() }

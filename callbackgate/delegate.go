@@ -337,7 +337,7 @@ func (f *Function) floatResult(g *Gate, r *cgo.CallResult, top int, err error) (
 			err = f.resultError(0, err)
 		}
 	}
-	g.endCall(r, top)
+	g.endScalar(r, top, err)
 	return v, err
 }
 
@@ -357,7 +357,7 @@ func (f *Function) intResult(g *Gate, r *cgo.CallResult, top int, err error) (in
 			err = f.resultError(0, err)
 		}
 	}
-	g.endCall(r, top)
+	g.endScalar(r, top, err)
 	return v, err
 }
 
@@ -375,7 +375,7 @@ func (f *Function) boolResult(g *Gate, r *cgo.CallResult, top int, err error) (b
 			err = f.resultError(0, err)
 		}
 	}
-	g.endCall(r, top)
+	g.endScalar(r, top, err)
 	return v, err
 }
 
@@ -412,6 +412,9 @@ func (f *Function) startScalars() (*Gate, *cgo.CallResult, error) {
 		g.Exit()
 		return nil, nil, f.refusal(ErrStale)
 	}
+	if g.deep == 1 {
+		g.scalarCalls = g.S.OwnCalls() // for endScalar
+	}
 	if g.deep < len(g.callRes) { // callResult's common case, inline
 		return g, g.callRes[g.deep], nil
 	}
@@ -437,7 +440,7 @@ func (f *Function) call0() error {
 		return err
 	}
 	top, err := f.callDone(g, r, g.S.CallScalars(g.cur, f.ref, f.selfRef(), 0, 0, r))
-	g.endCall(r, top)
+	g.endScalar(r, top, err)
 	return err
 }
 
@@ -452,7 +455,7 @@ func (f *Function) callNum(i int64, n float64, isInt bool) error {
 		r.SetNum(0, n)
 	}
 	top, err := f.callDone(g, r, g.S.CallScalars(g.cur, f.ref, f.selfRef(), 1, 0, r))
-	g.endCall(r, top)
+	g.endScalar(r, top, err)
 	return err
 }
 
@@ -487,6 +490,6 @@ func (f *Function) callIntInt(a, b int64) (int64, error) {
 			err = f.resultError(0, err)
 		}
 	}
-	g.endCall(r, top)
+	g.endScalar(r, top, err)
 	return v, err
 }

@@ -80,6 +80,6 @@ func (f *Function) callNum2(i, j int64, x, y float64, isInt bool) error {
 		r.SetNum(1, y)
 	}
 	top, err := f.callDone(g, r, g.S.CallScalars(g.cur, f.ref, f.selfRef(), 2, 0, r))
-	g.endCall(r, top)
+	g.endScalar(r, top, err)
 	return err
 }

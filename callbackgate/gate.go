@@ -110,7 +110,10 @@ type Gate struct {
 	tick         uint64
 	exits        uint64
 	exitsAtCheck uint64
-	yieldDue     bool   // a yield is due at the outermost return
+	yieldDue     bool // a yield is due at the outermost return
+	// scalarCalls is S.OwnCalls when an outermost scalar call began
+	// (startScalars), for its end (endScalar); noCalls otherwise.
+	scalarCalls  uint64
 	yieldsInCall uint64 // yields taken inside a Lua→Go call
 	yields       atomic.Uint64
 
@@ -195,7 +198,7 @@ func init() { cgo.SetGateHandler(dispatch) }
 
 // New opens a Lua state and its gate. The caller opens libraries.
 func New() (*Gate, error) {
-	g := &Gate{cbTID: threadWord{cgo.NewOwnerWord()}}
+	g := &Gate{cbTID: threadWord{cgo.NewOwnerWord()}, scalarCalls: noCalls}
 	if g.cbTID.p == nil {
 		return nil, cgo.ErrNoMemory
 	}
@@ -402,6 +405,7 @@ func (g *Gate) Exit() {
 // record of it), release the claim, and yield to the Go scheduler if the
 // calls made a yield due (yield.go).
 func (g *Gate) exitOutermost() {
+	g.scalarCalls = noCalls
 	if g.stores.charged != 0 {
 		g.storeSettle()
 	}

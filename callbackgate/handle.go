@@ -141,6 +141,31 @@ func (g *Gate) endCall(r *cgo.CallResult, top int) {
 	g.Exit()
 }
 
+// endScalar is endCall for the calls startScalars began, err their
+// error. Its common case, an outermost call that succeeded, ran no Go
+// code and left nothing queued in C (S.QuietSince, against the count
+// startScalars took), has nothing for exitOutermost's settling to find:
+// every producer of that work is Go code under the gate (a Go function
+// run from Lua, an error made, a value pushed) or a C queue. The call
+// only pushed scalars and popped its results, so releasing the gate is
+// all that is left.
+func (g *Gate) endScalar(r *cgo.CallResult, top int, err error) {
+	calls := g.scalarCalls
+	if err == nil && g.deep == 1 && r.Popped != 0 && calls != noCalls && !g.locked && !g.yieldDue &&
+		len(g.sv.opq) == 0 && g.S.QuietSince(calls) {
+		g.scalarCalls = noCalls
+		g.deep = 0
+		g.exits++
+		g.busy.Release(gateIdle)
+		return
+	}
+	g.endCall(r, top)
+}
+
+// noCalls is Gate.scalarCalls when no outermost scalar call runs (a count
+// S.OwnCalls never reaches).
+const noCalls = ^uint64(0)
+
 // setTop sets the current thread's stack top (endCall's out-of-line part).
 //
 //go:noinline

@@ -49,3 +49,32 @@ func (g *Gate) Stats() Stats {
 // still live after Close ran every __gc: each one a value Lua could never
 // release (a bug).
 func (g *Gate) LeakedSlots() int { return g.leaked }
+
+// Unsettled names what an outermost return left for a later one to
+// settle, or returns "" when it left nothing: the check of the tests of
+// the exit paths (exitOutermost, endScalar). Owner only, between calls.
+func (g *Gate) Unsettled() string {
+	switch {
+	case g.deep != 0:
+		return "a call in progress"
+	case g.stores.charged != 0:
+		return "charged stores"
+	case len(g.nodes.fresh) != 0:
+		return "fresh nodes"
+	case g.args.used:
+		return "argument handles"
+	case g.recentN != 0:
+		return "remembered errors"
+	case len(g.unarmed) != 0:
+		return "unarmed functions"
+	case g.S != nil && !g.S.Closed() && g.S.HasQueued():
+		return "queued releases"
+	case g.objs != nil && !g.objs.Quiet():
+		return "objects"
+	case g.sv.reg != nil && !g.sv.reg.Quiet():
+		return "struct values"
+	case g.scalarCalls != noCalls:
+		return "a scalar call's count"
+	}
+	return ""
+}

@@ -394,6 +394,18 @@ func (s *State) SetTick(n uint32) { s.env.tick_left = C.uint32_t(n) }
 // counter its own thread writes, no cgo call.
 func (s *State) OwnCalls() uint64 { return uint64(s.env.calls) }
 
+// QuietSince reports, for the owner ending an outermost call that began
+// when OwnCalls was calls, that the call left Go nothing to settle: the
+// state is open, no Lua→Go call ran since (every Go function, metamethod
+// and field getter reaches Go through the trampoline or a LuaJIT leaf
+// call, which count themselves; a warning sink cannot use the Env), no
+// __gc queued a release (each push raises queued) and no program copy
+// is in flight. A few loads, no cgo call.
+func (s *State) QuietSince(calls uint64) bool {
+	e := s.env
+	return e != nil && uint64(e.calls) == calls && e.queued == 0 && e.inflight == nil
+}
+
 // ClearQueued forgets the pushes Queued reports. Call it only when the
 // three queues are empty (drained, or found empty by HasQueued).
 func (s *State) ClearQueued() { s.env.queued = 0 }
