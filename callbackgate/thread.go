@@ -26,6 +26,16 @@ type Thread struct {
 
 var threadType = reflect.TypeFor[*Thread]()
 
+// setDead records the last status seen. The holder of the gate is its
+// only writer (Done's pollers read it), and it stores only a change: a
+// sync/atomic store is a locked instruction on amd64, and a thread that
+// yields again and again keeps the same answer.
+func (th *Thread) setDead(v bool) {
+	if th.dead.Load() != v {
+		th.dead.Store(v)
+	}
+}
+
 // NewThreadRef refs the thread at absolute index idx of t.
 func (g *Gate) NewThreadRef(t cgo.Thread, idx int) (*Thread, error) {
 	ref, err := g.refValue(t, idx)
@@ -81,7 +91,7 @@ func (th *Thread) Done() bool {
 			return
 		}
 		dead = g.cur.CoStatus(th.co) == cgo.CoDead
-		th.dead.Store(dead)
+		th.setDead(dead)
 	})
 	if !ran {
 		return err == ErrClosed || th.dead.Load()
@@ -181,7 +191,7 @@ func (th *Thread) interrupt(g *Gate, t cgo.Thread, ctx context.Context) error {
 	if _, err := th.resumeRaw(g, t, nil); err != nil {
 		if !th.dead.Load() { // the resume itself failed (no memory for it): dead for Go
 			th.killed = true
-			th.dead.Store(true)
+			th.setDead(true)
 		}
 		return err
 	}
@@ -190,7 +200,7 @@ func (th *Thread) interrupt(g *Gate, t cgo.Thread, ctx context.Context) error {
 	// killed for Go.
 	if !th.dead.Load() {
 		th.killed = true
-		th.dead.Store(true)
+		th.setDead(true)
 	}
 	return nil
 }
@@ -259,20 +269,20 @@ func (th *Thread) resumeFastDone(g *Gate, t cgo.Thread, r *cgo.CallResult, st in
 	case cgo.ResumeSlow:
 		return true, nil
 	case cgo.ResumeNoRoom:
-		th.dead.Store(t.CoStatus(th.co) == cgo.CoDead)
+		th.setDead(t.CoStatus(th.co) == cgo.CoDead)
 		return false, NewLuaError("too many results to resume")
 	case cgo.OK:
 	default: // a protected step failed: the error value is on t
 		th.killed = int(r.Status) == cgo.CoKilled
-		th.dead.Store(th.killed || t.CoStatus(th.co) == cgo.CoDead)
+		th.setDead(th.killed || t.CoStatus(th.co) == cgo.CoDead)
 		return false, g.ErrorFromTop(t, st)
 	}
 	status := int(r.Status)
 	if status != cgo.OK && status != cgo.Yield {
-		th.dead.Store(true)
+		th.setDead(true)
 		return false, g.ErrorFromTop(t, status)
 	}
-	th.dead.Store(status == cgo.OK)
+	th.setDead(status == cgo.OK)
 	return false, nil
 }
 
@@ -346,14 +356,14 @@ func (th *Thread) resumeRaw(g *Gate, t cgo.Thread, args []any) (n int, err error
 	st, status := s.Resume(t)
 	if st != cgo.OK { // refused, or the arguments or results did not fit
 		th.killed = status == cgo.CoKilled
-		th.dead.Store(th.killed || t.CoStatus(th.co) == cgo.CoDead)
+		th.setDead(th.killed || t.CoStatus(th.co) == cgo.CoDead)
 		return 0, g.ErrorFromTop(t, st)
 	}
 	if status != cgo.OK && status != cgo.Yield {
-		th.dead.Store(true)
+		th.setDead(true)
 		return 0, g.ErrorFromTop(t, status)
 	}
-	th.dead.Store(status == cgo.OK)
+	th.setDead(status == cgo.OK)
 	n = t.Top() - top
 	if !s.Reserve(t, ReadStack) {
 		return 0, ErrMemory
