@@ -115,3 +115,7 @@ func StackTop(e *Env) int { return e.stackTop() }
 // Unsettled names what e's last outermost return left unsettled ("" for
 // nothing): callbackgate.Gate.Unsettled.
 func Unsettled(e *Env) string { return e.g.Unsettled() }
+
+// HeldCalls returns how many of e's calls passed an object Lua holds
+// straight from the identity cache (callbackgate callHeld).
+func HeldCalls(e *Env) uint64 { return e.g.HeldCalls() }

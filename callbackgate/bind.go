@@ -29,6 +29,9 @@ type binding struct {
 	// then on a push that makes a new userdata pins the object first, so
 	// its first field access needs no Go call either.
 	eagerPin bool
+	// byPtr: typ is a pointer type, whose interface data word is the
+	// object's key (callHeld).
+	byPtr bool
 }
 
 // field is one exported struct field reachable from a binding.
@@ -122,7 +125,8 @@ func (g *Gate) bind(typ, view reflect.Type) (*binding, error) {
 			return nil, err
 		}
 	}
-	b := &binding{id: uint32(len(g.bindByID)), typ: typ, view: view, name: objName(typ)}
+	b := &binding{id: uint32(len(g.bindByID)), typ: typ, view: view, name: objName(typ),
+		byPtr: typ.Kind() == reflect.Pointer}
 	if isContainerPtr(typ) && typ.Elem().Name() == "" {
 		b.name = typ.Elem().String() // a view of a []string reads "[]string"
 	}

@@ -113,7 +113,10 @@ type Gate struct {
 	yieldDue     bool // a yield is due at the outermost return
 	// scalarCalls is S.OwnCalls when an outermost scalar call began
 	// (startScalars), for its end (endScalar); noCalls otherwise.
-	scalarCalls  uint64
+	scalarCalls uint64
+	// heldCalls counts the calls that passed an object from the cache
+	// (callHeld), for the tests of that path.
+	heldCalls    uint64
 	yieldsInCall uint64 // yields taken inside a Lua→Go call
 	yields       atomic.Uint64
 

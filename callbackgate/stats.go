@@ -78,3 +78,7 @@ func (g *Gate) Unsettled() string {
 	}
 	return ""
 }
+
+// HeldCalls returns how many calls passed an object Lua holds straight
+// from the identity cache (callHeld). Owner only, between calls.
+func (g *Gate) HeldCalls() uint64 { return g.heldCalls }

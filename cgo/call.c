@@ -187,8 +187,18 @@ int zlua_callscalars(zlua_env *env, lua_State *L, int ref, int selfref, int nin,
 		lua_rawgeti(L, LUA_REGISTRYINDEX, selfref);
 		nargs++;
 	}
-	for (i = 0; i < nin; i++)
-		zlua_push_in(L, &r->in[i]);
+	for (i = 0; i < nin; i++) {
+		if (r->in[i].type == LUA_TUSERDATA) {
+			/* a held object: nothing ran since Go found its slot, so
+			 * a cache hit is its live userdata */
+			if (!zlua_obj_push_held(L, env, &r->in[i])) {
+				lua_settop(L, base);
+				return ZLUA_CALL_MISS;
+			}
+		} else {
+			zlua_push_in(L, &r->in[i]);
+		}
+	}
 	env->errinfo_set = 0;
 	st = lua_pcall(L, nargs, nres, base + 1);
 	if (st == LUA_OK) {

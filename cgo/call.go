@@ -82,6 +82,19 @@ func (r *CallResult) SetLight(i int, h uint64) {
 	r.In[i] = Arg{Type: int32(C.LUA_TLIGHTUSERDATA), v: h}
 }
 
+// SetHeld makes argument i of the next CallScalars the object of slot
+// (generation gen) that Lua holds: C pushes its userdata from the identity
+// cache, giving it the address ptr (0: none) as PutObjPtr does, or returns
+// CallMiss without calling when the cache lost it. ptr is the address of a
+// pinned object, kept as an integer.
+func (r *CallResult) SetHeld(i int, slot, gen uint32, ptr uintptr) {
+	r.In[i] = Arg{Type: int32(C.LUA_TUSERDATA), len: ptr, v: uint64(slot) | uint64(gen)<<32}
+}
+
+// CallMiss is CallScalars' answer when a held object's userdata was not
+// in the cache (SetHeld): nothing was called, the stack is unchanged.
+const CallMiss = int(C.ZLUA_CALL_MISS)
+
 // SetNil makes argument i of the next CallScalars nil.
 func (r *CallResult) SetNil(i int) { r.In[i] = Arg{Type: int32(C.LUA_TNIL)} }
 

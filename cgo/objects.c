@@ -82,6 +82,24 @@ int zlua_obj_cached(lua_State *L, zlua_env *env, uint32_t slot, uint32_t gen)
 	return r == 1;
 }
 
+int zlua_obj_push_held(lua_State *L, zlua_env *env, const zlua_arg *a)
+{
+	uint32_t slot = (uint32_t)a->v.i, gen = (uint32_t)((uint64_t)a->v.i >> 32);
+	int r = cache_find(L, env, slot, gen, 1);
+	if (r != 1) {
+		if (r == 0)
+			lua_pop(L, 1); /* the cache */
+		return 0;
+	}
+	if (a->len != 0) {
+		/* cache_find proved it the live ByObj userdata of slot */
+		ZLuaObjectUserData *u = (ZLuaObjectUserData *)lua_touserdata(L, -1);
+		if (u->ptr == 0)
+			u->ptr = (uint64_t)a->len;
+	}
+	return 1;
+}
+
 /* zlua_obj_push; with tidy 0, zlua_obj_push_top. */
 static inline __attribute__((always_inline)) void obj_push(lua_State *L, zlua_env *env, uint32_t slot, uint32_t gen, uint32_t type_id,
 		     int mtref, int cached, int tidy)

@@ -514,8 +514,9 @@ typedef struct zlua_callres {
 	int32_t status; /* zlua_resume_scalars: the thread's status */
 	zlua_arg res[ZLUA_CALL_RES];
 	/* Arguments of zlua_callscalars, written by Go before the call: nil,
-	 * booleans (v.b), integers (isint, v.i), floats (v.n) and opaque
-	 * handles (light userdata, v.i) only. */
+	 * booleans (v.b), integers (isint, v.i), floats (v.n), opaque
+	 * handles (light userdata, v.i) and held objects (LUA_TUSERDATA,
+	 * zlua_obj_push_held) only. */
 	zlua_arg in[ZLUA_CALL_IN];
 } zlua_callres;
 
@@ -531,9 +532,11 @@ int zlua_callref(zlua_env *env, lua_State *L, int nres, int simple, zlua_callres
  * selfref first unless selfref is LUA_NOREF: a bound method's receiver)
  * with the nin scalar arguments of r->in, under lua_pcall with zlua's
  * message handler, and reads the results like zlua_callref. Nothing before
- * lua_pcall can raise (registry reads and scalar pushes, nin <=
- * ZLUA_CALL_IN), so no push program and no dispatcher is needed.
- * Stack: [-0, +results (unless popped) or +1 error]. */
+ * lua_pcall can raise (registry reads, scalar pushes and cache reads, nin
+ * <= ZLUA_CALL_IN), so no push program and no dispatcher is needed.
+ * Returns ZLUA_CALL_MISS, having called nothing, when a held object's
+ * userdata is not in the cache. Stack: [-0, +results (unless popped) or
+ * +1 error; -0, +0 for ZLUA_CALL_MISS]. */
 int zlua_callscalars(zlua_env *env, lua_State *L, int ref, int selfref, int nin, int nres,
 		     zlua_callres *r);
 /* [go-safe] Pushes _G[name] under protection (the committed program holds

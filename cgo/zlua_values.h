@@ -323,6 +323,18 @@ void zlua_obj_queue_slot(zlua_env *env, uint32_t slot);
  * it is released or holds an address already. Returns the operand's
  * length. [-0, +0] */
 size_t zlua_obj_setptr(lua_State *L, const unsigned char *p);
+/* [go-safe] Pushes a held object, an argument of zlua_callscalars (a->v.i:
+ * slot | gen << 32; a->len: the object's address when its type's fields are
+ * served in C, else 0): the slot's live keyed userdata from the identity
+ * cache, given the address as ZLUA_OP_OBJPTR gives it when it has none.
+ * Returns 0 with nothing pushed when the cache holds no live userdata of
+ * that generation (Lua collected it): Go then pushes the object through a
+ * program, which makes a new one. Allocates nothing, raises nothing.
+ * [-0, +(0|1)] */
+int zlua_obj_push_held(lua_State *L, zlua_env *env, const zlua_arg *a);
+/* zlua_callscalars' answer when a held object missed the cache: nothing
+ * was called and the stack is as it was. */
+#define ZLUA_CALL_MISS (-102)
 /* [lua] Runs one ZLUA_OP_OBJCHARGE at p (after the op byte): inside a
  * script call's results (env->charging), an object slot whose userdata
  * lives and that holds no charge yet is charged the bytes, after making

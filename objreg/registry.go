@@ -150,6 +150,26 @@ func (r *Registry) Lookup(key Key) (slot, gen uint32, ok bool) {
 	return slot, s.Gen, true
 }
 
+// Held returns the live slot of key like Lookup, without keeping it: for
+// a caller whose C side pushes the slot's userdata from the identity cache
+// in the same crossing that reads it (no Lua code runs between), and
+// finds nothing on a miss. A hit is counted with Hit.
+func (r *Registry) Held(key Key) (slot, gen uint32, ok bool) {
+	i := r.ids.find(r.slots, key)
+	if i < 0 {
+		return 0, 0, false
+	}
+	slot = r.ids.t[i]
+	return slot, r.slots[slot].Gen, true
+}
+
+// Hit counts a push of a slot found by Held and served from the cache,
+// and publishes the count (Stats is exact between calls, as after Settle).
+func (r *Registry) Hit() {
+	r.nHits++
+	r.hits.Store(r.nHits)
+}
+
 // errBinding reports a binding id beyond MaxBinding.
 var errBinding = errors.New("objreg: too many bindings")
 
