@@ -96,12 +96,10 @@ func (f *Function) String() string {
 	return "zlua.Function(" + strconv.Quote(f.h.Name()) + ")"
 }
 
-// Release releases the Lua function now; the reference is freed at the
-// next Pump. Later calls fail with ErrReleased. Idempotent.
-//
-// A Go function given the same Lua function again within one call of the
-// script gets the same handle (never a released one), as it does for
-// tables (see Table.Release).
+// Release releases the handle now; later calls fail with ErrReleased.
+// Idempotent. The reference is freed at the next Pump, unless other
+// handles on the same function share it (arguments of one call of the
+// script, as for tables: see Table.Release).
 func (f *Function) Release() {
 	if f != nil {
 		f.h.Release()

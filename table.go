@@ -213,13 +213,12 @@ func (t *Table) String() string {
 	return "zlua.Table"
 }
 
-// Release releases the table now; the reference is freed at the next
-// Pump. Later uses fail with ErrReleased. Idempotent.
-//
-// A Go function given the same table again within one call of the script
-// gets the same handle (the handle of a released one is never given
-// again): a handle kept past its call and released later is also the
-// handle a later argument of that call got.
+// Release releases the handle now; later uses of it fail with
+// ErrReleased. Idempotent. The reference is freed at the next Pump, unless
+// other handles on the same table share it: a Go function given the same
+// table again within one call of the script gets a handle of its own each
+// time, on one reference, which is freed when the last of them is
+// released (or collected).
 func (t *Table) Release() {
 	if t != nil {
 		t.h.Release()

@@ -301,21 +301,36 @@ func (g *Gate) handlePtr(t cgo.Thread, idx int, a *cgo.Arg, typ reflect.Type) (p
 	}
 	switch want {
 	case cgo.TFunction:
-		f := g.args.cachedFunction(g, a)
+		f := g.args.function(g, a)
 		if f == nil {
-			if f, err = g.NewFunction(t, idx, "function"); err != nil {
+			if a.ID() == 0 { // no identity to cache it by
+				if f, err = g.NewFunction(t, idx, "function"); err != nil {
+					return nil, true, err
+				}
+				return unsafe.Pointer(f), true, nil
+			}
+			ref, err := g.refValue(t, idx)
+			if err != nil {
 				return nil, true, err
 			}
-			g.args.put(a, nil, f)
+			f = sharedFunction(g, g.args.putRef(g, a, ref, false))
 		}
 		return unsafe.Pointer(f), true, nil
 	case cgo.TTable:
-		tb := g.args.cachedTable(g, a)
+		tb := g.args.table(g, a)
 		if tb == nil {
-			if tb, err = g.NewTableRef(t, idx); err != nil {
+			if a.ID() == 0 {
+				if tb, err = g.NewTableRef(t, idx); err != nil {
+					return nil, true, err
+				}
+				return unsafe.Pointer(tb), true, nil
+			}
+			ref, err := g.refValue(t, idx)
+			if err != nil {
 				return nil, true, err
 			}
-			g.args.put(a, tb, nil)
+			tb = &Table{}
+			shareRef(&tb.luaRef, g, g.args.putRef(g, a, ref, true))
 		}
 		return unsafe.Pointer(tb), true, nil
 	}

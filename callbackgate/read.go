@@ -311,7 +311,9 @@ func (g *Gate) read(t cgo.Thread, idx int, a *cgo.Arg, v reflect.Value, depth in
 			_, err := g.readHandle(t, idx, a, v)
 			return err
 		}
-		return g.popUserdata(t, idx, a, v)
+		if typ.Kind() != reflect.Func { // a func takes a callable userdata (below)
+			return g.popUserdata(t, idx, a, v)
+		}
 	case int32(cgo.TLightUserdata):
 		return g.popOpaque(a, v)
 	}
@@ -430,7 +432,7 @@ func (g *Gate) read(t cgo.Thread, idx int, a *cgo.Arg, v reflect.Value, depth in
 			return err
 		}
 		dv := g.MakeDelegate(f, typ)
-		g.args.putDelegate(a, f, typ, dv)
+		g.args.putDelegate(g, a, f, typ, dv)
 		v.Set(dv)
 		return nil
 	case reflect.Pointer:

@@ -48,6 +48,46 @@ type luaRef struct {
 	// Lua put in the registry slot next, and its Release would free that
 	// slot a second time (probe Y1 F1): every use refuses a copy.
 	home *luaRef
+	// shared is the ref's owner when the handle is one of several on it
+	// (the argument cache's, argcache.go): the handle has no cleanup of
+	// its own, and releasing it lets go of its share (sharedRef.leave).
+	shared *sharedRef
+}
+
+// sharedRef is a registry ref several handles use: the handles the
+// argument cache hands out for one Lua object, one per argument read. Each
+// handle is released on its own; the ref is queued when the last one is
+// released and the cache dropped it, or, for handles never released, when
+// the sharedRef is collected (its cleanup, made once for all of them).
+type sharedRef struct {
+	users   atomic.Int32 // handles not released, plus one while cached
+	dropped flag
+	drop    refDrop
+	cleanup runtime.Cleanup
+}
+
+// newSharedRef makes the sharedRef of ref (of g's state), held by the
+// cache.
+func newSharedRef(g *Gate, ref int32) *sharedRef {
+	s := &sharedRef{drop: refDrop{g.unrefs, ref}}
+	s.users.Store(1)
+	s.cleanup = track(g, s, ref)
+	return s
+}
+
+// leave ends one user's share; the last one queues the ref now.
+func (s *sharedRef) leave() {
+	if s.users.Add(-1) == 0 && s.dropped.set() {
+		s.cleanup.Stop()
+		dropRef(s.drop)
+	}
+}
+
+// shareRef makes r, part of a new handle, a user of s (which the cache
+// holds, so its ref is live).
+func shareRef(r *luaRef, g *Gate, s *sharedRef) {
+	s.users.Add(1)
+	*r = luaRef{g: g, gen: g.gen, ref: s.drop.ref, q: g.unrefs, home: r, shared: s}
 }
 
 // flag is a one-way atomic flag. Unlike atomic.Bool it may be copied
@@ -105,6 +145,10 @@ func track[T any](g *Gate, owner *T, ref int32) runtime.Cleanup {
 func (r *luaRef) release() {
 	if r.g == nil || r.home != r || !r.released.set() {
 		return // a copy releases nothing (see home)
+	}
+	if r.shared != nil {
+		r.shared.leave()
+		return
 	}
 	r.cleanup.Stop()
 	dropRef(refDrop{r.q, r.ref})
