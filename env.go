@@ -372,7 +372,8 @@ type Stats struct {
 	SlotCapacity int
 	// PinnedObjects is the number of live objects whose numeric and
 	// boolean fields C reads and writes in place: pinned in Go memory
-	// (runtime.Pinner) from their first field access until Lua releases
+	// (runtime.Pinner) from their first field access, or from their push
+	// once scripts used the fields of their type, until Lua releases
 	// them.
 	PinnedObjects int
 	// LiveStructs is the number of non-blittable struct values Lua holds

@@ -1,6 +1,7 @@
 package zlua_test
 
 import (
+	"errors"
 	"os"
 	"runtime"
 	"runtime/debug"
@@ -56,5 +57,34 @@ func TestClosedEnvsGiveTheirMemoryBack(t *testing.T) {
 	t.Logf("resident set after 300 more Envs (each reset once): %+d KB", grown)
 	if grown > 12<<10 {
 		t.Errorf("closing and resetting 300 Envs kept %d KB resident", grown)
+	}
+}
+
+// TestRefusedHeapHeldByGoIsCollectedOnceReleased (outside probe G1-F4): a
+// script fills the memory limit with tables Go keeps; an ordinary call
+// follows (the collection after the refusal finds them live); Go then
+// releases them and pumps. The next script call succeeds: on LuaJIT,
+// which refuses without collecting, the release makes that call collect
+// first.
+func TestRefusedHeapHeldByGoIsCollectedOnceReleased(t *testing.T) {
+	e, err := zlua.New(zlua.Options{MemoryLimit: 2 << 20})
+	must(t, err)
+	defer e.Close()
+	var kept []*zlua.Table
+	must(t, e.SetGlobal("keep", func(tb *zlua.Table) { kept = append(kept, tb) }))
+	if err := e.DoString(`while true do keep({1, 2, 3, 4}) end`); !errors.Is(err, zlua.ErrMemory) {
+		t.Fatalf("filling the limit: %v, want ErrMemory", err)
+	}
+	var v any
+	must(t, e.Global("nothing", &v))
+	for _, tb := range kept {
+		tb.Release()
+	}
+	kept = nil
+	must(t, e.Pump())
+	for i := 0; i < 3; i++ {
+		if err := e.DoString(`x = {}`); err != nil {
+			t.Fatalf("call %d after the handles were released: %v", i+1, err)
+		}
 	}
 }

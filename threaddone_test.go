@@ -55,3 +55,44 @@ func TestThreadDoneFromAnotherGoroutineLeavesTheOwnerAlone(t *testing.T) {
 		t.Fatalf("the last resume: %v, done %v", err, th.Done())
 	}
 }
+
+// TestOwnersDoneIsExactWhileAnotherGoroutinePolls (outside probe G1-F6):
+// the owner asking Done with the Env idle, of a thread a script finished,
+// while another goroutine polls Done, reads the thread's status: it waits
+// for the other read instead of answering what an earlier read saw.
+func TestOwnersDoneIsExactWhileAnotherGoroutinePolls(t *testing.T) {
+	e := newEnv(t)
+	var cur atomic.Pointer[zlua.Thread]
+	var stop atomic.Bool
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for !stop.Load() {
+			if th := cur.Load(); th != nil {
+				th.Done()
+			}
+			runtime.Gosched()
+		}
+	}()
+	wrong := 0
+	for i := 0; i < 3000; i++ {
+		var th *zlua.Thread
+		must(t, e.Eval(`co = coroutine.create(function() coroutine.yield() end) coroutine.resume(co) return co`, &th))
+		cur.Store(th)
+		if th.Done() {
+			wrong++ // suspended: not done
+		}
+		run(t, e, `coroutine.resume(co)`) // the script finishes it
+		if !th.Done() {
+			wrong++
+		}
+		cur.Store(nil)
+		th.Release()
+	}
+	stop.Store(true)
+	wg.Wait()
+	if wrong != 0 {
+		t.Errorf("the owner's Done was wrong %d times in 6000", wrong)
+	}
+}

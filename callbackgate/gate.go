@@ -10,6 +10,7 @@ import (
 	"unsafe"
 
 	"github.com/zlua-go/zlua/cgo"
+	"github.com/zlua-go/zlua/internal/relstore"
 	"github.com/zlua-go/zlua/objreg"
 	"github.com/zlua-go/zlua/pump"
 )
@@ -108,8 +109,8 @@ type Gate struct {
 	tickAt       time.Duration
 	tickCalls    uint64
 	tick         uint64
-	exits        uint64
-	exitsAtCheck uint64
+	exits        uintptr // written with relstore: Thread.Done reads it (exitCount)
+	exitsAtCheck uintptr
 	yieldDue     bool // a yield is due at the outermost return
 	// scalarCalls is S.OwnCalls when an outermost scalar call began
 	// (startScalars), for its end (endScalar); noCalls otherwise.
@@ -429,7 +430,7 @@ func (g *Gate) exitOutermost() {
 	if g.S != nil && g.S.ProgShrinkDue() {
 		g.S.ShrinkProg() // a big result's program: not kept for the Env's life
 	}
-	g.exits++
+	g.countExit()
 	due := g.yieldDue // one load here; the rest out of line
 	if due {
 		due = g.takeYield()
@@ -440,6 +441,13 @@ func (g *Gate) exitOutermost() {
 		NoteThreadYield()
 	}
 }
+
+// countExit counts an outermost return. A release store: Thread.Done,
+// on any goroutine, compares the count with the one its last read saw.
+func (g *Gate) countExit() { relstore.Uintptr(&g.exits, g.exits+1) }
+
+// exitCount is the number of outermost returns, for any goroutine.
+func (g *Gate) exitCount() uintptr { return atomic.LoadUintptr(&g.exits) }
 
 // quiet reports Settle's common case: the state is open, nothing was
 // handed out and nothing waits in C.

@@ -155,7 +155,7 @@ func (g *Gate) endScalar(r *cgo.CallResult, top int, err error) {
 		len(g.sv.opq) == 0 && g.S.QuietSince(calls) {
 		g.scalarCalls = noCalls
 		g.deep = 0
-		g.exits++
+		g.countExit()
 		g.busy.Release(gateIdle)
 		return
 	}

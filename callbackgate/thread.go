@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"runtime"
 	"strconv"
 	"sync/atomic"
 
@@ -19,6 +20,10 @@ type Thread struct {
 	luaRef
 	co   cgo.Thread  // the lua_State; valid while the ref holds the thread
 	dead atomic.Bool // last status seen: finished or failed (see Done)
+	// seen is 1 + the gate's exit count when Done last read the status:
+	// equal to 1 + the current count, nothing ran since (Done's answer
+	// from dead is exact).
+	seen atomic.Uintptr
 	// killed: a resume killed the thread (cgo.CoKilled); it stays done
 	// although its status may read normal.
 	killed bool
@@ -79,25 +84,54 @@ func (th *Thread) Release() { th.release() }
 // Called while another goroutine uses the Env, it reports what the last
 // resume from Go saw; a call of that goroutine that begins during Done's
 // read waits for it (Gate.Peek) instead of failing.
+//
+// With no call running, Done is exact on every goroutine: a status read
+// since the last call ended is answered again without the gate, and a
+// read another goroutine is making meanwhile is waited for (outside
+// probe G1-F6), not answered from what an earlier read saw.
 func (th *Thread) Done() bool {
 	if th.g == nil || th.usable() != nil {
 		return true
 	}
 	g := th.g
 	dead := false
-	ran, err := g.Peek(func() {
+	read := func() {
 		if th.check() != nil || th.killed {
 			dead = true
-			return
+		} else {
+			dead = g.cur.CoStatus(th.co) == cgo.CoDead
 		}
-		dead = g.cur.CoStatus(th.co) == cgo.CoDead
 		th.setDead(dead)
-	})
-	if !ran {
-		return err == ErrClosed || th.dead.Load()
+		th.seen.Store(g.exits + 1) // under the gate: the count is the owner's
 	}
-	return dead
+	for spins, yields := 0, 0; ; spins++ {
+		if b := g.busy.Load(); (b == gateIdle || b == gatePeeking) && th.seen.Load() == g.exitCount()+1 {
+			return th.dead.Load() // read since the last call ended
+		}
+		ran, err := g.Peek(read)
+		if ran {
+			return dead
+		}
+		if err == ErrClosed {
+			return true
+		}
+		if g.busy.Load() != gatePeeking || g.claimWait.Load() != 0 {
+			return th.dead.Load() // a call runs, or waits to: what the last read saw
+		}
+		// another goroutine's read, one cgo call long: wait for it
+		if spins == peekSpin {
+			if yields++; yields > doneYields {
+				return th.dead.Load()
+			}
+			spins = 0
+			runtime.Gosched()
+		}
+	}
 }
+
+// doneYields bounds the turns Done waits for other goroutines' reads
+// before it answers what the last read saw.
+const doneYields = 100
 
 // Resume resumes the thread with args (converted like SetGlobal values)
 // and returns the values it yielded, or its results once it returned, in

@@ -356,6 +356,12 @@ void zlua_collect_after_refusal(zlua_env *env, lua_State *L)
 		env->mem_refused = 0;
 	}
 	env->ext_refused = 0;
+#ifdef ZLUA_LUAJIT
+	/* What Go held when the limit refused (handles, objects) is live
+	 * still: once Go lets go of it, only another collection frees it
+	 * before LuaJIT refuses again (outside probe G1-F4). */
+	env->refusal_full = env->mem_limit != 0 && env->mem_used + env->ext_used > env->mem_limit / 2;
+#endif
 }
 
 int zlua_op(zlua_env *env, lua_State *L, int opcode, int nargs, int nres,

@@ -269,10 +269,18 @@ const (
 	OpSetMeta = int(C.ZLUA_DO_SETMETA)
 )
 
-// Unrefs releases the registry refs of refs in one crossing.
+// Unrefs releases the registry refs of refs in one crossing. On LuaJIT,
+// when the collection after a refusal of the memory limit left the heap
+// over half full (refusal_full), the next outermost operation collects
+// first: what the refs held may be most of that heap, and LuaJIT refuses
+// an allocation without collecting. Between calls only.
 func (s *State) Unrefs(refs []int32) {
 	if len(refs) > 0 {
 		C.zlua_unrefs(s.env.L, (*C.int32_t)(unsafe.Pointer(&refs[0])), C.int(len(refs)))
+		if s.env.refusal_full != 0 {
+			s.env.refusal_full = 0
+			s.env.mem_refused = 1
+		}
 	}
 }
 

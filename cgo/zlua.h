@@ -526,6 +526,9 @@ typedef struct zlua_env {
 	                        * too the next outermost operation collects first (protect.c) */
 	int mem_grace;         /* LuaJIT: growing allocations that may pass the limit (at most
 	                        * limit/2 bytes each) while zlua unsticks the collector */
+	int refusal_full;      /* LuaJIT: the collection after a refusal left the heap over half
+	                        * the limit; refs Go releases later make the next outermost
+	                        * operation collect again (State.Unrefs) */
 	/* LuaJIT: the allocator's pacing of the collector near the limit
 	 * (alloc.c). Used bytes (heap + charged) at or above gc_kick make it
 	 * speed the collector up (a kick); below gc_relax the kick is over
