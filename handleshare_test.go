@@ -130,3 +130,28 @@ func TestFuncParamsTakeCallableUserdata(t *testing.T) {
 		}
 	}
 }
+
+// TestArgumentRefsEndWithAPostedFunctionsCall: inside a posted function
+// (a Hold), each script call's argument cache ends with that call, as at
+// top level: releasing the only handle on a table queues its ref at once
+// (outside probe G1-F3).
+func TestArgumentRefsEndWithAPostedFunctionsCall(t *testing.T) {
+	e := newEnv(t)
+	var kept []*zlua.Table
+	must(t, e.SetGlobal("keep", func(tb *zlua.Table) { kept = append(kept, tb) }))
+	run(t, e, `T = {}`)
+	ran := false
+	must(t, e.Post(func(e *zlua.Env) {
+		ran = true
+		must(t, e.DoString(`keep(T)`))
+		pending := e.Stats().PendingRefs
+		kept[0].Release()
+		if got := e.Stats().PendingRefs; got != pending+1 {
+			t.Errorf("PendingRefs %d after releasing the only handle, want %d: the cache outlived its call", got, pending+1)
+		}
+	}))
+	must(t, e.Pump())
+	if !ran {
+		t.Fatal("the posted function did not run")
+	}
+}

@@ -400,7 +400,12 @@ func (g *Gate) Exit() {
 	if g.deep == 0 {
 		g.exitOutermost()
 	} else if g.deep == 1 && g.locked {
-		g.forgetRecent() // a Hold's call ended: no Lua code runs under it
+		// a Hold's call ended (a posted function's, a Reset loader's):
+		// no Lua code runs under it
+		g.forgetRecent()
+		if g.args.used {
+			g.args.forget()
+		}
 	}
 }
 
