@@ -1,6 +1,7 @@
 package zlua_test
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -127,5 +128,131 @@ func TestHeldObjectCallErrors(t *testing.T) {
 	}
 	if u := zlua.Unsettled(e); u != "" {
 		t.Errorf("the calls left %s", u)
+	}
+}
+
+// TestHeldObjectsWithASecondArgument: the typed funcs of an object and a
+// number or a second object pass held objects from the cache too (one
+// cache hit per object), and other arguments through the push program.
+func TestHeldObjectsWithASecondArgument(t *testing.T) {
+	e := newEnv(t)
+	a, b := &Mob{I: 1}, &Mob{I: 2}
+	must(t, e.SetGlobal("mobs", []*Mob{a, b}))
+	run(t, e, `
+		function step(m, dt) m.F64 = m.F64 + dt end
+		function bump(m, n) m.I = m.I + n end
+		function hit(x, y)
+			assert(rawequal(x, mobs[1]) and rawequal(y, mobs[2]))
+			y.F64 = y.F64 + x.I
+		end
+		function named(m, s) m.F64 = m.F64 + #s end`)
+	var step func(any, float64) error
+	var bump func(any, int)
+	var hit func(any, any) error
+	var named func(any, any) error
+	must(t, e.GetFunction("step", &step))
+	must(t, e.GetFunction("bump", &bump))
+	must(t, e.GetFunction("hit", &hit))
+	must(t, e.GetFunction("named", &named))
+	hits, held := e.Stats().CacheHits, zlua.HeldCalls(e)
+	must(t, step(a, 0.5))
+	bump(a, 2)
+	must(t, hit(a, b))
+	if got := zlua.HeldCalls(e) - held; got != 3 {
+		t.Errorf("%d of 3 calls passed their objects from the cache", got)
+	}
+	if got := e.Stats().CacheHits - hits; got != 4 {
+		t.Errorf("CacheHits grew by %d over 4 held objects passed, want 4", got)
+	}
+	must(t, named(a, "four")) // a string: the push program
+	if got := zlua.HeldCalls(e) - held; got != 3 {
+		t.Errorf("a call with a string argument went through the cache path")
+	}
+	if a.F64 != 4.5 || a.I != 3 || b.F64 != 3 {
+		t.Errorf("a = %+v, b = %+v; want F64 4.5, I 3 and F64 3", *a, *b)
+	}
+	if err := hit(b, a); err == nil || !strings.Contains(err.Error(), "assertion failed") {
+		t.Errorf("hit(b, a) = %v, want the script's assertion", err)
+	}
+	if u := zlua.Unsettled(e); u != "" {
+		t.Errorf("the calls left %s", u)
+	}
+}
+
+// anyTwin is any under another name: typed funcs spelled with it are made
+// by reflect.MakeFunc.
+type anyTwin interface{}
+
+// TestHeldDelegatesMatchReflect: the typed funcs of an object and one
+// more argument give what their reflect-made twins give, whatever the
+// arguments (held objects, new ones, nil, strings, numbers), raised errors
+// and panics included; with held objects they allocate nothing.
+func TestHeldDelegatesMatchReflect(t *testing.T) {
+	e := newEnv(t)
+	held := &Mob{I: 7}
+	must(t, e.SetGlobal("held", held))
+	run(t, e, `seen = ""
+		local function d(v)
+			if type(v) == "userdata" then return "Mob" .. v.I .. (rawequal(v, held) and "*" or "") end
+			return type(v) .. ":" .. tostring(v)
+		end
+		function ok(a, b) seen = d(a) .. "," .. d(b) end
+		function bad(a, b) error("refused " .. d(a) .. " " .. d(b), 0) end`)
+	call := func(f func() error) (s string) {
+		defer func() {
+			if r := recover(); r != nil {
+				s = fmt.Sprint("panic: ", r)
+			}
+		}()
+		return fmt.Sprint(f())
+	}
+	args := [][2]any{{held, 0.5}, {&Mob{I: 2}, 1.0}, {nil, 2.0}, {"s", 3.0}, {held, held}, {held, "x"}}
+	for _, fn := range []string{"ok", "bad"} {
+		for _, a := range args {
+			fast := map[string]func() error{
+				"(any, float64) error": func() error {
+					x, _ := a[1].(float64)
+					return get[func(any, float64) error](t, e, fn)(a[0], x)
+				},
+				"(any, float64)": func() error { x, _ := a[1].(float64); get[func(any, float64)](t, e, fn)(a[0], x); return nil },
+				"(any, int) error": func() error {
+					x, _ := a[1].(float64)
+					return get[func(any, int) error](t, e, fn)(a[0], int(x))
+				},
+				"(any, any) error": func() error { return get[func(any, any) error](t, e, fn)(a[0], a[1]) },
+				"(any, any)":       func() error { get[func(any, any)](t, e, fn)(a[0], a[1]); return nil },
+			}
+			refl := map[string]func() error{
+				"(any, float64) error": func() error {
+					x, _ := a[1].(float64)
+					return get[func(anyTwin, float64) error](t, e, fn)(a[0], x)
+				},
+				"(any, float64)": func() error { x, _ := a[1].(float64); get[func(anyTwin, float64)](t, e, fn)(a[0], x); return nil },
+				"(any, int) error": func() error {
+					x, _ := a[1].(float64)
+					return get[func(anyTwin, int) error](t, e, fn)(a[0], int(x))
+				},
+				"(any, any) error": func() error { return get[func(anyTwin, anyTwin) error](t, e, fn)(a[0], a[1]) },
+				"(any, any)":       func() error { get[func(anyTwin, anyTwin)](t, e, fn)(a[0], a[1]); return nil },
+			}
+			for name, f := range fast {
+				run(t, e, `seen = ""`)
+				ra := call(f)
+				sa := global[string](t, e, "seen")
+				run(t, e, `seen = ""`)
+				rb := call(refl[name])
+				if sb := global[string](t, e, "seen"); ra != rb || sa != sb {
+					t.Errorf("%s %s %v: %q (seen %q), reflect-made %q (seen %q)", name, fn, a, ra, sa, rb, sb)
+				}
+			}
+		}
+	}
+	if raceEnabled {
+		return
+	}
+	fa := get[func(any, float64) error](t, e, "ok")
+	aa := get[func(any, any)](t, e, "ok")
+	if n := testing.AllocsPerRun(200, func() { _ = fa(held, 1); aa(held, held) }); n != 0 {
+		t.Errorf("%.1f allocations per 2 calls with a held object, want 0", n)
 	}
 }

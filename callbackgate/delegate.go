@@ -3,10 +3,8 @@ package callbackgate
 import (
 	"fmt"
 	"reflect"
-	"unsafe"
 
 	"github.com/zlua-go/zlua/cgo"
-	"github.com/zlua-go/zlua/objreg"
 )
 
 // MakeDelegate returns a Go func of type typ that calls f: arguments are
@@ -153,6 +151,9 @@ func init() {
 	for t, mk := range twoDelegates() {
 		fastDelegates[t] = mk
 	}
+	for t, mk := range heldDelegates() {
+		fastDelegates[t] = mk
+	}
 }
 
 func makeFastDelegates() map[reflect.Type]func(f *Function) any {
@@ -279,60 +280,6 @@ func (f *Function) callAny(a any, nres int) (g *Gate, r *cgo.CallResult, top int
 	}
 	top, err = f.callDone(g, r, g.S.CallRef(g.cur, nres, f.simpleProg(g, 1), r))
 	return g, r, top, err
-}
-
-// callHeld is callAny's call, once started, with an object Lua holds: a
-// non-nil pointer of a bound type (without a view) whose slot is live. C pushes its userdata from the identity
-// cache in the call's own crossing (CallResult.SetHeld): no push program,
-// and no keep-alive until a Settle (objreg Lookup), since no Lua code runs
-// between the lookup and the push. held is false when nothing was called:
-// another argument, charges to carry, or a userdata Lua collected (the
-// cache missed); the caller then pushes a through the program start
-// began, which makes a new userdata.
-func (f *Function) callHeld(g *Gate, a any, nres int) (held bool, r *cgo.CallResult, top int, err error) {
-	e := (*eface)(unsafe.Pointer(&a))
-	if e.data == nil || g.pushCharges() {
-		return false, nil, 0, nil
-	}
-	b := g.lastBind // bindingFor's own first check
-	if b == nil || b.view != nil || e.tab != typeWord(b.typ) {
-		typ := reflect.TypeOf(a)
-		if typ.Kind() != reflect.Pointer {
-			return false, nil, 0, nil
-		}
-		var ok bool
-		if b, ok = g.binds[bindKey{typ, nil}]; !ok {
-			return false, nil, 0, nil // a type not pushed yet: push binds it
-		}
-		g.lastBind = b
-	}
-	if !b.byPtr {
-		return false, nil, 0, nil
-	}
-	key, keyed := objreg.MakeKey(e.data, b.id)
-	if !keyed {
-		return false, nil, 0, nil
-	}
-	slot, gen, ok := g.objs.Held(key)
-	if !ok {
-		return false, nil, 0, nil
-	}
-	var ptr uintptr
-	if b.eagerPin { // as pinPushed: C fields are served through the address
-		ptr = uintptr(g.objs.Pin(g.objs.Get(slot, gen)))
-	}
-	if r, err = g.callResult(); err != nil {
-		return false, nil, 0, nil // the general path reports it
-	}
-	r.SetHeld(0, slot, gen, ptr)
-	st := g.S.CallScalars(g.cur, f.ref, f.selfRef(), 1, nres, r)
-	if st == cgo.CallMiss {
-		return false, nil, 0, nil
-	}
-	g.objs.Hit()
-	g.heldCalls++
-	top, err = f.callDone(g, r, st)
-	return true, r, top, err
 }
 
 // callOpaqueSlow is callAny's opaque call through startScalars and

@@ -163,10 +163,10 @@ func (r *Registry) Held(key Key) (slot, gen uint32, ok bool) {
 	return slot, r.slots[slot].Gen, true
 }
 
-// Hit counts a push of a slot found by Held and served from the cache,
+// Hit counts n pushes of slots found by Held and served from the cache,
 // and publishes the count (Stats is exact between calls, as after Settle).
-func (r *Registry) Hit() {
-	r.nHits++
+func (r *Registry) Hit(n int) {
+	r.nHits += uint64(n)
 	r.hits.Store(r.nHits)
 }
 
