@@ -12,7 +12,7 @@ import (
 // and no result but an optional error: a handler called per entity with
 // the frame's time step or another entity (func(e any, dt float64) error,
 // func(a, b any) error). An object Lua holds and a number go as scalars
-// (CallScalars: callAnyNum, callHeld2); anything else takes the push
+// (CallHeld: callAnyNum, callHeld2); anything else takes the push
 // program.
 func heldDelegates() map[reflect.Type]func(f *Function) any {
 	return map[reflect.Type]func(f *Function) any{
@@ -65,7 +65,7 @@ func (f *Function) callAny2(a, b any) error {
 }
 
 // callAnyNum calls f with a pushed like a SetGlobal value and then the
-// integer n (isInt) or the float x, for no result: through CallScalars
+// integer n (isInt) or the float x, for no result: through CallHeld
 // when a is an object Lua holds or a scalar, else through the push
 // program. (A number passed as an any would be boxed: an allocation.)
 func (f *Function) callAnyNum(a any, n int64, x float64, isInt bool) error {
@@ -193,7 +193,12 @@ func (g *Gate) setHeld(r *cgo.CallResult, i int, a any) bool {
 // objects: held is false when the cache missed one, and nothing was
 // called.
 func (f *Function) callHeldArgs(g *Gate, r *cgo.CallResult, n, nres, nheld int) (held bool, _ *cgo.CallResult, top int, err error) {
-	st := g.S.CallScalars(g.cur, f.ref, f.selfRef(), n, nres, r)
+	var st int
+	if nheld > 0 {
+		st = g.S.CallHeld(g.cur, f.ref, f.selfRef(), n, nres, r)
+	} else {
+		st = g.S.CallScalars(g.cur, f.ref, f.selfRef(), n, nres, r)
+	}
 	if st == cgo.CallMiss {
 		return false, nil, 0, nil
 	}

@@ -109,9 +109,14 @@ type Gate struct {
 	tickAt       time.Duration
 	tickCalls    uint64
 	tick         uint64
-	exits        uintptr // written with relstore: Thread.Done reads it (exitCount)
-	exitsAtCheck uintptr
-	yieldDue     bool // a yield is due at the outermost return
+	exits        uint64
+	exitsAtCheck uint64
+	// pubExits is exits for Thread.Done on any goroutine (exitCount),
+	// published with a release store once a Done read made it matter
+	// (doneRead).
+	pubExits uintptr
+	doneRead bool
+	yieldDue bool // a yield is due at the outermost return
 	// scalarCalls is S.OwnCalls when an outermost scalar call began
 	// (startScalars), for its end (endScalar); noCalls otherwise.
 	scalarCalls uint64
@@ -447,12 +452,22 @@ func (g *Gate) exitOutermost() {
 	}
 }
 
-// countExit counts an outermost return. A release store: Thread.Done,
-// on any goroutine, compares the count with the one its last read saw.
-func (g *Gate) countExit() { relstore.Uintptr(&g.exits, g.exits+1) }
+// countExit counts an outermost return, and publishes the count once a
+// Thread.Done read made it matter (doneRead): a release store, as Done, on
+// any goroutine, compares the count with the one its last read saw.
+func (g *Gate) countExit() {
+	g.exits++
+	if g.doneRead {
+		g.publishExits()
+	}
+}
 
-// exitCount is the number of outermost returns, for any goroutine.
-func (g *Gate) exitCount() uintptr { return atomic.LoadUintptr(&g.exits) }
+// publishExits stores exits where exitCount reads it.
+func (g *Gate) publishExits() { relstore.Uintptr(&g.pubExits, uintptr(g.exits)) }
+
+// exitCount is the number of outermost returns, for any goroutine, as
+// far as Done needs it.
+func (g *Gate) exitCount() uintptr { return atomic.LoadUintptr(&g.pubExits) }
 
 // quiet reports Settle's common case: the state is open, nothing was
 // handed out and nothing waits in C.

@@ -102,7 +102,11 @@ func (th *Thread) Done() bool {
 			dead = g.cur.CoStatus(th.co) == cgo.CoDead
 		}
 		th.setDead(dead)
-		th.seen.Store(g.exits + 1) // under the gate: the count is the owner's
+		if !g.doneRead { // under the gate: the count is published from now on
+			g.doneRead = true
+			g.publishExits()
+		}
+		th.seen.Store(uintptr(g.exits) + 1) // this read saw the count as it is
 	}
 	for spins, yields := 0, 0; ; spins++ {
 		if b := g.busy.Load(); (b == gateIdle || b == gatePeeking) && th.seen.Load() == g.exitCount()+1 {

@@ -167,8 +167,12 @@ int zlua_callref(zlua_env *env, lua_State *L, int nres, int simple, zlua_callres
 	return st;
 }
 
-int zlua_callscalars(zlua_env *env, lua_State *L, int ref, int selfref, int nin, int nres,
-		     zlua_callres *r)
+/* zlua_callscalars, and with held 1 zlua_callheld: one body, inlined into
+ * each, so that the scalar calls' argument loop stays as it was before
+ * held objects. */
+static inline __attribute__((always_inline)) int callscalars(zlua_env *env, lua_State *L, int ref,
+							     int selfref, int nin, int nres,
+							     zlua_callres *r, int held)
 {
 	int base = lua_gettop(L), st, i, nargs = nin;
 	r->base = base;
@@ -187,17 +191,20 @@ int zlua_callscalars(zlua_env *env, lua_State *L, int ref, int selfref, int nin,
 		lua_rawgeti(L, LUA_REGISTRYINDEX, selfref);
 		nargs++;
 	}
-	for (i = 0; i < nin; i++) {
-		if (r->in[i].type == LUA_TUSERDATA) {
-			/* a held object: nothing ran since Go found its slot, so
-			 * a cache hit is its live userdata */
-			if (!zlua_obj_push_held(L, env, &r->in[i])) {
+	if (held) {
+		for (i = 0; i < nin; i++) {
+			if (r->in[i].type != LUA_TUSERDATA) {
+				zlua_push_in(L, &r->in[i]);
+			} else if (!zlua_obj_push_held(L, env, &r->in[i])) {
+				/* nothing ran since Go found the slot, so a hit
+				 * is its live userdata; a miss calls nothing */
 				lua_settop(L, base);
 				return ZLUA_CALL_MISS;
 			}
-		} else {
-			zlua_push_in(L, &r->in[i]);
 		}
+	} else {
+		for (i = 0; i < nin; i++)
+			zlua_push_in(L, &r->in[i]);
 	}
 	env->errinfo_set = 0;
 	st = lua_pcall(L, nargs, nres, base + 1);
@@ -210,6 +217,18 @@ int zlua_callscalars(zlua_env *env, lua_State *L, int ref, int selfref, int nin,
 	if (zlua_refusal_pending(env))
 		zlua_collect_after_refusal(env, L);
 	return st;
+}
+
+int zlua_callscalars(zlua_env *env, lua_State *L, int ref, int selfref, int nin, int nres,
+		     zlua_callres *r)
+{
+	return callscalars(env, L, ref, selfref, nin, nres, r, 0);
+}
+
+int zlua_callheld(zlua_env *env, lua_State *L, int ref, int selfref, int nin, int nres,
+		  zlua_callres *r)
+{
+	return callscalars(env, L, ref, selfref, nin, nres, r, 1);
 }
 
 int zlua_getglobal(zlua_env *env, lua_State *L, zlua_callres *r)

@@ -21,6 +21,14 @@ static int zlua_callscalars_u(uintptr_t env, uintptr_t L, int ref, int selfref, 
 				(zlua_callres *)r);
 }
 
+// zlua_callheld_u: zlua_callheld with integer arguments (see above).
+static int zlua_callheld_u(uintptr_t env, uintptr_t L, int ref, int selfref, int nin, int nres,
+			   uintptr_t r)
+{
+	return zlua_callheld((zlua_env *)env, (lua_State *)L, ref, selfref, nin, nres,
+			     (zlua_callres *)r);
+}
+
 // zlua_getglobal_u: zlua_getglobal with integer arguments (see above).
 static int zlua_getglobal_u(uintptr_t env, uintptr_t L, uintptr_t r)
 {
@@ -82,7 +90,7 @@ func (r *CallResult) SetLight(i int, h uint64) {
 	r.In[i] = Arg{Type: int32(C.LUA_TLIGHTUSERDATA), v: h}
 }
 
-// SetHeld makes argument i of the next CallScalars the object of slot
+// SetHeld makes argument i of the next CallHeld the object of slot
 // (generation gen) that Lua holds: C pushes its userdata from the identity
 // cache, giving it the address ptr (0: none) as PutObjPtr does, or returns
 // CallMiss without calling when the cache lost it. ptr is the address of a
@@ -91,8 +99,8 @@ func (r *CallResult) SetHeld(i int, slot, gen uint32, ptr uintptr) {
 	r.In[i] = Arg{Type: int32(C.LUA_TUSERDATA), len: ptr, v: uint64(slot) | uint64(gen)<<32}
 }
 
-// CallMiss is CallScalars' answer when a held object's userdata was not
-// in the cache (SetHeld): nothing was called, the stack is unchanged.
+// CallMiss is CallHeld's answer when a held object's userdata was not in
+// the cache (SetHeld): nothing was called, the stack is unchanged.
 const CallMiss = int(C.ZLUA_CALL_MISS)
 
 // SetNil makes argument i of the next CallScalars nil.
@@ -122,6 +130,13 @@ func (s *State) CallRef(t Thread, nres int, simple bool, r *CallResult) int {
 // arguments are scalars, which cannot raise when pushed.
 func (s *State) CallScalars(t Thread, ref, selfref int32, nin, nres int, r *CallResult) int {
 	return int(C.zlua_callscalars_u(C.uintptr_t(uintptr(unsafe.Pointer(s.env))), C.uintptr_t(uintptr(unsafe.Pointer(t.p))),
+		C.int(ref), C.int(selfref), C.int(nin), C.int(nres), C.uintptr_t(uintptr(unsafe.Pointer(r)))))
+}
+
+// CallHeld is CallScalars with held objects (SetHeld) among the
+// arguments; CallMiss when the cache lost one, nothing called.
+func (s *State) CallHeld(t Thread, ref, selfref int32, nin, nres int, r *CallResult) int {
+	return int(C.zlua_callheld_u(C.uintptr_t(uintptr(unsafe.Pointer(s.env))), C.uintptr_t(uintptr(unsafe.Pointer(t.p))),
 		C.int(ref), C.int(selfref), C.int(nin), C.int(nres), C.uintptr_t(uintptr(unsafe.Pointer(r)))))
 }
 

@@ -534,11 +534,14 @@ int zlua_callref(zlua_env *env, lua_State *L, int nres, int simple, zlua_callres
  * message handler, and reads the results like zlua_callref. Nothing before
  * lua_pcall can raise (registry reads, scalar pushes and cache reads, nin
  * <= ZLUA_CALL_IN), so no push program and no dispatcher is needed.
- * Returns ZLUA_CALL_MISS, having called nothing, when a held object's
- * userdata is not in the cache. Stack: [-0, +results (unless popped) or
+ * Held objects (zlua_obj_push_held) may be among the arguments of
+ * zlua_callheld, which returns ZLUA_CALL_MISS, having called nothing, when
+ * a held object's userdata is not in the cache. Stack: [-0, +results (unless popped) or
  * +1 error; -0, +0 for ZLUA_CALL_MISS]. */
 int zlua_callscalars(zlua_env *env, lua_State *L, int ref, int selfref, int nin, int nres,
 		     zlua_callres *r);
+int zlua_callheld(zlua_env *env, lua_State *L, int ref, int selfref, int nin, int nres,
+		  zlua_callres *r);
 /* [go-safe] Pushes _G[name] under protection (the committed program holds
  * name) and reads it into r->res[0] like a call's one result: popped when
  * it is a scalar. Stack: [-0, +1 (unless popped) or +1 error]. */

@@ -323,7 +323,7 @@ void zlua_obj_queue_slot(zlua_env *env, uint32_t slot);
  * it is released or holds an address already. Returns the operand's
  * length. [-0, +0] */
 size_t zlua_obj_setptr(lua_State *L, const unsigned char *p);
-/* [go-safe] Pushes a held object, an argument of zlua_callscalars (a->v.i:
+/* [go-safe] Pushes a held object, an argument of zlua_callheld (a->v.i:
  * slot | gen << 32; a->len: the object's address when its type's fields are
  * served in C, else 0): the slot's live keyed userdata from the identity
  * cache, given the address as ZLUA_OP_OBJPTR gives it when it has none.
@@ -332,7 +332,7 @@ size_t zlua_obj_setptr(lua_State *L, const unsigned char *p);
  * program, which makes a new one. Allocates nothing, raises nothing.
  * [-0, +(0|1)] */
 int zlua_obj_push_held(lua_State *L, zlua_env *env, const zlua_arg *a);
-/* zlua_callscalars' answer when a held object missed the cache: nothing
+/* zlua_callheld's answer when a held object missed the cache: nothing
  * was called and the stack is as it was. */
 #define ZLUA_CALL_MISS (-102)
 /* [lua] Runs one ZLUA_OP_OBJCHARGE at p (after the op byte): inside a
