@@ -55,11 +55,7 @@ func (f *Function) callAny2(a, b any) error {
 			return f.argError(i, err)
 		}
 	}
-	r, err := g.commit()
-	top := 0
-	if err == nil {
-		top, err = f.callDone(g, r, g.S.CallRef(g.cur, 0, f.simpleProg(g, 2), r))
-	}
+	r, top, err := f.finish(g, 0, 2) // the program's path: one frame more is nothing to it
 	g.endCall(r, top)
 	return err
 }
@@ -101,11 +97,7 @@ func (f *Function) callAnyNum(a any, n int64, x float64, isInt bool) error {
 	} else {
 		g.S.PutNum(x)
 	}
-	r, err := g.commit()
-	top := 0
-	if err == nil {
-		top, err = f.callDone(g, r, g.S.CallRef(g.cur, 0, f.simpleProg(g, 2), r))
-	}
+	r, top, err := f.finish(g, 0, 2)
 	g.endCall(r, top)
 	return err
 }
