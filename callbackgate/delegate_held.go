@@ -69,23 +69,15 @@ func (f *Function) callAnyNum(a any, n int64, x float64, isInt bool) error {
 	if err != nil {
 		return f.refusal(err)
 	}
-	if !g.pushCharges() {
-		if r, err := g.callResult(); err == nil {
-			nheld := 0
-			if g.setHeld(r, 0, a) {
-				nheld = 1
-			}
-			if nheld == 1 || setArgScalar(r, 0, a) {
-				if isInt {
-					r.SetInt(1, n)
-				} else {
-					r.SetNum(1, x)
-				}
-				if held, r, top, err := f.callHeldArgs(g, r, 2, 0, nheld); held {
-					g.endCall(r, top)
-					return err
-				}
-			}
+	if r, nheld := g.heldArg(a); r != nil {
+		if isInt {
+			r.SetInt(1, n)
+		} else {
+			r.SetNum(1, x)
+		}
+		if held, r, top, err := f.callHeldArgs(g, r, 2, 0, nheld); held {
+			g.endCall(r, top)
+			return err
 		}
 	}
 	if err := g.push(a, f.name, 0); err != nil {
@@ -105,42 +97,55 @@ func (f *Function) callAnyNum(a any, n int64, x float64, isInt bool) error {
 // callHeld2 is callHeld for two arguments, each an object Lua holds or a
 // scalar.
 func (f *Function) callHeld2(g *Gate, a, b any) (held bool, r *cgo.CallResult, top int, err error) {
-	if g.pushCharges() {
+	r, n := g.heldArg(a)
+	if r == nil {
 		return false, nil, 0, nil
 	}
-	if r, err = g.callResult(); err != nil {
-		return false, nil, 0, nil // the general path reports it
-	}
-	n := 0
-	for i, x := range [2]any{a, b} {
-		if g.setHeld(r, i, x) {
-			n++
-		} else if !setArgScalar(r, i, x) {
-			return false, nil, 0, nil
-		}
+	if g.setHeld(r, 1, b) {
+		n++
+	} else if !setArgScalar(r, 1, b) {
+		return false, nil, 0, nil
 	}
 	return f.callHeldArgs(g, r, 2, 0, n)
 }
 
 // callHeld is callAny's call, once started, with an object Lua holds: a
-// non-nil pointer of a bound type (without a view) whose slot is live. C pushes its userdata from the identity
-// cache in the call's own crossing (CallResult.SetHeld): no push program,
-// and no keep-alive until a Settle (objreg Lookup), since no Lua code runs
-// between the lookup and the push. held is false when nothing was called:
-// another argument, charges to carry, or a userdata Lua collected (the
-// cache missed); the caller then pushes a through the program start
-// began, which makes a new userdata.
+// non-nil pointer of a bound type (without a view) whose slot is live. C
+// pushes its userdata from the identity cache in the call's own crossing
+// (CallResult.SetHeld): no push program, and no keep-alive until a Settle
+// (objreg Lookup), since no Lua code runs between the lookup and the
+// push. held is false when nothing was called: another argument, charges
+// to carry, or a userdata Lua collected (the cache missed); the caller
+// then pushes a through the program start began, which makes a new
+// userdata.
 func (f *Function) callHeld(g *Gate, a any, nres int) (held bool, r *cgo.CallResult, top int, err error) {
-	if g.pushCharges() {
-		return false, nil, 0, nil
-	}
-	if r, err = g.callResult(); err != nil {
-		return false, nil, 0, nil // the general path reports it
-	}
-	if !g.setHeld(r, 0, a) {
+	r, n := g.heldArg(a)
+	if r == nil || n == 0 {
 		return false, nil, 0, nil
 	}
 	return f.callHeldArgs(g, r, 1, nres, 1)
+}
+
+// heldArg begins a call's arguments in the result buffer of its depth:
+// argument 0 is a, an object Lua holds (nheld 1) or a scalar (nheld 0).
+// r is nil when a is neither, when the call carries charges (the push
+// program does), or when there is no buffer (the program's path reports
+// it).
+func (g *Gate) heldArg(a any) (r *cgo.CallResult, nheld int) {
+	if g.pushCharges() {
+		return nil, 0
+	}
+	r, err := g.callResult()
+	if err != nil {
+		return nil, 0
+	}
+	if g.setHeld(r, 0, a) {
+		return r, 1
+	}
+	if setArgScalar(r, 0, a) {
+		return r, 0
+	}
+	return nil, 0
 }
 
 // setHeld sets argument i of r to the object a when Lua holds it (see
