@@ -38,9 +38,17 @@ func OwnAddrs(e *Env) []uintptr { return e.g.S.OwnAddrs() }
 // sentinels and other userdata (cgo/gate.c).
 func ProvenAddrs(e *Env) (fn, ud []uintptr) { return e.g.S.ProvenAddrs() }
 
+// FastFuncs is cgo.FastFuncs: how many function ids have a trampoline of
+// their own.
+const FastFuncs = cgo.FastFuncs
+
 // SentinelHints returns the argument hints of the Go function sentinel at
 // fn, an address ProvenAddrs reported (cgo/gate.c, read_num).
 func SentinelHints(fn uintptr) uint32 { return cgo.SentinelHints(fn) }
+
+// FastHints returns the argument hints of e's live fast function ids
+// (cgo.FastFuncs).
+func FastHints(e *Env) []uint32 { return e.g.S.FastHints() }
 
 // OwnAddrLayout returns the ByObj userdata block size and payload offset
 // e measured at open (0, 0 when the address proof is off).

@@ -16,7 +16,28 @@ import (
 // (cgo/gate.c, read_num) and a struct pointer's value without the
 // integer test (read_arg).
 func TestNumericParametersAreHintedToTheTrampoline(t *testing.T) {
-	e := newEnv(t)
+	// The first functions of an Env have fast ids, whose hints the env
+	// keeps; past them each sentinel keeps its own.
+	t.Run("fast", func(t *testing.T) {
+		testNumericHints(t, newEnv(t), func(e *zlua.Env) []uint32 { return zlua.FastHints(e) })
+	})
+	t.Run("sentinel", func(t *testing.T) {
+		e := newEnv(t)
+		burnFastIDs(t, e)
+		testNumericHints(t, e, func(e *zlua.Env) []uint32 {
+			fn, _ := zlua.ProvenAddrs(e)
+			var hints []uint32
+			for _, p := range fn {
+				hints = append(hints, zlua.SentinelHints(p))
+			}
+			return hints
+		})
+	})
+}
+
+// testNumericHints registers three functions in e and checks, after a
+// call of each, that hints (what the trampolines keep) has its hints.
+func testNumericHints(t *testing.T, e *zlua.Env, hints func(*zlua.Env) []uint32) {
 	must(t, e.SetGlobal("f", func(a int, b float64, s string, c int8, u uint) int { return a }))
 	must(t, e.SetGlobal("g", func(p *hintedObj, n *int, x any, q *hintedObj) {}))
 	must(t, e.SetGlobal("obj", &hintedObj{}))
@@ -30,13 +51,8 @@ func TestNumericParametersAreHintedToTheTrampoline(t *testing.T) {
 		want   uint32
 	}{{`f(1, 2, "x", 3, 4)`, wantF}, {`g(obj, nil, 2, nil)`, wantG}, {`obj:Step(1, 2)`, wantStep}} {
 		must(t, e.DoString(c.script))
-		fn, _ := zlua.ProvenAddrs(e)
-		var hints []uint32
-		for _, p := range fn {
-			hints = append(hints, zlua.SentinelHints(p))
-		}
-		if !slices.Contains(hints, c.want) {
-			t.Errorf("after %s: no sentinel with hints %#x among %#x", c.script, c.want, hints)
+		if h := hints(e); !slices.Contains(h, c.want) {
+			t.Errorf("after %s: no function with hints %#x among %#x", c.script, c.want, h)
 		}
 	}
 }

@@ -35,6 +35,7 @@ func provenEnv(t *testing.T) *zlua.Env {
 // arrange portably, so the cache itself is checked.)
 func TestSentinelFreedWithoutFinalizerLeavesTheProvenCache(t *testing.T) {
 	e := provenEnv(t)
+	burnFastIDs(t, e) // the cache is the sentinel trampoline's
 	must(t, e.SetGlobal("doomed", func() int { return 1 }))
 	must(t, e.SetGlobal("probe", func() int { return 2 }))
 	run(t, e, `
@@ -94,6 +95,7 @@ func TestDebugSetmetatableTakesAReceiverOutOfTheProvenCache(t *testing.T) {
 // debug.getmetatable can) leaves the cache, and its function is refused.
 func TestReleasedSentinelLeavesTheProvenCache(t *testing.T) {
 	e := provenEnv(t)
+	burnFastIDs(t, e)
 	must(t, e.SetGlobal("f", func() int { return 1 }))
 	run(t, e, `
 		local _, s = debug.getupvalue(f, 1)

@@ -538,10 +538,14 @@ func (g *Gate) drainFreed() {
 	})
 }
 
+// release forgets function id: its closure was collected, or never made.
+// A retired id (cgo State.RetiresFunc) is not given out again.
 func (g *Gate) release(id uint32) {
 	g.funcs[id] = funcEntry{}
-	g.free = append(g.free, id)
 	g.liveFuncs.Add(-1)
+	if !g.S.RetiresFunc(id) {
+		g.free = append(g.free, id)
+	}
 }
 
 // callResult returns the result buffer for the current depth.

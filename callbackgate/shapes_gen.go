@@ -37,6 +37,10 @@ func makeFastPlans() map[reflect.Type]callFunc {
 			return g.retStr(e.fn.(func() string)())
 		},
 		reflect.TypeFor[func(int) int](): func(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
+			if fr.IntsHinted(0x1) {
+				a := fr.IntAt(0)
+				return retInt(fr, int64(e.fn.(func(int) int)(int(a))))
+			}
 			a, ok := fr.IntArg(0)
 			if !ok {
 				var st int32
@@ -47,6 +51,10 @@ func makeFastPlans() map[reflect.Type]callFunc {
 			return retInt(fr, int64(e.fn.(func(int) int)(int(a))))
 		},
 		reflect.TypeFor[func(int, int) int](): func(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
+			if fr.IntsHinted(0x3) {
+				a, b := fr.IntAt(0), fr.IntAt(1)
+				return retInt(fr, int64(e.fn.(func(int, int) int)(int(a), int(b))))
+			}
 			a, ok := fr.IntArg(0)
 			if !ok {
 				var st int32
@@ -64,6 +72,14 @@ func makeFastPlans() map[reflect.Type]callFunc {
 			return retInt(fr, int64(e.fn.(func(int, int) int)(int(a), int(b))))
 		},
 		reflect.TypeFor[func(int, int) (int, error)](): func(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
+			if fr.IntsHinted(0x3) {
+				a, b := fr.IntAt(0), fr.IntAt(1)
+				r, err := e.fn.(func(int, int) (int, error))(int(a), int(b))
+				if err != nil {
+					return g.fail(err)
+				}
+				return retInt(fr, int64(r))
+			}
 			a, ok := fr.IntArg(0)
 			if !ok {
 				var st int32
@@ -137,6 +153,11 @@ func makeFastPlans() map[reflect.Type]callFunc {
 			return g.retStr(e.fn.(func(string) string)(a))
 		},
 		reflect.TypeFor[func(int)](): func(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
+			if fr.IntsHinted(0x1) {
+				a := fr.IntAt(0)
+				e.fn.(func(int))(int(a))
+				return g.ret0()
+			}
 			a, ok := fr.IntArg(0)
 			if !ok {
 				var st int32
@@ -148,6 +169,13 @@ func makeFastPlans() map[reflect.Type]callFunc {
 			return g.ret0()
 		},
 		reflect.TypeFor[func(int) error](): func(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
+			if fr.IntsHinted(0x1) {
+				a := fr.IntAt(0)
+				if err := e.fn.(func(int) error)(int(a)); err != nil {
+					return g.fail(err)
+				}
+				return g.ret0()
+			}
 			a, ok := fr.IntArg(0)
 			if !ok {
 				var st int32
@@ -161,6 +189,14 @@ func makeFastPlans() map[reflect.Type]callFunc {
 			return g.ret0()
 		},
 		reflect.TypeFor[func(int) (int, error)](): func(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
+			if fr.IntsHinted(0x1) {
+				a := fr.IntAt(0)
+				r, err := e.fn.(func(int) (int, error))(int(a))
+				if err != nil {
+					return g.fail(err)
+				}
+				return retInt(fr, int64(r))
+			}
 			a, ok := fr.IntArg(0)
 			if !ok {
 				var st int32
@@ -175,6 +211,11 @@ func makeFastPlans() map[reflect.Type]callFunc {
 			return retInt(fr, int64(r))
 		},
 		reflect.TypeFor[func(int) bool](): func(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
+			if fr.IntsHinted(0x1) {
+				a := fr.IntAt(0)
+				fr.ReturnBool(e.fn.(func(int) bool)(int(a)))
+				return cgo.StatusReturn1
+			}
 			a, ok := fr.IntArg(0)
 			if !ok {
 				var st int32
@@ -186,6 +227,10 @@ func makeFastPlans() map[reflect.Type]callFunc {
 			return cgo.StatusReturn1
 		},
 		reflect.TypeFor[func(int) string](): func(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
+			if fr.IntsHinted(0x1) {
+				a := fr.IntAt(0)
+				return g.retStr(e.fn.(func(int) string)(int(a)))
+			}
 			a, ok := fr.IntArg(0)
 			if !ok {
 				var st int32
@@ -196,6 +241,10 @@ func makeFastPlans() map[reflect.Type]callFunc {
 			return g.retStr(e.fn.(func(int) string)(int(a)))
 		},
 		reflect.TypeFor[func(int) float64](): func(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
+			if fr.IntsHinted(0x1) {
+				a := fr.IntAt(0)
+				return retNum(fr, e.fn.(func(int) float64)(int(a)))
+			}
 			a, ok := fr.IntArg(0)
 			if !ok {
 				var st int32
@@ -206,6 +255,11 @@ func makeFastPlans() map[reflect.Type]callFunc {
 			return retNum(fr, e.fn.(func(int) float64)(int(a)))
 		},
 		reflect.TypeFor[func(int, int)](): func(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
+			if fr.IntsHinted(0x3) {
+				a, b := fr.IntAt(0), fr.IntAt(1)
+				e.fn.(func(int, int))(int(a), int(b))
+				return g.ret0()
+			}
 			a, ok := fr.IntArg(0)
 			if !ok {
 				var st int32
@@ -224,6 +278,13 @@ func makeFastPlans() map[reflect.Type]callFunc {
 			return g.ret0()
 		},
 		reflect.TypeFor[func(int, int) error](): func(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
+			if fr.IntsHinted(0x3) {
+				a, b := fr.IntAt(0), fr.IntAt(1)
+				if err := e.fn.(func(int, int) error)(int(a), int(b)); err != nil {
+					return g.fail(err)
+				}
+				return g.ret0()
+			}
 			a, ok := fr.IntArg(0)
 			if !ok {
 				var st int32
@@ -244,6 +305,11 @@ func makeFastPlans() map[reflect.Type]callFunc {
 			return g.ret0()
 		},
 		reflect.TypeFor[func(int, int) bool](): func(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
+			if fr.IntsHinted(0x3) {
+				a, b := fr.IntAt(0), fr.IntAt(1)
+				fr.ReturnBool(e.fn.(func(int, int) bool)(int(a), int(b)))
+				return cgo.StatusReturn1
+			}
 			a, ok := fr.IntArg(0)
 			if !ok {
 				var st int32
@@ -645,6 +711,11 @@ func makeMethodShapes() map[string]methodMaker {
 				if s == nil {
 					return st
 				}
+				if fr.IntsHinted(0x2) {
+					a := fr.IntAt(1)
+					f(s.Ptr(), a)
+					return g.ret0()
+				}
 				a, ok := fr.IntArg(1)
 				if !ok {
 					if a, st = g.intArgAt(fr, 1, -1, e.name); st != 0 {
@@ -717,6 +788,11 @@ func makeMethodShapes() map[string]methodMaker {
 				if s == nil {
 					return st
 				}
+				if fr.IntsHinted(0x6) {
+					a, b := fr.IntAt(1), fr.IntAt(2)
+					f(s.Ptr(), a, b)
+					return g.ret0()
+				}
 				a, ok := fr.IntArg(1)
 				if !ok {
 					if a, st = g.intArgAt(fr, 1, -1, e.name); st != 0 {
@@ -739,6 +815,10 @@ func makeMethodShapes() map[string]methodMaker {
 				s, st := g.popThis(fr, m.b, e.name)
 				if s == nil {
 					return st
+				}
+				if fr.IntsHinted(0x2) {
+					a := fr.IntAt(1)
+					return retInt(fr, f(s.Ptr(), a))
 				}
 				a, ok := fr.IntArg(1)
 				if !ok {
@@ -772,6 +852,11 @@ func makeMethodShapes() map[string]methodMaker {
 				if s == nil {
 					return st
 				}
+				if fr.IntsHinted(0x2) {
+					a := fr.IntAt(1)
+					fr.ReturnBool(f(s.Ptr(), a))
+					return cgo.StatusReturn1
+				}
 				a, ok := fr.IntArg(1)
 				if !ok {
 					if a, st = g.intArgAt(fr, 1, -1, e.name); st != 0 {
@@ -788,6 +873,13 @@ func makeMethodShapes() map[string]methodMaker {
 				s, st := g.popThis(fr, m.b, e.name)
 				if s == nil {
 					return st
+				}
+				if fr.IntsHinted(0x2) {
+					a := fr.IntAt(1)
+					if err := f(s.Ptr(), a); err != nil {
+						return g.fail(err)
+					}
+					return g.ret0()
 				}
 				a, ok := fr.IntArg(1)
 				if !ok {
@@ -807,6 +899,14 @@ func makeMethodShapes() map[string]methodMaker {
 				s, st := g.popThis(fr, m.b, e.name)
 				if s == nil {
 					return st
+				}
+				if fr.IntsHinted(0x2) {
+					a := fr.IntAt(1)
+					r, err := f(s.Ptr(), a)
+					if err != nil {
+						return g.fail(err)
+					}
+					return retInt(fr, int64(r))
 				}
 				a, ok := fr.IntArg(1)
 				if !ok {
@@ -828,6 +928,10 @@ func makeMethodShapes() map[string]methodMaker {
 				if s == nil {
 					return st
 				}
+				if fr.IntsHinted(0x2) {
+					a := fr.IntAt(1)
+					return retNum(fr, f(s.Ptr(), a))
+				}
 				a, ok := fr.IntArg(1)
 				if !ok {
 					if a, st = g.intArgAt(fr, 1, -1, e.name); st != 0 {
@@ -843,6 +947,10 @@ func makeMethodShapes() map[string]methodMaker {
 				s, st := g.popThis(fr, m.b, e.name)
 				if s == nil {
 					return st
+				}
+				if fr.IntsHinted(0x2) {
+					a := fr.IntAt(1)
+					return g.retStr(f(s.Ptr(), a))
 				}
 				a, ok := fr.IntArg(1)
 				if !ok {
@@ -933,6 +1041,13 @@ func makeMethodShapes() map[string]methodMaker {
 				if s == nil {
 					return st
 				}
+				if fr.IntsHinted(0x6) {
+					a, b := fr.IntAt(1), fr.IntAt(2)
+					if err := f(s.Ptr(), a, b); err != nil {
+						return g.fail(err)
+					}
+					return g.ret0()
+				}
 				a, ok := fr.IntArg(1)
 				if !ok {
 					if a, st = g.intArgAt(fr, 1, -1, e.name); st != 0 {
@@ -957,6 +1072,11 @@ func makeMethodShapes() map[string]methodMaker {
 				s, st := g.popThis(fr, m.b, e.name)
 				if s == nil {
 					return st
+				}
+				if fr.IntsHinted(0x6) {
+					a, b := fr.IntAt(1), fr.IntAt(2)
+					fr.ReturnBool(f(s.Ptr(), a, b))
+					return cgo.StatusReturn1
 				}
 				a, ok := fr.IntArg(1)
 				if !ok {
@@ -1246,6 +1366,11 @@ func makePtrShapes() map[string]ptrShapeMaker {
 				if !ok {
 					return st
 				}
+				if fr.IntsHinted(0x2) {
+					a := fr.IntAt(1)
+					as[func(unsafe.Pointer, int64)](funcCode(e.fn))(p, a)
+					return g.ret0()
+				}
 				a, ok := fr.IntArg(1)
 				if !ok {
 					if a, st = g.intArgAt(fr, 1, 2, e.name); st != 0 {
@@ -1314,6 +1439,11 @@ func makePtrShapes() map[string]ptrShapeMaker {
 				if !ok {
 					return st
 				}
+				if fr.IntsHinted(0x6) {
+					a, b := fr.IntAt(1), fr.IntAt(2)
+					as[func(unsafe.Pointer, int64, int64)](funcCode(e.fn))(p, a, b)
+					return g.ret0()
+				}
 				a, ok := fr.IntArg(1)
 				if !ok {
 					if a, st = g.intArgAt(fr, 1, 2, e.name); st != 0 {
@@ -1335,6 +1465,10 @@ func makePtrShapes() map[string]ptrShapeMaker {
 				p, st, ok := g.ptrArg(fr, pt, e)
 				if !ok {
 					return st
+				}
+				if fr.IntsHinted(0x2) {
+					a := fr.IntAt(1)
+					return retInt(fr, as[func(unsafe.Pointer, int64) int64](funcCode(e.fn))(p, a))
 				}
 				a, ok := fr.IntArg(1)
 				if !ok {
@@ -1366,6 +1500,11 @@ func makePtrShapes() map[string]ptrShapeMaker {
 				if !ok {
 					return st
 				}
+				if fr.IntsHinted(0x2) {
+					a := fr.IntAt(1)
+					fr.ReturnBool(as[func(unsafe.Pointer, int64) bool](funcCode(e.fn))(p, a))
+					return cgo.StatusReturn1
+				}
 				a, ok := fr.IntArg(1)
 				if !ok {
 					if a, st = g.intArgAt(fr, 1, 2, e.name); st != 0 {
@@ -1382,6 +1521,10 @@ func makePtrShapes() map[string]ptrShapeMaker {
 				p, st, ok := g.ptrArg(fr, pt, e)
 				if !ok {
 					return st
+				}
+				if fr.IntsHinted(0x2) {
+					a := fr.IntAt(1)
+					return g.retPtr(fr, as[func(unsafe.Pointer, int64) unsafe.Pointer](funcCode(e.fn))(p, a), out, e.name)
 				}
 				a, ok := fr.IntArg(1)
 				if !ok {
@@ -1436,6 +1579,12 @@ func makeCtxShapes() map[string]callFunc {
 			return g.retStr(as[func(context.Context) string](funcCode(e.fn))(ctx))
 		},
 		"i:": func(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
+			if fr.IntsHinted(0x1) {
+				a := fr.IntAt(0)
+				ctx := g.callCtx()
+				as[func(context.Context, int64)](funcCode(e.fn))(ctx, a)
+				return g.ret0()
+			}
 			a, ok := fr.IntArg(0)
 			if !ok {
 				var st int32
@@ -1448,6 +1597,14 @@ func makeCtxShapes() map[string]callFunc {
 			return g.ret0()
 		},
 		"i:e": func(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
+			if fr.IntsHinted(0x1) {
+				a := fr.IntAt(0)
+				ctx := g.callCtx()
+				if err := as[func(context.Context, int64) error](funcCode(e.fn))(ctx, a); err != nil {
+					return g.fail(err)
+				}
+				return g.ret0()
+			}
 			a, ok := fr.IntArg(0)
 			if !ok {
 				var st int32
@@ -1462,6 +1619,11 @@ func makeCtxShapes() map[string]callFunc {
 			return g.ret0()
 		},
 		"i:i": func(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
+			if fr.IntsHinted(0x1) {
+				a := fr.IntAt(0)
+				ctx := g.callCtx()
+				return retInt(fr, as[func(context.Context, int64) int64](funcCode(e.fn))(ctx, a))
+			}
 			a, ok := fr.IntArg(0)
 			if !ok {
 				var st int32
@@ -1473,6 +1635,15 @@ func makeCtxShapes() map[string]callFunc {
 			return retInt(fr, as[func(context.Context, int64) int64](funcCode(e.fn))(ctx, a))
 		},
 		"i:ie": func(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
+			if fr.IntsHinted(0x1) {
+				a := fr.IntAt(0)
+				ctx := g.callCtx()
+				r, err := as[func(context.Context, int64) (int64, error)](funcCode(e.fn))(ctx, a)
+				if err != nil {
+					return g.fail(err)
+				}
+				return retInt(fr, int64(r))
+			}
 			a, ok := fr.IntArg(0)
 			if !ok {
 				var st int32
@@ -1488,6 +1659,14 @@ func makeCtxShapes() map[string]callFunc {
 			return retInt(fr, int64(r))
 		},
 		"ii:e": func(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
+			if fr.IntsHinted(0x3) {
+				a, b := fr.IntAt(0), fr.IntAt(1)
+				ctx := g.callCtx()
+				if err := as[func(context.Context, int64, int64) error](funcCode(e.fn))(ctx, a, b); err != nil {
+					return g.fail(err)
+				}
+				return g.ret0()
+			}
 			a, ok := fr.IntArg(0)
 			if !ok {
 				var st int32
@@ -1509,6 +1688,15 @@ func makeCtxShapes() map[string]callFunc {
 			return g.ret0()
 		},
 		"ii:ie": func(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
+			if fr.IntsHinted(0x3) {
+				a, b := fr.IntAt(0), fr.IntAt(1)
+				ctx := g.callCtx()
+				r, err := as[func(context.Context, int64, int64) (int64, error)](funcCode(e.fn))(ctx, a, b)
+				if err != nil {
+					return g.fail(err)
+				}
+				return retInt(fr, int64(r))
+			}
 			a, ok := fr.IntArg(0)
 			if !ok {
 				var st int32

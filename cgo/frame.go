@@ -15,6 +15,11 @@ var _ [unsafe.Sizeof(Arg{}) - unsafe.Sizeof(C.zlua_arg{})]struct{}
 // entered; later ones are read through Frame.Thread.
 const FastArgs = int(C.ZLUA_FAST_ARGS)
 
+// FastFuncs is the number of function ids whose closures get a C function
+// of their own (fasttramp.c), which names the id without reading the
+// closure's sentinel.
+const FastFuncs = int(C.ZLUA_FAST_FNS)
+
 // Gate statuses (zlua_status) a gate handler returns.
 const (
 	StatusReturn  = int32(C.ZLUA_RET)
@@ -63,6 +68,15 @@ func (f Frame) NArgs() int { return int(f.p.nargs) }
 
 // Arg returns a copy of argument i (0-based, i < FastArgs).
 func (f Frame) Arg(i int) Arg { return *(*Arg)(unsafe.Pointer(&f.p.args[i])) }
+
+// IntsHinted reports whether every argument whose bit is set in mask (bit
+// i: argument i, 0-based) is an integer the trampoline read through its
+// integer hint (Lua 5.4; never on LuaJIT, whose numbers are floats):
+// IntAt then reads each, as IntArg would.
+func (f Frame) IntsHinted(mask uint32) bool { return uint32(f.p.intok)&mask == mask }
+
+// IntAt returns argument i as an integer, which IntsHinted vouched for.
+func (f Frame) IntAt(i int) int64 { return *(*int64)(unsafe.Pointer(&f.p.args[i].v)) }
 
 // IntArg returns argument i (0-based) when the trampoline read it as a
 // number with the integer subtype, or (LuaJIT, whose numbers are all

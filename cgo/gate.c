@@ -347,22 +347,29 @@ static __attribute__((noinline)) int finish(lua_State *L, zlua_env *env, const z
 /* The trampoline's refusal of a closure whose upvalue is not a live
  * sentinel of this env: out of line, so the checks cost a test each on
  * the trampoline's path. */
+static __attribute__((noinline, cold)) int refuse_released(lua_State *L)
+{
+	return luaL_error(L, "attempt to call a released Go function");
+}
+
 static __attribute__((noinline, cold)) int refuse(lua_State *L, const zlua_funcud *fu)
 {
 	if (fu == NULL)
 		return luaL_error(L, "attempt to call a Go function whose upvalue was replaced");
-	return luaL_error(L, "attempt to call a released Go function");
+	return refuse_released(L);
 }
 
-ZLUA_HOT int zlua_trampoline(lua_State *L)
+/* The trampolines' work once the Go function is known: fnid, its
+ * argument hints and its flags word (the sentinel's header flags, or the
+ * fast id's state), where the receiver guess ZLUA_F_SELFUD is kept. flags
+ * is not used once Go was entered (a nested registration may move a fast
+ * id's state). Inlined into both trampolines. */
+static inline __attribute__((always_inline)) int run_call(lua_State *L, zlua_env *env, uint32_t fnid,
+							 uint32_t hints, uint16_t *flags)
 {
-	zlua_env *env = zlua_envof(L);
-	zlua_funcud *fu = sentinel(L, env);
 	zlua_frame fr;
 	int n, m, i, st, own;
-	uint32_t hints, intok;
-	if (UNLIKELY(fu == NULL || (fu->header.flags & ZLUA_F_RELEASED)))
-		return refuse(L, fu);
+	uint32_t intok;
 	n = lua_gettop(L);
 	/* No stack reservation here: Go gets the LUA_MINSTACK slots every C
 	 * function has and reserves more where it needs them (ZLUA_GO_STACK). */
@@ -370,24 +377,23 @@ ZLUA_HOT int zlua_trampoline(lua_State *L)
 	fr.tid = zlua_tid();
 	fr.nargs = n;
 	/* One argument through the cgo export, as cheap to pass as three */
-	fr.fnid = fu->fnid;
+	fr.fnid = fnid;
 	fr.goid = env->goid;
-	hints = fu->hints;
 	intok = 0;
 	if (n > 0) {
 		/* A Go function is called the same way each time: its last call
 		 * says which read order wins (a wrong guess costs one call). A
 		 * number read through its hint is never a userdata. */
-		if (fu->header.flags & ZLUA_F_SELFUD) {
+		if (*flags & ZLUA_F_SELFUD) {
 			read_self(env, L, &fr.args[0]);
 			if (fr.args[0].type != LUA_TUSERDATA)
-				fu->header.flags ^= ZLUA_F_SELFUD;
+				*flags ^= ZLUA_F_SELFUD;
 		} else if (HINTED_NUM(hints) && read_num(L, 1, &fr.args[0], hints & 3u)) {
 			intok = HINTED_INT(hints);
 		} else {
 			read_arg(env, L, 1, &fr.args[0], hints & 3u);
 			if (fr.args[0].type == LUA_TUSERDATA)
-				fu->header.flags ^= ZLUA_F_SELFUD;
+				*flags ^= ZLUA_F_SELFUD;
 		}
 	}
 	/* the second argument unrolled: most calls have one or two */
@@ -443,6 +449,29 @@ ZLUA_HOT int zlua_trampoline(lua_State *L)
 	return finish(L, env, &fr, st);
 }
 
+ZLUA_HOT int zlua_trampoline(lua_State *L)
+{
+	zlua_env *env = zlua_envof(L);
+	zlua_funcud *fu = sentinel(L, env);
+	if (UNLIKELY(fu == NULL || (fu->header.flags & ZLUA_F_RELEASED)))
+		return refuse(L, fu);
+	return run_call(L, env, fu->fnid, fu->hints, &fu->header.flags);
+}
+
+/* A fast id's trampoline (fasttramp.c's functions call it with their id):
+ * the closure's sentinel is not read. A fast id whose sentinel was
+ * collected is never given to another function (Go retires it), so
+ * ZLUA_F_RELEASED here is final: a closure a finalizer kept alive is
+ * refused as the sentinel's trampoline refuses it. */
+ZLUA_HOT int zlua_tramp_fast(lua_State *L, uint32_t fnid)
+{
+	zlua_env *env = zlua_envof(L);
+	zlua_fastfn *f = &env->fastfn[fnid];
+	if (UNLIKELY(f->flags & ZLUA_F_RELEASED))
+		return refuse_released(L);
+	return run_call(L, env, fnid, f->hints, &f->flags);
+}
+
 int zlua_funcud_gc(lua_State *L)
 {
 	zlua_funcud *fu;
@@ -458,6 +487,8 @@ int zlua_funcud_gc(lua_State *L)
 	if (fu->env != env)
 		return 0;
 	fu->header.flags |= ZLUA_F_RELEASED;
+	if (fu->fnid < env->fastfn_cap)
+		env->fastfn[fu->fnid].flags |= ZLUA_F_RELEASED; /* final: Go retires the id */
 	zlua_unprove(env, fu); /* the trampoline checks it in full again */
 	env->armed[fu->fnid] = 2;
 	if (env->freed_len == env->freed_cap) {

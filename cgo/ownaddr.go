@@ -83,6 +83,20 @@ func (s *State) ProvenAddrs() (fn, ud []uintptr) {
 // for the tests of the hints.
 func SentinelHints(fn uintptr) uint32 { return uint32(C.zlua_test_hints(C.uintptr_t(fn))) }
 
+// FastHints returns the argument hints of the fast ids whose closure is
+// alive (zlua.h, ZLUA_FAST_FNS), in id order. It exists for the tests of
+// the hints.
+func (s *State) FastHints() []uint32 {
+	var h []uint32
+	for id := range uint32(s.env.fastfn_cap) {
+		f := (*C.zlua_fastfn)(unsafe.Add(unsafe.Pointer(s.env.fastfn), uintptr(id)*unsafe.Sizeof(C.zlua_fastfn{})))
+		if s.FuncArmed(id) == 1 && f.flags&C.ZLUA_F_RELEASED == 0 {
+			h = append(h, uint32(f.hints))
+		}
+	}
+	return h
+}
+
 // ProvenIndex returns the entry of the sentinel cache (fn) or the
 // userdata cache that address p would take (zlua_proven_at). It exists
 // for the tests of how the caches spread addresses.

@@ -12,7 +12,8 @@ static uint32_t get_u32(const unsigned char *p)
 }
 
 /* [lua] Pushes a Go function closure: a sentinel userdata whose __gc
- * releases fnid, as upvalue 1 of the trampoline. [-0, +1] */
+ * releases fnid, as upvalue 1 of the trampoline (a fast id's own, which
+ * reads env->fastfn instead of the sentinel). [-0, +1] */
 static void push_gofunc(lua_State *L, zlua_env *env, uint32_t fnid, uint32_t hints)
 {
 	zlua_funcud *fu = (zlua_funcud *)zlua_newuserdata(L, sizeof *fu);
@@ -25,6 +26,13 @@ static void push_gofunc(lua_State *L, zlua_env *env, uint32_t fnid, uint32_t hin
 	zlua_push_regtable(L, env->funcmt_ref);
 	lua_setmetatable(L, -2);
 	env->armed[fnid] = 1; /* from here on __gc owns the id */
+	if (fnid < env->fastfn_cap) {
+		zlua_fastfn *f = &env->fastfn[fnid];
+		f->hints = hints;
+		f->flags = 0;
+		lua_pushcclosure(L, zlua_fast_tramps[fnid], 1);
+		return;
+	}
 	lua_pushcclosure(L, zlua_trampoline, 1);
 }
 

@@ -181,6 +181,7 @@ void zlua_env_close(zlua_env *env)
 	free(env->leaf.prog);
 	free(env->freed);
 	free(env->armed);
+	free(env->fastfn);
 	free(env->objcnt);
 	free(env->objcharge);
 	free(env->slot_ud);
@@ -257,6 +258,17 @@ int zlua_armed_reserve(zlua_env *env, size_t n)
 	memset(p + env->armed_cap, 0, cap - env->armed_cap);
 	env->armed = p;
 	env->armed_cap = cap;
+	if (env->fastfn_cap < ZLUA_FAST_FNS) {
+		/* the fast ids' state grows with armed; without it (no memory)
+		 * the new ids take the sentinel's trampoline */
+		size_t fcap = cap < ZLUA_FAST_FNS ? cap : ZLUA_FAST_FNS;
+		zlua_fastfn *f = (zlua_fastfn *)realloc(env->fastfn, fcap * sizeof *f);
+		if (f != NULL) {
+			memset(f + env->fastfn_cap, 0, (fcap - env->fastfn_cap) * sizeof *f);
+			env->fastfn = f;
+			env->fastfn_cap = fcap;
+		}
+	}
 	return 1;
 }
 

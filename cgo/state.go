@@ -361,6 +361,15 @@ func (s *State) FuncArmed(fnid uint32) int {
 	return int(*(*byte)(unsafe.Add(unsafe.Pointer(s.env.armed), fnid)))
 }
 
+// RetiresFunc reports whether fnid, whose closure's sentinel was
+// collected, must never be given to another function: a fast id's
+// trampoline (zlua.h, ZLUA_FAST_FNS) names it without the sentinel, so a
+// closure that outlived its sentinel (kept by a finalizer) is refused as
+// released only while the id stays released.
+func (s *State) RetiresFunc(fnid uint32) bool {
+	return C.size_t(fnid) < s.env.fastfn_cap && s.FuncArmed(fnid) == 2
+}
+
 // FreedFuncs calls f with ids whose closures were collected, in batches,
 // and empties the queue. f must not call into Lua.
 func (s *State) FreedFuncs(f func(ids []uint32)) {

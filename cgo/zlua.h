@@ -160,6 +160,24 @@ typedef struct zlua_funcud {
 #define ZLUA_HINT_NUM 2u
 #define ZLUA_HINT_REF 3u
 
+/* Function ids below ZLUA_FAST_FNS get a C function of their own
+ * (fasttramp.c): the id is a constant of that function, so a call finds
+ * its Go function without reading the closure's upvalue (the sentinel,
+ * which then only carries the closure's lifetime). Such an id is never
+ * given to another function once its sentinel was collected (Go retires
+ * it), so a closure that outlived its sentinel (a finalizer's) is refused
+ * as released instead of calling a newer function. */
+#define ZLUA_FAST_FNS 4096
+
+/* What the trampoline of a fast id reads instead of the sentinel: the
+ * sentinel's hints and flags (ZLUA_F_SELFUD, ZLUA_F_RELEASED), written
+ * when its closure is made and when the sentinel's __gc runs. */
+typedef struct zlua_fastfn {
+	uint32_t hints;
+	uint16_t flags;
+	uint16_t reserved;
+} zlua_fastfn;
+
 /* ---- values crossing the gate ---- */
 
 #define ZLUA_FAST_ARGS 8
@@ -409,6 +427,10 @@ typedef struct zlua_env {
 	 * program that was to create their closure raised first. */
 	unsigned char *armed;
 	size_t armed_cap;
+	/* fastfn[fnid] for fnid < fastfn_cap (at most ZLUA_FAST_FNS), grown
+	 * with armed: the state of the fast ids' closures */
+	zlua_fastfn *fastfn;
+	size_t fastfn_cap;
 
 	/* ObjectRegistry (objects.c). objcnt[slot] counts the live userdata
 	 * of a slot: normally 0 or 1; 2 while an old userdata whose weak cache

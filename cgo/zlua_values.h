@@ -80,8 +80,14 @@ int zlua_prog_run_env(lua_State *L, zlua_env *env);
  * place, numbers unconverted; a userdata is checked with zlua_toown when
  * env is not NULL, which needs 2 free stack slots). [-0, +0] */
 void zlua_read_arg(zlua_env *env, lua_State *L, int idx, zlua_arg *a);
-/* [lua] The lua_CFunction behind every Go function. */
+/* [lua] The lua_CFunction behind every Go function whose id is not
+ * fast: its sentinel, upvalue 1, names the function. */
 int zlua_trampoline(lua_State *L);
+/* [lua] The trampoline of fast id fnid (< ZLUA_FAST_FNS), which the C
+ * function zlua_fast_tramps[fnid] calls. */
+int zlua_tramp_fast(lua_State *L, uint32_t fnid);
+/* The C functions of the fast ids, by id (fasttramp.c). */
+extern const lua_CFunction zlua_fast_tramps[ZLUA_FAST_FNS];
 /* [go-safe] The name the call site gives the running C function (a
  * local, global, field, method or upvalue), or NULL. [-0, +0] */
 const char *zlua_site_name(lua_State *L);

@@ -142,6 +142,30 @@ func funcType(f family, params, results string) string {
 
 var argNames = []string{"a", "b", "c", "d"}
 
+// intsOnly reports whether every parameter of params is an 'i' (and
+// there is one).
+func intsOnly(params string) bool {
+	return params != "" && strings.Trim(params, "i") == ""
+}
+
+// writeHintedInts writes the path of a shape whose parameters are all
+// integers when the trampoline read each through its hint (Lua 5.4:
+// Frame.IntsHinted, one test of the frame's bits): the arguments are then
+// read without the per-argument checks, pre runs, and the code is called
+// (call, with a, b, ... in scope). Any other call goes on to writeArgs.
+func writeHintedInts(w *bytes.Buffer, f family, params, results, pre, call string) {
+	var mask uint
+	var reads []string
+	for i := 0; i < len(params); i++ {
+		mask |= 1 << uint(i+f.idxBase)
+		reads = append(reads, fmt.Sprintf("fr.IntAt(%d)", i+f.idxBase))
+	}
+	fmt.Fprintf(w, "if fr.IntsHinted(%#x) {\n%s := %s\n%s", mask,
+		strings.Join(argNames[:len(params)], ", "), strings.Join(reads, ", "), pre)
+	writeReturn(w, f, results, call)
+	fmt.Fprintf(w, "}\n")
+}
+
 // writeArgs reads the shape's parameters into a, b, ... (Frame arguments
 // 1 on); a failed read returns the status raised.
 func writeArgs(w *bytes.Buffer, f family, params string) {
@@ -237,8 +261,12 @@ func writeShape(w *bytes.Buffer, f family, shape string) {
 	joined := strings.Join(args, ", ")
 	if f == fast {
 		fmt.Fprintf(w, "reflect.TypeFor[%s](): func(g *Gate, e *funcEntry, fr cgo.Frame) int32 {\n", ft)
+		call := fmt.Sprintf("e.fn.(%s)(%s)", ft, joined)
+		if intsOnly(params) {
+			writeHintedInts(w, f, params, results, "", call)
+		}
 		writeArgs(w, f, params)
-		writeReturn(w, f, results, fmt.Sprintf("e.fn.(%s)(%s)", ft, joined))
+		writeReturn(w, f, results, call)
 		fmt.Fprintf(w, "},\n")
 		return
 	}
@@ -246,9 +274,13 @@ func writeShape(w *bytes.Buffer, f family, shape string) {
 		// The context is read once the arguments are: a nested call
 		// their conversion makes (a __index) has ended by then.
 		fmt.Fprintf(w, "%q: func(g *Gate, e *funcEntry, fr cgo.Frame) int32 {\n", shape)
+		call := fmt.Sprintf("as[%s](funcCode(e.fn))(%s)", ft, joined)
+		if intsOnly(params) {
+			writeHintedInts(w, f, params, results, "ctx := g.callCtx()\n", call)
+		}
 		writeArgs(w, f, params)
 		fmt.Fprintf(w, "ctx := g.callCtx()\n")
-		writeReturn(w, f, results, fmt.Sprintf("as[%s](funcCode(e.fn))(%s)", ft, joined))
+		writeReturn(w, f, results, call)
 		fmt.Fprintf(w, "},\n")
 		return
 	}
@@ -260,6 +292,9 @@ func writeShape(w *bytes.Buffer, f family, shape string) {
 		}
 		fmt.Fprintf(w, "return func(g *Gate, e *funcEntry, fr cgo.Frame) int32 {\n")
 		fmt.Fprintf(w, "s, st := g.popThis(fr, m.b, e.name)\nif s == nil {\nreturn st\n}\n")
+		if intsOnly(params) {
+			writeHintedInts(w, f, params, results, "", "f("+joined+")")
+		}
 		writeArgs(w, f, params)
 		writeReturn(w, f, results, "f("+joined+")")
 	} else {
@@ -273,8 +308,12 @@ func writeShape(w *bytes.Buffer, f family, shape string) {
 		}
 		fmt.Fprintf(w, "return func(g *Gate, e *funcEntry, fr cgo.Frame) int32 {\n")
 		fmt.Fprintf(w, "p, st, ok := g.ptrArg(fr, pt, e)\nif !ok {\nreturn st\n}\n")
+		call := fmt.Sprintf("as[%s](funcCode(e.fn))(%s)", ft, joined)
+		if intsOnly(params) {
+			writeHintedInts(w, f, params, results, "", call)
+		}
 		writeArgs(w, f, params)
-		writeReturn(w, f, results, fmt.Sprintf("as[%s](funcCode(e.fn))(%s)", ft, joined))
+		writeReturn(w, f, results, call)
 	}
 	fmt.Fprintf(w, "}\n},\n")
 }
