@@ -19,6 +19,7 @@ func TestNumericParametersAreHintedToTheTrampoline(t *testing.T) {
 	// The first functions of an Env have fast ids, whose hints the env
 	// keeps; past them each sentinel keeps its own.
 	t.Run("fast", func(t *testing.T) {
+		needFastIDs(t)
 		testNumericHints(t, newEnv(t), func(e *zlua.Env) []uint32 { return zlua.FastHints(e) })
 	})
 	t.Run("sentinel", func(t *testing.T) {

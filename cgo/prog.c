@@ -30,7 +30,7 @@ static void push_gofunc(lua_State *L, zlua_env *env, uint32_t fnid, uint32_t hin
 		zlua_fastfn *f = &env->fastfn[fnid];
 		f->hints = hints;
 		f->flags = 0;
-		lua_pushcclosure(L, zlua_fast_tramps[fnid], 1);
+		lua_pushcclosure(L, zlua_fast_tramp(fnid), 1);
 		return;
 	}
 	lua_pushcclosure(L, zlua_trampoline, 1);

@@ -167,7 +167,16 @@ typedef struct zlua_funcud {
  * given to another function once its sentinel was collected (Go retires
  * it), so a closure that outlived its sentinel (a finalizer's) is refused
  * as released instead of calling a newer function. */
+#if defined(__linux__) && defined(__x86_64__)
 #define ZLUA_FAST_FNS 4096
+#else
+#define ZLUA_FAST_FNS 0 /* fasttramp.c assembles them for linux/amd64 only */
+#endif
+/* Bytes between two fast ids' C functions (fasttramp.c). */
+#define ZLUA_FT_STRIDE 16
+/* A macro's value as a string literal (fasttramp.c's assembly). */
+#define ZLUA_STR_(x) #x
+#define ZLUA_STR(x) ZLUA_STR_(x)
 
 /* What the trampoline of a fast id reads instead of the sentinel: the
  * sentinel's hints and flags (ZLUA_F_SELFUD, ZLUA_F_RELEASED), written

@@ -86,8 +86,8 @@ int zlua_trampoline(lua_State *L);
 /* [lua] The trampoline of fast id fnid (< ZLUA_FAST_FNS), which the C
  * function zlua_fast_tramps[fnid] calls. */
 int zlua_tramp_fast(lua_State *L, uint32_t fnid);
-/* The C functions of the fast ids, by id (fasttramp.c). */
-extern const lua_CFunction zlua_fast_tramps[ZLUA_FAST_FNS];
+/* The C function of fast id fnid (< ZLUA_FAST_FNS; fasttramp.c). */
+lua_CFunction zlua_fast_tramp(uint32_t fnid);
 /* [go-safe] The name the call site gives the running C function (a
  * local, global, field, method or upvalue), or NULL. [-0, +0] */
 const char *zlua_site_name(lua_State *L);
