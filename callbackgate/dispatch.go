@@ -39,13 +39,15 @@ func dispatch(fr cgo.Frame) (status int32) {
 	// What __gc functions queued for Go (one word every queue push sets,
 	// S.Queued) takes dispatchSlow: with it out of this path, the Go
 	// function is its only call, so no register is saved around others.
+	// So does a call from another thread than the current one (a
+	// coroutine's), which dispatchSlow makes current for the call: here
+	// the current thread is the caller's, which the trampoline put in the
+	// frame (what the panic path restores), and nothing is restored.
 	// (The owner's thread is recorded by the trampoline around this call,
 	// zlua_owner_begin: nested Env calls from here pass the claim.)
-	if g.S.Queued() {
+	if g.S.Queued() || fr.Thread() != g.cur {
 		return g.dispatchSlow(e, fr)
 	}
-	fr.SetCaller(g.cur)
-	g.cur = fr.Thread()
 	g.deep++
 	// The deferred closure only recovers: on the normal path the frame is
 	// restored below, after the call, and the closure returns at once.
@@ -66,7 +68,6 @@ func dispatch(fr cgo.Frame) (status int32) {
 	if len(g.nodes.fresh) > mark { // its arguments' notes (builtindex.go)
 		g.dropFresh(mark)
 	}
-	g.cur = fr.Caller()
 	g.deep--
 	return status
 }
@@ -76,8 +77,9 @@ func dispatch(fr cgo.Frame) (status int32) {
 const statusPending = int32(math.MinInt32)
 
 // dispatchSlow is dispatch's call after its checks when something waits
-// in the queues: the same call, after draining them (under the same
-// recovery).
+// in the queues or the call comes from another thread than the current
+// one: the same call, with fr's thread current until it returns, after
+// draining the queues (under the same recovery).
 func (g *Gate) dispatchSlow(e *funcEntry, fr cgo.Frame) (status int32) {
 	fr.SetCaller(g.cur)
 	g.cur = fr.Thread()
@@ -89,16 +91,8 @@ func (g *Gate) dispatchSlow(e *funcEntry, fr cgo.Frame) (status int32) {
 		}
 		status = recovered(fr, recover())
 	}()
-	if g.S.HasQueued() { // one test for the three queues (and inflight copies)
-		g.drainQueued()
-	}
-	g.S.ClearQueued() // the queues are empty now, whoever drained them
-	g.yield()         // the scheduler check, when the tick ran out (yield.go)
-	if g.objs.PendingLen() >= pendingSettleAt && !g.S.Pushing() {
-		g.objs.SettlePending() // a long call's found objects (objreg)
-	}
-	if g.unrefs.Len() > 0 {
-		g.drainRefsIn(fr.Thread())
+	if g.S.Queued() {
+		g.serveQueued(fr.Thread())
 	}
 	mark := len(g.nodes.fresh)
 	status = e.call(g, e, fr)
@@ -108,6 +102,23 @@ func (g *Gate) dispatchSlow(e *funcEntry, fr cgo.Frame) (status int32) {
 	g.cur = fr.Caller()
 	g.deep--
 	return status
+}
+
+// serveQueued is what a Lua→Go call on thread th does first when the
+// queue word is set: drain what __gc functions queued, the scheduler
+// check, and the bounded settles of a long call.
+func (g *Gate) serveQueued(th cgo.Thread) {
+	if g.S.HasQueued() { // one test for the three queues (and inflight copies)
+		g.drainQueued()
+	}
+	g.S.ClearQueued() // the queues are empty now, whoever drained them
+	g.yield()         // the scheduler check, when the tick ran out (yield.go)
+	if g.objs.PendingLen() >= pendingSettleAt && !g.S.Pushing() {
+		g.objs.SettlePending() // a long call's found objects (objreg)
+	}
+	if g.unrefs.Len() > 0 {
+		g.drainRefsIn(th)
+	}
 }
 
 // pendingSettleAt is how many slots found by pushes a call lets pile up

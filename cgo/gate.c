@@ -374,6 +374,10 @@ static inline __attribute__((always_inline)) int run_call(lua_State *L, zlua_env
 	/* No stack reservation here: Go gets the LUA_MINSTACK slots every C
 	 * function has and reserves more where it needs them (ZLUA_GO_STACK). */
 	fr.L = L;
+	/* Go's dispatch changes its current thread only for a call from
+	 * another one; otherwise the caller's is L, restored by the panic
+	 * path from here */
+	fr.caller = L;
 	fr.tid = zlua_tid();
 	fr.nargs = n;
 	/* One argument through the cgo export, as cheap to pass as three */

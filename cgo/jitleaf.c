@@ -216,6 +216,7 @@ static inline int leaf_call(zlua_env *env, const void *p, uint32_t spec, uint32_
 	 * arguments read; L is only there for Go paths a leaf call never
 	 * takes (Go refuses what would need it) */
 	fr->L = env->L;
+	fr->caller = env->L; /* what Go's panic path restores (as run_call's) */
 	fr->tid = zlua_tid();
 	fr->nargs = n + 1;
 	fr->fnid = fnid;
