@@ -344,14 +344,16 @@ static __attribute__((noinline)) int finish(lua_State *L, zlua_env *env, const z
  * ZLUA_HINT_NUM: read_num first), 0 for no hint and ZLUA_HINT_REF. */
 #define HINTED_NUM(hints) ((((hints) & 3u) - 1u) < 2u)
 
-/* The trampoline's refusal of a closure whose upvalue is not a live
- * sentinel of this env: out of line, so the checks cost a test each on
- * the trampoline's path. */
+/* The refusal of a closure whose Go function was released (its
+ * sentinel's __gc ran): out of line, as refuse. */
 static __attribute__((noinline, cold)) int refuse_released(lua_State *L)
 {
 	return luaL_error(L, "attempt to call a released Go function");
 }
 
+/* The trampoline's refusal of a closure whose upvalue is not a live
+ * sentinel of this env: out of line, so the checks cost a test each on
+ * the trampoline's path. */
 static __attribute__((noinline, cold)) int refuse(lua_State *L, const zlua_funcud *fu)
 {
 	if (fu == NULL)
