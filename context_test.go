@@ -29,10 +29,16 @@ func limitedRun(t *testing.T, e *zlua.Env, chunk string) {
 // not empty, between chunks.
 func stopInTime(t *testing.T, e *zlua.Env, chunks []string, after string) {
 	t.Helper()
+	stopWithin(t, e, chunks, after, 150*time.Millisecond)
+}
+
+// stopWithin is stopInTime with the overrun allowed given.
+func stopWithin(t *testing.T, e *zlua.Env, chunks []string, after string, allowed time.Duration) {
+	t.Helper()
 	for _, chunk := range chunks {
 		over := interrupted(t, e, chunk)
 		t.Logf("overrun %6.2f ms: %s", float64(over.Microseconds())/1000, chunk)
-		if over > 150*time.Millisecond {
+		if over > allowed {
 			t.Errorf("overran the deadline by %v: %s", over, chunk)
 		}
 		if after != "" {
