@@ -344,16 +344,16 @@ static __attribute__((noinline)) int finish(lua_State *L, zlua_env *env, const z
  * ZLUA_HINT_NUM: read_num first), 0 for no hint and ZLUA_HINT_REF. */
 #define HINTED_NUM(hints) ((((hints) & 3u) - 1u) < 2u)
 
-/* The refusal of a closure whose Go function was released (its
- * sentinel's __gc ran): out of line, as refuse. */
+/* [lua] The refusal of a closure whose Go function was released (its
+ * sentinel's __gc ran): out of line, as refuse. Raises. */
 static __attribute__((noinline, cold)) int refuse_released(lua_State *L)
 {
 	return luaL_error(L, "attempt to call a released Go function");
 }
 
-/* The trampoline's refusal of a closure whose upvalue is not a live
- * sentinel of this env: out of line, so the checks cost a test each on
- * the trampoline's path. */
+/* [lua] The trampoline's refusal of a closure whose upvalue is not a
+ * live sentinel of this env: out of line, so the checks cost a test each
+ * on the trampoline's path. Raises. */
 static __attribute__((noinline, cold)) int refuse(lua_State *L, const zlua_funcud *fu)
 {
 	if (fu == NULL)
@@ -365,7 +365,9 @@ static __attribute__((noinline, cold)) int refuse(lua_State *L, const zlua_funcu
  * argument hints and its flags word (the sentinel's header flags, or the
  * fast id's state), where the receiver guess ZLUA_F_SELFUD is kept. flags
  * is not used once Go was entered (a nested registration may move a fast
- * id's state). Inlined into both trampolines. */
+ * id's state). Inlined into both trampolines. Lua errors are raised only
+ * before Go is entered (argument reads) or after it returned (finish).
+ * [-0, +k] */
 static inline __attribute__((always_inline)) int run_call(lua_State *L, zlua_env *env, uint32_t fnid,
 							 uint32_t hints, uint16_t *flags)
 {

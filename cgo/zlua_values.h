@@ -84,9 +84,12 @@ void zlua_read_arg(zlua_env *env, lua_State *L, int idx, zlua_arg *a);
  * fast: its sentinel, upvalue 1, names the function. */
 int zlua_trampoline(lua_State *L);
 /* [lua] The trampoline of fast id fnid (< ZLUA_FAST_FNS), which the C
- * function zlua_fast_tramps[fnid] calls. */
+ * function zlua_fast_tramp(fnid) jumps to: zlua_trampoline's work, with
+ * the id's state read from env->fastfn instead of the sentinel.
+ * [-0, +k] */
 int zlua_tramp_fast(lua_State *L, uint32_t fnid);
-/* The C function of fast id fnid (< ZLUA_FAST_FNS; fasttramp.c). */
+/* [go-safe] The C function of fast id fnid (< ZLUA_FAST_FNS;
+ * fasttramp.c), which push_gofunc gives its closure. */
 lua_CFunction zlua_fast_tramp(uint32_t fnid);
 /* [go-safe] The name the call site gives the running C function (a
  * local, global, field, method or upvalue), or NULL. [-0, +0] */
