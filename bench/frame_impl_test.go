@@ -15,19 +15,35 @@ import (
 // methods bound automatically); events go through typed function handles.
 // Entity's scalar methods are declared leaf (init below), as a user would
 // declare hot methods that never call back into Lua: on LuaJIT compiled
-// code calls them through the FFI. The zluaNoLeaf rows run the same frame
-// with EntityNoLeaf, the same type with its methods undeclared.
+// code calls them through the FFI. Two variants run the same frame with
+// another view of the same structs: zluaNoLeaf with EntityNoLeaf (the
+// methods undeclared), zluaMethods (method-style frame only) with
+// EntityMethods (the fields hidden from Lua).
 type zluaFrame struct {
-	env                  *zlua.Env
-	w                    *world
-	frameFn              func(float64) error
-	onSpawn, onDespawn   func(*Entity) error
-	noleaf               bool
+	env                *zlua.Env
+	w                  *world
+	frameFn            func(float64) error
+	kind               zluaEntityKind
+	onSpawn, onDespawn func(*Entity) error
+	// the variants' event handlers
 	onSpawnN, onDespawnN func(*EntityNoLeaf) error
+	onSpawnM, onDespawnM func(*EntityMethods) error
 }
+
+// zluaEntityKind is the Go type a zlua frame row pushes its entities as.
+type zluaEntityKind int
+
+const (
+	entityPlain   zluaEntityKind = iota // *Entity
+	entityNoLeaf                        // *EntityNoLeaf
+	entityMethods                       // *EntityMethods
+)
 
 func init() {
 	if err := zlua.Leaf[*Entity]("Position", "Move", "Damage", "Hit", "Neighbour"); err != nil {
+		panic(err)
+	}
+	if err := zlua.Leaf[*EntityMethods]("Position", "Move", "Damage", "Hit", "Neighbour"); err != nil {
 		panic(err)
 	}
 }
@@ -43,16 +59,45 @@ func (e *EntityNoLeaf) Neighbour() *EntityNoLeaf {
 	return (*EntityNoLeaf)((*Entity)(e).Neighbour())
 }
 
-func openZluaFrame(bh frameBehaviour, n int) (frameSim, error) { return openZlua(bh, n, false) }
+// EntityMethods is Entity with its fields hidden from Lua (lua:"-"), its
+// methods declared leaf as Entity's: scripts see the four methods only,
+// as the native C and gopher-lua entities of the method-style frame
+// have them. A type without Lua fields indexes its methods table
+// directly; one with fields has a C __index (on Lua 5.4 a C call per
+// method lookup). The same struct as Entity but for the tags, so a
+// *Entity converts to it.
+type EntityMethods struct {
+	ID       int     `lua:"-"`
+	X, Y, VX float64 `lua:"-"`
+	HP       int     `lua:"-"`
+	world    *world
+	index    int
+}
 
-func openZluaNoLeafFrame(bh frameBehaviour, n int) (frameSim, error) { return openZlua(bh, n, true) }
+func (e *EntityMethods) Position() (float64, float64) { return (*Entity)(e).Position() }
+func (e *EntityMethods) Move(dx, dy float64)          { (*Entity)(e).Move(dx, dy) }
+func (e *EntityMethods) Damage(n int) bool            { return (*Entity)(e).Damage(n) }
+func (e *EntityMethods) Hit(n int)                    { (*Entity)(e).Hit(n) }
+func (e *EntityMethods) Neighbour() *EntityMethods {
+	return (*EntityMethods)((*Entity)(e).Neighbour())
+}
 
-func openZlua(bh frameBehaviour, n int, noleaf bool) (frameSim, error) {
+func openZluaFrame(bh frameBehaviour, n int) (frameSim, error) { return openZlua(bh, n, entityPlain) }
+
+func openZluaNoLeafFrame(bh frameBehaviour, n int) (frameSim, error) {
+	return openZlua(bh, n, entityNoLeaf)
+}
+
+func openZluaMethodsFrame(bh frameBehaviour, n int) (frameSim, error) {
+	return openZlua(bh, n, entityMethods)
+}
+
+func openZlua(bh frameBehaviour, n int, kind zluaEntityKind) (frameSim, error) {
 	env, err := zlua.New(zlua.Options{PumpBudget: 10000})
 	if err != nil {
 		return nil, err
 	}
-	s := &zluaFrame{env: env, w: &world{}, noleaf: noleaf}
+	s := &zluaFrame{env: env, w: &world{}, kind: kind}
 	if err := s.setup(bh, n); err != nil {
 		env.Close()
 		return nil, err
@@ -65,8 +110,11 @@ func (s *zluaFrame) setup(bh frameBehaviour, n int) error {
 		return err
 	}
 	fns := map[string]any{"frame": &s.frameFn, "on_spawn": &s.onSpawn, "on_despawn": &s.onDespawn}
-	if s.noleaf {
+	switch s.kind {
+	case entityNoLeaf:
 		fns["on_spawn"], fns["on_despawn"] = &s.onSpawnN, &s.onDespawnN
+	case entityMethods:
+		fns["on_spawn"], fns["on_despawn"] = &s.onSpawnM, &s.onDespawnM
 	}
 	for name, p := range fns {
 		if err := s.env.GetFunction(name, p); err != nil {
@@ -83,15 +131,21 @@ func (s *zluaFrame) setup(bh frameBehaviour, n int) error {
 
 // spawned and despawned deliver the events as the row's entity type.
 func (s *zluaFrame) spawned(e *Entity) error {
-	if s.noleaf {
+	switch s.kind {
+	case entityNoLeaf:
 		return s.onSpawnN((*EntityNoLeaf)(e))
+	case entityMethods:
+		return s.onSpawnM((*EntityMethods)(e))
 	}
 	return s.onSpawn(e)
 }
 
 func (s *zluaFrame) despawned(e *Entity) error {
-	if s.noleaf {
+	switch s.kind {
+	case entityNoLeaf:
 		return s.onDespawnN((*EntityNoLeaf)(e))
+	case entityMethods:
+		return s.onDespawnM((*EntityMethods)(e))
 	}
 	return s.onDespawn(e)
 }
