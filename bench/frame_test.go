@@ -171,21 +171,23 @@ type statsReporter interface{ reportStats(b *testing.B) }
 type frameImpl struct {
 	name string
 	open func(bh frameBehaviour, n int) (frameSim, error)
+	// methodsOnly: a variant whose entities have no fields in Lua, run by
+	// the method-style Frame rows only
+	methodsOnly bool
 }
 
-// runs reports whether the implementation runs behaviour bh: zluaMethods,
-// whose entities have no fields in Lua, only the method-style frame.
-func (impl frameImpl) runs(bh frameBehaviour) bool { return !bh.fields || impl.name != "zluaMethods" }
+// runs reports whether the implementation runs behaviour bh.
+func (impl frameImpl) runs(bh frameBehaviour) bool { return !bh.fields || !impl.methodsOnly }
 
 var frameImpls = []frameImpl{
-	{"native", openNativeFrame},
-	{"zlua", openZluaFrame},
-	{"gopherlua", openGopherFrame},
-	{"zluaNoLeaf", openZluaNoLeafFrame}, // a variant: methods not declared leaf
+	{name: "native", open: openNativeFrame},
+	{name: "zlua", open: openZluaFrame},
+	{name: "gopherlua", open: openGopherFrame},
+	{name: "zluaNoLeaf", open: openZluaNoLeafFrame}, // a variant: methods not declared leaf
 	// a variant of the method-style frame: the entity's fields hidden
 	// from Lua, as the native and gopher-lua entities of that frame have
 	// none (the field-style frame needs them: not run there)
-	{"zluaMethods", openZluaMethodsFrame},
+	{name: "zluaMethods", open: openZluaMethodsFrame, methodsOnly: true},
 }
 
 // BenchmarkFrame_Entities1k and BenchmarkFrame_Entities10k run the
