@@ -64,7 +64,15 @@ func dispatch(fr cgo.Frame) (status int32) {
 		status = recovered(fr, recover())
 	}()
 	mark := len(g.nodes.fresh)
+	// the leaf guard inline (leaf.go): no call of its own around the plan
+	leaf := e.leaf
+	if leaf {
+		g.lf.m, g.lf.broke = leafOf(e), false
+	}
 	status = e.call(g, e, fr)
+	if leaf {
+		status = g.leafDone(status)
+	}
 	if len(g.nodes.fresh) > mark { // its arguments' notes (builtindex.go)
 		g.dropFresh(mark)
 	}
@@ -95,7 +103,7 @@ func (g *Gate) dispatchSlow(e *funcEntry, fr cgo.Frame) (status int32) {
 		g.serveQueued(fr.Thread())
 	}
 	mark := len(g.nodes.fresh)
-	status = e.call(g, e, fr)
+	status = g.guardedCall(e, fr)
 	if len(g.nodes.fresh) > mark { // its arguments' notes (builtindex.go)
 		g.dropFresh(mark)
 	}

@@ -193,6 +193,9 @@ type funcEntry struct {
 	// its maker's: its panics name it as the call site does, when it
 	// does (probe Z1-F10).
 	made bool
+	// leaf: a declared leaf method (fn is its *leafMethod, call its
+	// plan): dispatch runs call under the leaf guard (leaf.go)
+	leaf bool
 }
 
 var gateGen atomic.Uint64

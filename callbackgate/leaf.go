@@ -236,7 +236,7 @@ func (g *Gate) methodEntry(b *binding, m *method) (e funcEntry, lm *leafMethod) 
 		direct: directLeaf(b.typ, m.fn.Type(), funcCode(m.fn.Interface())),
 		err:    &leafError{"zlua: " + full + " is declared leaf and cannot call into its Env"},
 		yield:  "zlua: " + full + " is declared leaf and cannot yield"}
-	e.fn, e.call = lm, leafEntryCall
+	e.fn, e.leaf = lm, true // e.call stays the plan: dispatch guards it
 	return e, lm
 }
 
@@ -248,23 +248,41 @@ func (lm *leafMethod) putLeaf(s *cgo.State, b *binding, fnid uint32) {
 	}
 }
 
-// leafEntryCall is the call of a declared leaf method's funcEntry: it runs
-// the method under the leaf guard, on both backends and both paths
-// (trampoline or FFI). While it runs, every entry into the Env fails with
-// lm.err (claimFailed), and a method that got that error ends with it
-// raised, whatever it did with it. A plain function, reading its
-// *leafMethod from e.fn without a type check (methodEntry puts it there):
-// a method value lm.call costs a wrapper call on every call.
-func leafEntryCall(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
-	lm := (*leafMethod)((*eface)(unsafe.Pointer(&e.fn)).data)
-	g.lf.m, g.lf.broke = lm, false
-	st := lm.inner(g, e, fr) // a panic: dispatch's recovery ends the guard
-	broke := g.lf.broke
-	g.leafEnd()
-	if broke {
-		return g.raiseText(lm.err.text, lm.err)
+// The leaf guard: while a declared leaf method runs, every entry into the
+// Env fails with lm.err (claimFailed), and a method that got that error
+// ends with it raised, whatever it did with it. dispatch sets it inline
+// (leafOf, leafDone); dispatchSlow calls guardedCall.
+
+// leafOf is the *leafMethod of a leaf entry, read from e.fn without a type
+// check (methodEntry puts it there).
+func leafOf(e *funcEntry) *leafMethod { return (*leafMethod)((*eface)(unsafe.Pointer(&e.fn)).data) }
+
+// leafDone ends the guard of the leaf method that returned st.
+func (g *Gate) leafDone(st int32) int32 {
+	if g.lf.broke {
+		return g.leafBroke()
 	}
+	g.lf.m = nil
 	return st
+}
+
+// leafBroke ends the guard of a leaf method that called into its Env:
+// its error is raised.
+func (g *Gate) leafBroke() int32 {
+	lm := g.lf.m
+	g.leafEnd()
+	return g.raiseText(lm.err.text, lm.err)
+}
+
+// guardedCall runs e's plan, under the leaf guard for a leaf method: the
+// call of dispatchSlow (dispatch has it inline). A panic: the caller's
+// recovery ends the guard.
+func (g *Gate) guardedCall(e *funcEntry, fr cgo.Frame) int32 {
+	if !e.leaf {
+		return e.call(g, e, fr)
+	}
+	g.lf.m, g.lf.broke = leafOf(e), false
+	return g.leafDone(e.call(g, e, fr))
 }
 
 func (g *Gate) leafEnd() { g.lf.m, g.lf.broke = nil, false }

@@ -8,6 +8,7 @@ import (
 	"unsafe"
 
 	"github.com/zlua-go/zlua/cgo"
+	"github.com/zlua-go/zlua/objreg"
 )
 
 // makeFastPlans makes fastPlans (fastpath.go).
@@ -606,9 +607,15 @@ func makeMethodShapes() map[string]methodMaker {
 		":": func(m *method, code unsafe.Pointer) callFunc {
 			f := as[func(unsafe.Pointer)](code)
 			return func(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
-				s, st := g.popThis(fr, m.b, e.name)
+				var s *objreg.Slot
+				var st int32
+				if slot, gen, tid, ok := fr.Self(); ok && tid == m.b.id {
+					s = g.objs.Get(slot, gen)
+				}
 				if s == nil {
-					return st
+					if s, st = g.popThisSlow(fr, m.b, e.name); s == nil {
+						return st
+					}
 				}
 				f(s.Ptr())
 				return g.ret0()
@@ -617,9 +624,15 @@ func makeMethodShapes() map[string]methodMaker {
 		":e": func(m *method, code unsafe.Pointer) callFunc {
 			f := as[func(unsafe.Pointer) error](code)
 			return func(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
-				s, st := g.popThis(fr, m.b, e.name)
+				var s *objreg.Slot
+				var st int32
+				if slot, gen, tid, ok := fr.Self(); ok && tid == m.b.id {
+					s = g.objs.Get(slot, gen)
+				}
 				if s == nil {
-					return st
+					if s, st = g.popThisSlow(fr, m.b, e.name); s == nil {
+						return st
+					}
 				}
 				if err := f(s.Ptr()); err != nil {
 					return g.fail(err)
@@ -630,9 +643,15 @@ func makeMethodShapes() map[string]methodMaker {
 		":i": func(m *method, code unsafe.Pointer) callFunc {
 			f := as[func(unsafe.Pointer) int64](code)
 			return func(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
-				s, st := g.popThis(fr, m.b, e.name)
+				var s *objreg.Slot
+				var st int32
+				if slot, gen, tid, ok := fr.Self(); ok && tid == m.b.id {
+					s = g.objs.Get(slot, gen)
+				}
 				if s == nil {
-					return st
+					if s, st = g.popThisSlow(fr, m.b, e.name); s == nil {
+						return st
+					}
 				}
 				return retInt(fr, f(s.Ptr()))
 			}
@@ -640,9 +659,15 @@ func makeMethodShapes() map[string]methodMaker {
 		":f": func(m *method, code unsafe.Pointer) callFunc {
 			f := as[func(unsafe.Pointer) float64](code)
 			return func(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
-				s, st := g.popThis(fr, m.b, e.name)
+				var s *objreg.Slot
+				var st int32
+				if slot, gen, tid, ok := fr.Self(); ok && tid == m.b.id {
+					s = g.objs.Get(slot, gen)
+				}
 				if s == nil {
-					return st
+					if s, st = g.popThisSlow(fr, m.b, e.name); s == nil {
+						return st
+					}
 				}
 				return retNum(fr, f(s.Ptr()))
 			}
@@ -650,9 +675,15 @@ func makeMethodShapes() map[string]methodMaker {
 		":b": func(m *method, code unsafe.Pointer) callFunc {
 			f := as[func(unsafe.Pointer) bool](code)
 			return func(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
-				s, st := g.popThis(fr, m.b, e.name)
+				var s *objreg.Slot
+				var st int32
+				if slot, gen, tid, ok := fr.Self(); ok && tid == m.b.id {
+					s = g.objs.Get(slot, gen)
+				}
 				if s == nil {
-					return st
+					if s, st = g.popThisSlow(fr, m.b, e.name); s == nil {
+						return st
+					}
 				}
 				fr.ReturnBool(f(s.Ptr()))
 				return cgo.StatusReturn1
@@ -661,9 +692,15 @@ func makeMethodShapes() map[string]methodMaker {
 		":s": func(m *method, code unsafe.Pointer) callFunc {
 			f := as[func(unsafe.Pointer) string](code)
 			return func(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
-				s, st := g.popThis(fr, m.b, e.name)
+				var s *objreg.Slot
+				var st int32
+				if slot, gen, tid, ok := fr.Self(); ok && tid == m.b.id {
+					s = g.objs.Get(slot, gen)
+				}
 				if s == nil {
-					return st
+					if s, st = g.popThisSlow(fr, m.b, e.name); s == nil {
+						return st
+					}
 				}
 				return g.retStr(f(s.Ptr()))
 			}
@@ -674,9 +711,15 @@ func makeMethodShapes() map[string]methodMaker {
 			// a method belongs to one gate generation, like its bindings
 			var last *binding
 			return func(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
-				s, st := g.popThis(fr, m.b, e.name)
+				var s *objreg.Slot
+				var st int32
+				if slot, gen, tid, ok := fr.Self(); ok && tid == m.b.id {
+					s = g.objs.Get(slot, gen)
+				}
 				if s == nil {
-					return st
+					if s, st = g.popThisSlow(fr, m.b, e.name); s == nil {
+						return st
+					}
 				}
 				p := f(s.Ptr())
 				if p == nil {
@@ -696,9 +739,15 @@ func makeMethodShapes() map[string]methodMaker {
 		":ff": func(m *method, code unsafe.Pointer) callFunc {
 			f := as[func(unsafe.Pointer) (float64, float64)](code)
 			return func(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
-				s, st := g.popThis(fr, m.b, e.name)
+				var s *objreg.Slot
+				var st int32
+				if slot, gen, tid, ok := fr.Self(); ok && tid == m.b.id {
+					s = g.objs.Get(slot, gen)
+				}
 				if s == nil {
-					return st
+					if s, st = g.popThisSlow(fr, m.b, e.name); s == nil {
+						return st
+					}
 				}
 				fr.ReturnNum2(f(s.Ptr()))
 				return cgo.StatusReturn2
@@ -707,9 +756,15 @@ func makeMethodShapes() map[string]methodMaker {
 		"i:": func(m *method, code unsafe.Pointer) callFunc {
 			f := as[func(unsafe.Pointer, int64)](code)
 			return func(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
-				s, st := g.popThis(fr, m.b, e.name)
+				var s *objreg.Slot
+				var st int32
+				if slot, gen, tid, ok := fr.Self(); ok && tid == m.b.id {
+					s = g.objs.Get(slot, gen)
+				}
 				if s == nil {
-					return st
+					if s, st = g.popThisSlow(fr, m.b, e.name); s == nil {
+						return st
+					}
 				}
 				if fr.IntsHinted(0x2) {
 					a := fr.IntAt(1)
@@ -729,9 +784,15 @@ func makeMethodShapes() map[string]methodMaker {
 		"f:": func(m *method, code unsafe.Pointer) callFunc {
 			f := as[func(unsafe.Pointer, float64)](code)
 			return func(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
-				s, st := g.popThis(fr, m.b, e.name)
+				var s *objreg.Slot
+				var st int32
+				if slot, gen, tid, ok := fr.Self(); ok && tid == m.b.id {
+					s = g.objs.Get(slot, gen)
+				}
 				if s == nil {
-					return st
+					if s, st = g.popThisSlow(fr, m.b, e.name); s == nil {
+						return st
+					}
 				}
 				a, ok := fr.FloatArg(1)
 				if !ok {
@@ -746,9 +807,15 @@ func makeMethodShapes() map[string]methodMaker {
 		"s:": func(m *method, code unsafe.Pointer) callFunc {
 			f := as[func(unsafe.Pointer, string)](code)
 			return func(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
-				s, st := g.popThis(fr, m.b, e.name)
+				var s *objreg.Slot
+				var st int32
+				if slot, gen, tid, ok := fr.Self(); ok && tid == m.b.id {
+					s = g.objs.Get(slot, gen)
+				}
 				if s == nil {
-					return st
+					if s, st = g.popThisSlow(fr, m.b, e.name); s == nil {
+						return st
+					}
 				}
 				a, err := g.stringArg(fr, 1)
 				if err != nil {
@@ -761,9 +828,15 @@ func makeMethodShapes() map[string]methodMaker {
 		"ff:": func(m *method, code unsafe.Pointer) callFunc {
 			f := as[func(unsafe.Pointer, float64, float64)](code)
 			return func(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
-				s, st := g.popThis(fr, m.b, e.name)
+				var s *objreg.Slot
+				var st int32
+				if slot, gen, tid, ok := fr.Self(); ok && tid == m.b.id {
+					s = g.objs.Get(slot, gen)
+				}
 				if s == nil {
-					return st
+					if s, st = g.popThisSlow(fr, m.b, e.name); s == nil {
+						return st
+					}
 				}
 				a, ok := fr.FloatArg(1)
 				if !ok {
@@ -784,9 +857,15 @@ func makeMethodShapes() map[string]methodMaker {
 		"ii:": func(m *method, code unsafe.Pointer) callFunc {
 			f := as[func(unsafe.Pointer, int64, int64)](code)
 			return func(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
-				s, st := g.popThis(fr, m.b, e.name)
+				var s *objreg.Slot
+				var st int32
+				if slot, gen, tid, ok := fr.Self(); ok && tid == m.b.id {
+					s = g.objs.Get(slot, gen)
+				}
 				if s == nil {
-					return st
+					if s, st = g.popThisSlow(fr, m.b, e.name); s == nil {
+						return st
+					}
 				}
 				if fr.IntsHinted(0x6) {
 					a, b := fr.IntAt(1), fr.IntAt(2)
@@ -812,9 +891,15 @@ func makeMethodShapes() map[string]methodMaker {
 		"i:i": func(m *method, code unsafe.Pointer) callFunc {
 			f := as[func(unsafe.Pointer, int64) int64](code)
 			return func(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
-				s, st := g.popThis(fr, m.b, e.name)
+				var s *objreg.Slot
+				var st int32
+				if slot, gen, tid, ok := fr.Self(); ok && tid == m.b.id {
+					s = g.objs.Get(slot, gen)
+				}
 				if s == nil {
-					return st
+					if s, st = g.popThisSlow(fr, m.b, e.name); s == nil {
+						return st
+					}
 				}
 				if fr.IntsHinted(0x2) {
 					a := fr.IntAt(1)
@@ -832,9 +917,15 @@ func makeMethodShapes() map[string]methodMaker {
 		"f:f": func(m *method, code unsafe.Pointer) callFunc {
 			f := as[func(unsafe.Pointer, float64) float64](code)
 			return func(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
-				s, st := g.popThis(fr, m.b, e.name)
+				var s *objreg.Slot
+				var st int32
+				if slot, gen, tid, ok := fr.Self(); ok && tid == m.b.id {
+					s = g.objs.Get(slot, gen)
+				}
 				if s == nil {
-					return st
+					if s, st = g.popThisSlow(fr, m.b, e.name); s == nil {
+						return st
+					}
 				}
 				a, ok := fr.FloatArg(1)
 				if !ok {
@@ -848,9 +939,15 @@ func makeMethodShapes() map[string]methodMaker {
 		"i:b": func(m *method, code unsafe.Pointer) callFunc {
 			f := as[func(unsafe.Pointer, int64) bool](code)
 			return func(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
-				s, st := g.popThis(fr, m.b, e.name)
+				var s *objreg.Slot
+				var st int32
+				if slot, gen, tid, ok := fr.Self(); ok && tid == m.b.id {
+					s = g.objs.Get(slot, gen)
+				}
 				if s == nil {
-					return st
+					if s, st = g.popThisSlow(fr, m.b, e.name); s == nil {
+						return st
+					}
 				}
 				if fr.IntsHinted(0x2) {
 					a := fr.IntAt(1)
@@ -870,9 +967,15 @@ func makeMethodShapes() map[string]methodMaker {
 		"i:e": func(m *method, code unsafe.Pointer) callFunc {
 			f := as[func(unsafe.Pointer, int64) error](code)
 			return func(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
-				s, st := g.popThis(fr, m.b, e.name)
+				var s *objreg.Slot
+				var st int32
+				if slot, gen, tid, ok := fr.Self(); ok && tid == m.b.id {
+					s = g.objs.Get(slot, gen)
+				}
 				if s == nil {
-					return st
+					if s, st = g.popThisSlow(fr, m.b, e.name); s == nil {
+						return st
+					}
 				}
 				if fr.IntsHinted(0x2) {
 					a := fr.IntAt(1)
@@ -896,9 +999,15 @@ func makeMethodShapes() map[string]methodMaker {
 		"i:ie": func(m *method, code unsafe.Pointer) callFunc {
 			f := as[func(unsafe.Pointer, int64) (int64, error)](code)
 			return func(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
-				s, st := g.popThis(fr, m.b, e.name)
+				var s *objreg.Slot
+				var st int32
+				if slot, gen, tid, ok := fr.Self(); ok && tid == m.b.id {
+					s = g.objs.Get(slot, gen)
+				}
 				if s == nil {
-					return st
+					if s, st = g.popThisSlow(fr, m.b, e.name); s == nil {
+						return st
+					}
 				}
 				if fr.IntsHinted(0x2) {
 					a := fr.IntAt(1)
@@ -924,9 +1033,15 @@ func makeMethodShapes() map[string]methodMaker {
 		"i:f": func(m *method, code unsafe.Pointer) callFunc {
 			f := as[func(unsafe.Pointer, int64) float64](code)
 			return func(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
-				s, st := g.popThis(fr, m.b, e.name)
+				var s *objreg.Slot
+				var st int32
+				if slot, gen, tid, ok := fr.Self(); ok && tid == m.b.id {
+					s = g.objs.Get(slot, gen)
+				}
 				if s == nil {
-					return st
+					if s, st = g.popThisSlow(fr, m.b, e.name); s == nil {
+						return st
+					}
 				}
 				if fr.IntsHinted(0x2) {
 					a := fr.IntAt(1)
@@ -944,9 +1059,15 @@ func makeMethodShapes() map[string]methodMaker {
 		"i:s": func(m *method, code unsafe.Pointer) callFunc {
 			f := as[func(unsafe.Pointer, int64) string](code)
 			return func(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
-				s, st := g.popThis(fr, m.b, e.name)
+				var s *objreg.Slot
+				var st int32
+				if slot, gen, tid, ok := fr.Self(); ok && tid == m.b.id {
+					s = g.objs.Get(slot, gen)
+				}
 				if s == nil {
-					return st
+					if s, st = g.popThisSlow(fr, m.b, e.name); s == nil {
+						return st
+					}
 				}
 				if fr.IntsHinted(0x2) {
 					a := fr.IntAt(1)
@@ -964,9 +1085,15 @@ func makeMethodShapes() map[string]methodMaker {
 		"f:e": func(m *method, code unsafe.Pointer) callFunc {
 			f := as[func(unsafe.Pointer, float64) error](code)
 			return func(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
-				s, st := g.popThis(fr, m.b, e.name)
+				var s *objreg.Slot
+				var st int32
+				if slot, gen, tid, ok := fr.Self(); ok && tid == m.b.id {
+					s = g.objs.Get(slot, gen)
+				}
 				if s == nil {
-					return st
+					if s, st = g.popThisSlow(fr, m.b, e.name); s == nil {
+						return st
+					}
 				}
 				a, ok := fr.FloatArg(1)
 				if !ok {
@@ -983,9 +1110,15 @@ func makeMethodShapes() map[string]methodMaker {
 		"ff:e": func(m *method, code unsafe.Pointer) callFunc {
 			f := as[func(unsafe.Pointer, float64, float64) error](code)
 			return func(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
-				s, st := g.popThis(fr, m.b, e.name)
+				var s *objreg.Slot
+				var st int32
+				if slot, gen, tid, ok := fr.Self(); ok && tid == m.b.id {
+					s = g.objs.Get(slot, gen)
+				}
 				if s == nil {
-					return st
+					if s, st = g.popThisSlow(fr, m.b, e.name); s == nil {
+						return st
+					}
 				}
 				a, ok := fr.FloatArg(1)
 				if !ok {
@@ -1008,9 +1141,15 @@ func makeMethodShapes() map[string]methodMaker {
 		"fff:": func(m *method, code unsafe.Pointer) callFunc {
 			f := as[func(unsafe.Pointer, float64, float64, float64)](code)
 			return func(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
-				s, st := g.popThis(fr, m.b, e.name)
+				var s *objreg.Slot
+				var st int32
+				if slot, gen, tid, ok := fr.Self(); ok && tid == m.b.id {
+					s = g.objs.Get(slot, gen)
+				}
 				if s == nil {
-					return st
+					if s, st = g.popThisSlow(fr, m.b, e.name); s == nil {
+						return st
+					}
 				}
 				a, ok := fr.FloatArg(1)
 				if !ok {
@@ -1037,9 +1176,15 @@ func makeMethodShapes() map[string]methodMaker {
 		"ii:e": func(m *method, code unsafe.Pointer) callFunc {
 			f := as[func(unsafe.Pointer, int64, int64) error](code)
 			return func(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
-				s, st := g.popThis(fr, m.b, e.name)
+				var s *objreg.Slot
+				var st int32
+				if slot, gen, tid, ok := fr.Self(); ok && tid == m.b.id {
+					s = g.objs.Get(slot, gen)
+				}
 				if s == nil {
-					return st
+					if s, st = g.popThisSlow(fr, m.b, e.name); s == nil {
+						return st
+					}
 				}
 				if fr.IntsHinted(0x6) {
 					a, b := fr.IntAt(1), fr.IntAt(2)
@@ -1069,9 +1214,15 @@ func makeMethodShapes() map[string]methodMaker {
 		"ii:b": func(m *method, code unsafe.Pointer) callFunc {
 			f := as[func(unsafe.Pointer, int64, int64) bool](code)
 			return func(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
-				s, st := g.popThis(fr, m.b, e.name)
+				var s *objreg.Slot
+				var st int32
+				if slot, gen, tid, ok := fr.Self(); ok && tid == m.b.id {
+					s = g.objs.Get(slot, gen)
+				}
 				if s == nil {
-					return st
+					if s, st = g.popThisSlow(fr, m.b, e.name); s == nil {
+						return st
+					}
 				}
 				if fr.IntsHinted(0x6) {
 					a, b := fr.IntAt(1), fr.IntAt(2)
@@ -1097,9 +1248,15 @@ func makeMethodShapes() map[string]methodMaker {
 		"s:e": func(m *method, code unsafe.Pointer) callFunc {
 			f := as[func(unsafe.Pointer, string) error](code)
 			return func(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
-				s, st := g.popThis(fr, m.b, e.name)
+				var s *objreg.Slot
+				var st int32
+				if slot, gen, tid, ok := fr.Self(); ok && tid == m.b.id {
+					s = g.objs.Get(slot, gen)
+				}
 				if s == nil {
-					return st
+					if s, st = g.popThisSlow(fr, m.b, e.name); s == nil {
+						return st
+					}
 				}
 				a, err := g.stringArg(fr, 1)
 				if err != nil {
@@ -1114,9 +1271,15 @@ func makeMethodShapes() map[string]methodMaker {
 		"s:b": func(m *method, code unsafe.Pointer) callFunc {
 			f := as[func(unsafe.Pointer, string) bool](code)
 			return func(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
-				s, st := g.popThis(fr, m.b, e.name)
+				var s *objreg.Slot
+				var st int32
+				if slot, gen, tid, ok := fr.Self(); ok && tid == m.b.id {
+					s = g.objs.Get(slot, gen)
+				}
 				if s == nil {
-					return st
+					if s, st = g.popThisSlow(fr, m.b, e.name); s == nil {
+						return st
+					}
 				}
 				a, err := g.stringArg(fr, 1)
 				if err != nil {
@@ -1129,9 +1292,15 @@ func makeMethodShapes() map[string]methodMaker {
 		"s:i": func(m *method, code unsafe.Pointer) callFunc {
 			f := as[func(unsafe.Pointer, string) int64](code)
 			return func(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
-				s, st := g.popThis(fr, m.b, e.name)
+				var s *objreg.Slot
+				var st int32
+				if slot, gen, tid, ok := fr.Self(); ok && tid == m.b.id {
+					s = g.objs.Get(slot, gen)
+				}
 				if s == nil {
-					return st
+					if s, st = g.popThisSlow(fr, m.b, e.name); s == nil {
+						return st
+					}
 				}
 				a, err := g.stringArg(fr, 1)
 				if err != nil {
@@ -1143,9 +1312,15 @@ func makeMethodShapes() map[string]methodMaker {
 		"s:f": func(m *method, code unsafe.Pointer) callFunc {
 			f := as[func(unsafe.Pointer, string) float64](code)
 			return func(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
-				s, st := g.popThis(fr, m.b, e.name)
+				var s *objreg.Slot
+				var st int32
+				if slot, gen, tid, ok := fr.Self(); ok && tid == m.b.id {
+					s = g.objs.Get(slot, gen)
+				}
 				if s == nil {
-					return st
+					if s, st = g.popThisSlow(fr, m.b, e.name); s == nil {
+						return st
+					}
 				}
 				a, err := g.stringArg(fr, 1)
 				if err != nil {
@@ -1157,9 +1332,15 @@ func makeMethodShapes() map[string]methodMaker {
 		"s:s": func(m *method, code unsafe.Pointer) callFunc {
 			f := as[func(unsafe.Pointer, string) string](code)
 			return func(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
-				s, st := g.popThis(fr, m.b, e.name)
+				var s *objreg.Slot
+				var st int32
+				if slot, gen, tid, ok := fr.Self(); ok && tid == m.b.id {
+					s = g.objs.Get(slot, gen)
+				}
 				if s == nil {
-					return st
+					if s, st = g.popThisSlow(fr, m.b, e.name); s == nil {
+						return st
+					}
 				}
 				a, err := g.stringArg(fr, 1)
 				if err != nil {
@@ -1171,9 +1352,15 @@ func makeMethodShapes() map[string]methodMaker {
 		"si:": func(m *method, code unsafe.Pointer) callFunc {
 			f := as[func(unsafe.Pointer, string, int64)](code)
 			return func(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
-				s, st := g.popThis(fr, m.b, e.name)
+				var s *objreg.Slot
+				var st int32
+				if slot, gen, tid, ok := fr.Self(); ok && tid == m.b.id {
+					s = g.objs.Get(slot, gen)
+				}
 				if s == nil {
-					return st
+					if s, st = g.popThisSlow(fr, m.b, e.name); s == nil {
+						return st
+					}
 				}
 				a, err := g.stringArg(fr, 1)
 				if err != nil {
@@ -1192,9 +1379,15 @@ func makeMethodShapes() map[string]methodMaker {
 		"si:e": func(m *method, code unsafe.Pointer) callFunc {
 			f := as[func(unsafe.Pointer, string, int64) error](code)
 			return func(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
-				s, st := g.popThis(fr, m.b, e.name)
+				var s *objreg.Slot
+				var st int32
+				if slot, gen, tid, ok := fr.Self(); ok && tid == m.b.id {
+					s = g.objs.Get(slot, gen)
+				}
 				if s == nil {
-					return st
+					if s, st = g.popThisSlow(fr, m.b, e.name); s == nil {
+						return st
+					}
 				}
 				a, err := g.stringArg(fr, 1)
 				if err != nil {
@@ -1215,9 +1408,15 @@ func makeMethodShapes() map[string]methodMaker {
 		"si:b": func(m *method, code unsafe.Pointer) callFunc {
 			f := as[func(unsafe.Pointer, string, int64) bool](code)
 			return func(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
-				s, st := g.popThis(fr, m.b, e.name)
+				var s *objreg.Slot
+				var st int32
+				if slot, gen, tid, ok := fr.Self(); ok && tid == m.b.id {
+					s = g.objs.Get(slot, gen)
+				}
 				if s == nil {
-					return st
+					if s, st = g.popThisSlow(fr, m.b, e.name); s == nil {
+						return st
+					}
 				}
 				a, err := g.stringArg(fr, 1)
 				if err != nil {
@@ -1236,9 +1435,15 @@ func makeMethodShapes() map[string]methodMaker {
 		"is:": func(m *method, code unsafe.Pointer) callFunc {
 			f := as[func(unsafe.Pointer, int64, string)](code)
 			return func(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
-				s, st := g.popThis(fr, m.b, e.name)
+				var s *objreg.Slot
+				var st int32
+				if slot, gen, tid, ok := fr.Self(); ok && tid == m.b.id {
+					s = g.objs.Get(slot, gen)
+				}
 				if s == nil {
-					return st
+					if s, st = g.popThisSlow(fr, m.b, e.name); s == nil {
+						return st
+					}
 				}
 				a, ok := fr.IntArg(1)
 				if !ok {
@@ -1257,9 +1462,15 @@ func makeMethodShapes() map[string]methodMaker {
 		"is:b": func(m *method, code unsafe.Pointer) callFunc {
 			f := as[func(unsafe.Pointer, int64, string) bool](code)
 			return func(g *Gate, e *funcEntry, fr cgo.Frame) int32 {
-				s, st := g.popThis(fr, m.b, e.name)
+				var s *objreg.Slot
+				var st int32
+				if slot, gen, tid, ok := fr.Self(); ok && tid == m.b.id {
+					s = g.objs.Get(slot, gen)
+				}
 				if s == nil {
-					return st
+					if s, st = g.popThisSlow(fr, m.b, e.name); s == nil {
+						return st
+					}
 				}
 				a, ok := fr.IntArg(1)
 				if !ok {
