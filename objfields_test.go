@@ -145,6 +145,10 @@ func TestObjectFieldErrorsMatchTheGoSetter(t *testing.T) {
 		{"U64", "2^65", "bad value for field 'U64' of Mob (number out of range for uint64)"},
 		{"U8", "2^63", "bad value for field 'U8' of Mob (number out of range for uint8)"},
 		{"U64", "1/0", "bad value for field 'U64' of Mob (number has no integer representation)"},
+		{"U64", "-2^64", "bad value for field 'U64' of Mob (number out of range for uint64)"}, // probe K1 F3
+		{"U32", "-1.5", "bad value for field 'U32' of Mob (number has no integer representation)"},
+		{"U", "0/0", "bad value for field 'U' of Mob (number has no integer representation)"},
+		{"U16", `"-3"`, "bad value for field 'U16' of Mob (number out of range for uint16)"},
 		{"F32", "1e39", "bad value for field 'F32' of Mob (number out of range for float32)"},
 		{"F32", "1/0", ""},
 	} {
@@ -169,6 +173,44 @@ func TestObjectFieldErrorsMatchTheGoSetter(t *testing.T) {
 		if c.want != "" && !strings.HasPrefix(msgs[1], `(dostring):1: `) {
 			t.Errorf("%s: error %q lacks the position of the assignment", chunk, msgs[1])
 		}
+	}
+}
+
+// Numeric strings written to unsigned fields: C stores what the Go setter
+// stores, on Lua 5.4 the exact integer a string names (probe K1 F1: the C
+// path read "9223372036854775807" as a float, 2^63). LuaJIT reads every
+// number as a float: both paths agree on it.
+func TestObjectFieldUnsignedStringsMatchTheGoSetter(t *testing.T) {
+	e := newEnv(t)
+	for _, c := range []struct{ field, value string }{
+		{"U64", `"9223372036854775807"`},
+		{"U64", `"9223372036854775000"`},
+		{"U", `"0x7ffffffffffffe01"`},
+		{"UP", `"9223372036854775296"`},
+		{"U64", `"18446744073709551615"`},
+		{"U32", `"4294967295"`},
+		{"U64", `"1e19"`},
+	} {
+		var got [2]*Mob
+		for i, warm := range []string{"", "local _ = m.ID"} {
+			got[i] = &Mob{}
+			must(t, e.SetGlobal("m", got[i]))
+			run(t, e, warm)
+			run(t, e, "m."+c.field+" = "+c.value)
+		}
+		if *got[0] != *got[1] {
+			t.Errorf("m.%s = %s: Go setter stored %+v, C stored %+v", c.field, c.value, *got[0], *got[1])
+		}
+	}
+	m := &Mob{}
+	must(t, e.SetGlobal("m", m))
+	run(t, e, `local _ = m.ID; m.U64 = "9223372036854775807"`)
+	want := uint64(math.MaxInt64)
+	if strings.HasPrefix(zlua.Backend, "LuaJIT") {
+		want = 1 << 63 // the string reads as the float 2^63
+	}
+	if m.U64 != want {
+		t.Errorf("C stored U64 = %d, want %d", m.U64, want)
 	}
 }
 

@@ -242,34 +242,38 @@ static int kind_unsigned(int kind)
 	       kind == ZLUA_SV_UINTPTR;
 }
 
-/* [lua] For an unsigned kind, a float (or numeric string) from 2^63 up at
- * 3, which the integer path cannot hold: Go pushes an uint64 above
- * INT64_MAX as the nearest float, and its setter takes it back (from 2^63
- * up to 2^64, which is MaxUint64; out of range beyond, and for narrower
- * kinds). Returns 1 with
- * the value in *v, 0 for the values the integer path handles. */
-static int sv_big_unsigned(lua_State *L, const zlua_fielddir *d, int kind, uint64_t *v)
+/* [lua] Converts the value at 3 to an unsigned kind like the Go setter
+ * (callbackgate's readUint): integers, and numeric strings of them, from 0
+ * up; floats with an integral value up to 2^64, which reads as MaxUint64
+ * (it is the float every uint64 from 2^64 - 1024 up is pushed as); the
+ * caller checks the narrower kinds' range. */
+static uint64_t sv_touint(lua_State *L, const zlua_fielddir *d, int kind)
 {
-	int t = lua_type(L, 3);
 	lua_Number n;
+	int t;
 #ifndef ZLUA_LUAJIT
-	if (t == LUA_TNUMBER && lua_isinteger(L, 3))
-		return 0;
+	/* exactly, as Lua reads "9223372036854775807" (a float would round
+	 * it to 2^63); LuaJIT's lua_tointegerx truncates */
+	lua_Integer i = lua_tointegerx(L, 3, &t);
+	if (t) {
+		if (i < 0)
+			return (uint64_t)sv_range(L, d, kind);
+		return (uint64_t)i;
+	}
 #endif
+	t = lua_type(L, 3);
 	if (t != LUA_TNUMBER && !(t == LUA_TSTRING && lua_isnumber(L, 3)))
-		return 0;
+		return (uint64_t)sv_typeerr(L, d, "number");
 	n = lua_tonumber(L, 3);
-	if (!(n >= 9223372036854775808.0)) /* also nan */
-		return 0;
-	/* every float from 2^53 up is integral */
-	if (n - n != 0)
-		return sv_fielderr(L, d, "number has no integer representation"); /* inf */
-	if (n > 18446744073709551616.0)
-		return sv_range(L, d, kind);
-	/* 2^64 is the float of every uint64 from 2^64 - 1024 up (MaxUint64
-	 * included): it reads as MaxUint64, as in Go's floatToUint */
-	*v = n == 18446744073709551616.0 ? UINT64_MAX : (uint64_t)n;
-	return 1;
+	/* nan and inf, then a fraction (every float beyond 2^63 is integral) */
+	if (n - n != 0 || (n >= -9223372036854775808.0 && n < 9223372036854775808.0 &&
+			   (lua_Number)(int64_t)n != n))
+		return (uint64_t)sv_fielderr(L, d, "number has no integer representation");
+	if (n == 18446744073709551616.0)
+		return UINT64_MAX;
+	if (n < 0 || n > 18446744073709551616.0)
+		return (uint64_t)sv_range(L, d, kind);
+	return (uint64_t)n;
 }
 
 void zlua_sv_write(lua_State *L, const zlua_fielddir *d, int kind, unsigned char *q)
@@ -310,12 +314,26 @@ void zlua_sv_write(lua_State *L, const zlua_fielddir *d, int kind, unsigned char
 		*q = (unsigned char)lua_toboolean(L, 3);
 		return;
 	}
-	if (kind_unsigned(kind) && sv_big_unsigned(L, d, kind, &u)) {
-		if (kind == ZLUA_SV_U64 || kind == ZLUA_SV_UINT || kind == ZLUA_SV_UINTPTR) {
+	if (kind_unsigned(kind)) {
+		u = sv_touint(L, d, kind);
+		switch (kind) {
+		case ZLUA_SV_U8:
+			if (u > UINT8_MAX) break;
+			{ uint8_t v = (uint8_t)u; memcpy(q, &v, 1); }
+			return;
+		case ZLUA_SV_U16:
+			if (u > UINT16_MAX) break;
+			{ uint16_t v = (uint16_t)u; memcpy(q, &v, 2); }
+			return;
+		case ZLUA_SV_U32:
+			if (u > UINT32_MAX) break;
+			{ uint32_t v = (uint32_t)u; memcpy(q, &v, 4); }
+			return;
+		default: /* ZLUA_SV_U64, UINT, UINTPTR */
 			memcpy(q, &u, 8);
 			return;
 		}
-		sv_range(L, d, kind); /* a narrower kind */
+		sv_range(L, d, kind);
 		return;
 	}
 	i = sv_toint(L, d);
@@ -332,25 +350,8 @@ void zlua_sv_write(lua_State *L, const zlua_fielddir *d, int kind, unsigned char
 		if (i < INT32_MIN || i > INT32_MAX) break;
 		{ int32_t v = (int32_t)i; memcpy(q, &v, 4); }
 		return;
-	case ZLUA_SV_I64:
-	case ZLUA_SV_INT:
+	default: /* ZLUA_SV_I64, INT */
 		memcpy(q, &i, 8);
-		return;
-	case ZLUA_SV_U8:
-		if (i < 0 || i > UINT8_MAX) break;
-		{ uint8_t v = (uint8_t)i; memcpy(q, &v, 1); }
-		return;
-	case ZLUA_SV_U16:
-		if (i < 0 || i > UINT16_MAX) break;
-		{ uint16_t v = (uint16_t)i; memcpy(q, &v, 2); }
-		return;
-	case ZLUA_SV_U32:
-		if (i < 0 || i > (int64_t)UINT32_MAX) break;
-		{ uint32_t v = (uint32_t)i; memcpy(q, &v, 4); }
-		return;
-	default: /* ZLUA_SV_U64, UINT, UINTPTR */
-		if (i < 0) break;
-		{ uint64_t v = (uint64_t)i; memcpy(q, &v, 8); }
 		return;
 	}
 	sv_range(L, d, kind);
