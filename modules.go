@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"strings"
 
+	"github.com/zlua-go/zlua/callbackgate"
 	"github.com/zlua-go/zlua/cgo"
 )
 
@@ -150,25 +151,34 @@ func (e *Env) Preload(name string, v any) error {
 // errNoPreload is Preload's refusal when the state has no package.preload.
 var errNoPreload = errors.New("package.preload is not a table")
 
-// preload stores the loader raw: package and package.preload are read
-// with rawget and the loader written with rawset, so a script's
-// metamethods on _G, package or package.preload (which would run with no
-// deadline in this host call: probe A3-F4) do not run, and a script cannot
-// see or veto the host's modules through them.
+// preload stores the loader raw in the table require's preload searcher
+// reads (Lua 5.4: the registry's _PRELOAD; LuaJIT: the preload field of
+// the package table the libraries opened), whatever a script made of the
+// global package or package.preload since: a mod can neither veto the
+// host's modules nor make Preload write where require does not look
+// (probe K1 F2). Nothing is read through metamethods, which would run
+// with no deadline in this host call (probe A3-F4).
 func (e *Env) preload(name string, v any) error {
-	globals, err := e.Globals()
+	var tb *callbackgate.Table
+	var terr error
+	err := e.protect(func(t cgo.Thread) int {
+		if !e.g.S.Reserve(t, 3) {
+			terr = ErrMemory
+			return cgo.OK
+		}
+		tb, terr = e.g.PreloadTable(t)
+		return cgo.OK
+	})
+	if err == nil {
+		err = terr
+	}
 	if err != nil {
 		return err
 	}
-	defer globals.Release()
-	var pkg, pre *Table
-	if err := globals.RawGet("package", &pkg); err != nil || pkg == nil {
+	if tb == nil {
 		return errNoPreload
 	}
-	defer pkg.Release()
-	if err := pkg.RawGet("preload", &pre); err != nil || pre == nil {
-		return errNoPreload
-	}
+	pre := pubTable(tb)
 	defer pre.Release()
 	maker, err := e.LoadString("=zlua.preload", "local v = ... return function() return v end")
 	if err != nil {

@@ -117,8 +117,41 @@ func TestPreload(t *testing.T) {
 	must(t, e.Preload("tbl", tb))
 	run(t, e, `assert(require("tbl").k == "v")`)
 	run(t, e, `package.preload = nil`)
-	if err := e.Preload("x", 1); err == nil || err.Error() != `zlua: preload "x": package.preload is not a table` {
-		t.Errorf("Preload without package.preload = %v", err)
+	err = e.Preload("x", 1)
+	if strings.HasPrefix(zlua.Backend, "LuaJIT") {
+		// LuaJIT's require reads the package table's preload field: gone
+		if err == nil || err.Error() != `zlua: preload "x": package.preload is not a table` {
+			t.Errorf("Preload without package.preload = %v", err)
+		}
+	} else {
+		// Lua 5.4's require reads the registry's _PRELOAD: still there
+		must(t, err)
+		run(t, e, `assert(require("x") == 1)`)
+	}
+}
+
+// Preload writes where require looks, whatever a script made of the
+// global package or package.preload (probe K1 F2: it wrote into the
+// script's replacement, which require never reads, or refused while
+// require still worked).
+func TestPreloadAfterAScriptReplacedPackage(t *testing.T) {
+	for _, libs := range []zlua.Libs{zlua.LibsSafe, zlua.LibsAll} {
+		for _, script := range []string{
+			`package.preload = {}`,
+			`package = {preload = {}}`,
+			`package = nil`,
+			`_G.package = setmetatable({}, {__index = package})`,
+			`package.preload = setmetatable({}, {__newindex = function() error("vetoed") end})`,
+		} {
+			e := newEnvWith(t, zlua.Options{Libs: libs})
+			run(t, e, `local require = require; function req(name) return require(name) end`)
+			run(t, e, script)
+			if err := e.Preload("m", map[string]any{"v": 7}); err != nil {
+				t.Errorf("%v, %s: Preload: %v", libs, script, err)
+				continue
+			}
+			run(t, e, `assert(req("m").v == 7)`)
+		}
 	}
 }
 

@@ -63,3 +63,17 @@ func (tb *Table) SetMetatable(mt *Table) error {
 		return g.run(t, cgo.OpSetMeta, 0)
 	})
 }
+
+// PreloadTable returns a handle on the table require's preload searcher
+// reads (cgo.OpPreload), or nil when the state has none (no package
+// library, or a script replaced it with a value that is not a table).
+func (g *Gate) PreloadTable(t cgo.Thread) (*Table, error) {
+	g.S.ProgReset()
+	if err := g.run(t, cgo.OpPreload, 1); err != nil {
+		return nil, err
+	}
+	if t.Type(t.Top()) != int(cgo.TTable) {
+		return nil, nil
+	}
+	return g.NewTableRef(t, t.Top())
+}

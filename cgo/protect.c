@@ -211,6 +211,7 @@ int zlua_dispatch(lua_State *L)
 		return 0;
 	case ZLUA_DO_OPENLIBS:
 		luaL_openlibs(L);
+		zlua_keep_package(L, env);
 #ifdef ZLUA_LUAJIT
 		zlua_jit_keepffi(L, env);
 		if (env->mem_limit != 0)
@@ -230,6 +231,7 @@ int zlua_dispatch(lua_State *L)
 		return 0;
 	case ZLUA_DO_OPENSAFE:
 		zlua_open_safe(L, env);
+		zlua_keep_package(L, env);
 		zlua_open_guards(L);
 		zlua_open_limits(L, env);
 		zlua_open_patterns(L, env);
@@ -282,6 +284,9 @@ int zlua_dispatch(lua_State *L)
 	case ZLUA_DO_SETMETA:
 		zlua_prog_run(L, env, a->prog, a->prog_len);
 		return zlua_raw_op(L, opcode);
+	case ZLUA_DO_PRELOAD:
+		zlua_preload_table(L, env);
+		return 1;
 	case ZLUA_DO_NEWTHREAD: /* program: f */
 		return zlua_thread_new(L, env, a);
 	case ZLUA_DO_RESUME: /* program: co, args */

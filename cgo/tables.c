@@ -75,3 +75,50 @@ int zlua_raw_op(lua_State *L, int opcode)
 		return 0;
 	}
 }
+
+void zlua_keep_package(lua_State *L, zlua_env *env)
+{
+#ifdef ZLUA_LUAJIT
+	/* LuaJIT's preload searcher reads the preload field of the package
+	 * table it was opened with (its environment), whatever the global
+	 * package is later */
+	lua_getfield(L, LUA_REGISTRYINDEX, "_LOADED");
+	if (lua_type(L, -1) == LUA_TTABLE) {
+		lua_getfield(L, -1, "package");
+		if (lua_type(L, -1) == LUA_TTABLE && env->package_ref == LUA_NOREF) {
+			env->package_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+			lua_pop(L, 1);
+			return;
+		}
+		lua_pop(L, 1);
+	}
+	lua_pop(L, 1);
+#else
+	(void)L;
+	(void)env; /* Lua 5.4's reads the registry's _PRELOAD */
+#endif
+}
+
+void zlua_preload_table(lua_State *L, zlua_env *env)
+{
+	/* raw reads: a script's metamethods on the registry or the package
+	 * table do not run in this host call (probe A3-F4) */
+#ifdef ZLUA_LUAJIT
+	if (env->package_ref == LUA_NOREF) {
+		lua_pushnil(L);
+		return;
+	}
+	lua_rawgeti(L, LUA_REGISTRYINDEX, env->package_ref);
+	lua_pushliteral(L, "preload");
+	lua_rawget(L, -2);
+	lua_remove(L, -2);
+#else
+	(void)env;
+	lua_pushliteral(L, LUA_PRELOAD_TABLE);
+	lua_rawget(L, LUA_REGISTRYINDEX);
+#endif
+	if (lua_type(L, -1) != LUA_TTABLE) {
+		lua_pop(L, 1);
+		lua_pushnil(L);
+	}
+}

@@ -267,6 +267,11 @@ const (
 	// OpSetMeta sets obj's metatable to mt, a table or nil. Program:
 	// [obj,] mt.
 	OpSetMeta = int(C.ZLUA_DO_SETMETA)
+	// OpPreload leaves the table require's preload searcher reads, or
+	// nil: Lua 5.4's registry._PRELOAD, LuaJIT's preload field of the
+	// package table the libraries opened (not the global package, which a
+	// script may replace). Program: none.
+	OpPreload = int(C.ZLUA_DO_PRELOAD)
 )
 
 // Unrefs releases the registry refs of refs in one crossing. On LuaJIT,

@@ -288,6 +288,8 @@ enum zlua_opcode {
 	ZLUA_DO_RAWLEN = 51,      /* program: [obj]; leaves rawlen(obj) */
 	ZLUA_DO_GETMETA = 52,     /* program: [obj]; leaves its metatable or nil */
 	ZLUA_DO_SETMETA = 53,     /* program: [obj,] mt (a table or nil) */
+	ZLUA_DO_PRELOAD = 54,     /* leaves the table require's preload searcher
+				   * reads, or nil (tables.c zlua_preload_table) */
 	/* Threads driven from Go (resume.c). */
 	ZLUA_DO_NEWTHREAD = 44, /* program: f; leaves a new thread running f */
 	ZLUA_DO_RESUME = 45,    /* program: co, args; leaves the results, or the

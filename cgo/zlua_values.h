@@ -488,6 +488,15 @@ int zlua_callable(lua_State *L, int idx);
  * rawlen and the metatable push one, rawset and setmetatable pop the
  * program's operands but obj. [-k, +0|1] */
 int zlua_raw_op(lua_State *L, int opcode);
+/* [lua] After the libraries opened (ZLUA_DO_OPENLIBS, ZLUA_DO_OPENSAFE):
+ * on LuaJIT, keeps a ref of the package table they made
+ * (env->package_ref); nothing on Lua 5.4. [-0, +0] */
+void zlua_keep_package(lua_State *L, zlua_env *env);
+/* [lua] ZLUA_DO_PRELOAD: pushes the table require's preload searcher
+ * reads (Lua 5.4: the registry's _PRELOAD; LuaJIT: the preload field of
+ * the package table kept by zlua_keep_package), read raw, or nil when it
+ * is not a table. [-0, +1] */
+void zlua_preload_table(lua_State *L, zlua_env *env);
 
 /* ---- reading values from Go (read.c) ---- */
 
