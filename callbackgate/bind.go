@@ -158,20 +158,14 @@ func (g *Gate) bind(typ, view reflect.Type) (*binding, error) {
 }
 
 // structFields lists the exported fields of t, promoted ones included,
-// under their Lua names (tag lua:"name"; lua:"-" hides a field); lua:",ref"
-// (or lua:"name,ref") makes a slice or map field read as a view.
+// under their Lua names (structreg.NamedFields: tag lua:"name"; lua:"-"
+// hides a field); lua:",ref" (or lua:"name,ref") makes a slice or map
+// field read as a view.
 func structFields(t reflect.Type) map[string]*field {
 	fields := map[string]*field{}
-	for _, f := range reflect.VisibleFields(t) {
-		if !f.IsExported() {
-			continue
-		}
-		name, opts, ok := structreg.FieldName(f)
-		if !ok {
-			continue
-		}
-		ref := slices.Contains(opts, "ref")
-		fields[name] = &field{index: f.Index, typ: f.Type, ref: ref}
+	for _, f := range structreg.NamedFields(t) {
+		ref := slices.Contains(f.Opts, "ref")
+		fields[f.Name] = &field{index: f.Index, typ: f.Type, ref: ref}
 	}
 	return fields
 }

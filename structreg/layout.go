@@ -52,14 +52,8 @@ func LayoutOf(t reflect.Type) *Layout {
 	if l.Name == "" {
 		l.Name = t.String()
 	}
-	for _, f := range reflect.VisibleFields(t) {
-		if !f.IsExported() {
-			continue
-		}
-		name, _, ok := FieldName(f)
-		if !ok {
-			continue
-		}
+	for _, nf := range NamedFields(t) {
+		f, name := nf.StructField, nf.Name
 		fd := &Field{Name: name, Index: f.Index, Type: f.Type}
 		if l.Blittable {
 			fd.Offset, _ = OffsetOf(t, f.Index)
@@ -70,6 +64,67 @@ func LayoutOf(t reflect.Type) *Layout {
 	}
 	got, _ := layouts.LoadOrStore(t, l)
 	return got.(*Layout)
+}
+
+// NamedField is an exported struct field that Lua sees, with its Lua name.
+type NamedField struct {
+	reflect.StructField
+	// Name is the Lua name (the Go name, or the lua:"name" tag).
+	Name string
+	// Opts are the tag's options after the name (lua:"name,ref").
+	Opts []string
+}
+
+// NamedFields lists the exported fields of struct t that Lua sees, promoted
+// ones included, in reflect.VisibleFields' order, under their Lua names;
+// lua:"-" hides a field. A tag can give a field another one's name: of the
+// fields sharing a Lua name, as encoding/json decides for its names, the
+// shallowest wins, then at one depth the one whose tag names it; fields
+// still tied hide each other (none is visible under that name), as Go
+// hides ambiguous promoted fields.
+func NamedFields(t reflect.Type) []NamedField {
+	var all []NamedField
+	var tagged []bool
+	seen := map[string]int{} // Lua name → fields bearing it
+	for _, f := range reflect.VisibleFields(t) {
+		if !f.IsExported() {
+			continue
+		}
+		name, opts, ok := FieldName(f)
+		if !ok {
+			continue
+		}
+		tag, _, _ := strings.Cut(f.Tag.Get("lua"), ",")
+		all = append(all, NamedField{StructField: f, Name: name, Opts: opts})
+		tagged = append(tagged, tag != "")
+		seen[name]++
+	}
+	out := all[:0:0]
+	for i, f := range all {
+		if seen[f.Name] == 1 || dominant(all, tagged, i) {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// dominant reports whether all[i] wins its Lua name over the other fields
+// bearing it (see NamedFields): shallower, or as deep and tagged where
+// every other as deep is not.
+func dominant(all []NamedField, tagged []bool, i int) bool {
+	depth := len(all[i].Index)
+	for j, o := range all {
+		if j == i || o.Name != all[i].Name {
+			continue
+		}
+		switch d := len(o.Index); {
+		case d < depth:
+			return false
+		case d == depth && (tagged[j] || !tagged[i]):
+			return false
+		}
+	}
+	return true
 }
 
 // FieldName returns the Lua name of the struct field f: its tag
