@@ -197,6 +197,17 @@ func (b *binding) elems() bool {
 	return b.view == nil && (k == reflect.Map || k == reflect.Slice || isContainerPtr(b.typ))
 }
 
+// needsEq reports whether b's metatable carries the shared __eq from the
+// start. Two userdata of one plain binding are one object only when they
+// are one userdata (one live keyed userdata per object and binding), which
+// Lua's == sees without a metamethod; the same object through a view is
+// another binding's userdata, whose __eq Lua 5.4 takes from either
+// operand. So on Lua 5.4 views and ByRef containers have it, plain
+// bindings not (a userdata pushed without identity adds it to its
+// metatable then: cgo/objects.c, eq_for_unkeyed); LuaJIT calls an __eq
+// only when both operands share it, so there every object metatable has it.
+func (b *binding) needsEq() bool { return !cgo.EqEitherOperand || b.view != nil || b.elems() }
+
 // buildMetatable creates b's metatable in a protected operation and
 // returns its registry ref. The push program being built is saved and
 // restored around it.
@@ -282,9 +293,11 @@ func (g *Gate) buildMetatable(b *binding) (int32, error) {
 			s.PutRawSet()
 		}
 	}
-	s.PutStr("__eq")
-	s.PutRef(g.eqRef) // one shared __eq: LuaJIT compares handlers by identity
-	s.PutRawSet()
+	if b.needsEq() {
+		s.PutStr("__eq")
+		s.PutRef(g.eqRef) // one shared __eq: LuaJIT compares handlers by identity
+		s.PutRawSet()
+	}
 	g.putUserMeta(b.typ)
 	if err := s.Commit(); err != nil {
 		return 0, err
@@ -325,6 +338,7 @@ func (g *Gate) InitObjects() error {
 		return g.ErrorFromTop(t, st)
 	}
 	g.eqRef = int32(ref)
+	s.SetEqRef(g.eqRef) // for the metatables of unkeyed pushes (needsEq)
 	return nil
 }
 

@@ -14,6 +14,11 @@ const Backend = C.LUAJIT_VERSION
 // HasIntegers reports whether Lua numbers have an integer subtype.
 const HasIntegers = false
 
+// EqEitherOperand reports whether == on two userdata takes the __eq of
+// either operand (Lua 5.4) rather than only one both operands share
+// (LuaJIT).
+const EqEitherOperand = false
+
 // OwnAllocator reports whether a closed state gives back its allocator's
 // arena: on a GC64 LuaJIT (found once per process) the state takes zlua's
 // allocator over an arena a bare state owns and closes after it; without

@@ -100,6 +100,32 @@ int zlua_obj_push_held(lua_State *L, zlua_env *env, const zlua_arg *a)
 	return 1;
 }
 
+/* [lua] A userdata pushed without identity (no cache entry: another
+ * userdata may stand for the same object) needs the shared __eq in its
+ * metatable at -1, which on Lua 5.4 the metatables of plain bindings go
+ * without (callbackgate's needsEq); a metatable that has an __eq, zlua's
+ * or a user's, keeps it. [-0, +0] */
+static __attribute__((noinline, cold)) void eq_for_unkeyed(lua_State *L, zlua_env *env)
+{
+#ifndef ZLUA_LUAJIT
+	if (env->eq_ref == LUA_NOREF || lua_type(L, -1) != LUA_TTABLE)
+		return;
+	luaL_checkstack(L, 2, "zlua: too many values");
+	lua_pushliteral(L, "__eq");
+	if (zlua_rawget_type(L, -2) != LUA_TNIL) {
+		lua_pop(L, 1);
+		return;
+	}
+	lua_pop(L, 1);
+	lua_pushliteral(L, "__eq");
+	lua_rawgeti(L, LUA_REGISTRYINDEX, env->eq_ref);
+	lua_rawset(L, -3);
+#else
+	(void)L;
+	(void)env; /* every object metatable has it */
+#endif
+}
+
 /* zlua_obj_push; with tidy 0, zlua_obj_push_top. */
 static inline __attribute__((always_inline)) void obj_push(lua_State *L, zlua_env *env, uint32_t slot, uint32_t gen, uint32_t type_id,
 		     int mtref, int cached, int tidy)
@@ -137,6 +163,8 @@ static inline __attribute__((always_inline)) void obj_push(lua_State *L, zlua_en
 	if (cached)
 		u->header.flags |= ZLUA_F_KEYED; /* the only live one of its key */
 	zlua_push_regtable(L, mtref);
+	if (!cached)
+		eq_for_unkeyed(L, env);
 	lua_setmetatable(L, -2);
 	env->objcnt[slot]++; /* from here on this userdata's __gc owns a count */
 	/* Ownership by address (read.c): the keyed userdata of its slot, or

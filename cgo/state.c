@@ -120,7 +120,7 @@ zlua_env *zlua_env_new(uintptr_t goid)
 	env->funcmt_ref = env->name_ref = env->filemt_ref = LUA_NOREF;
 	env->collect_ref = LUA_NOREF;
 	env->cache_ref = env->indexer_ref = env->ffi_ref = env->jiteq_ref = env->jitval_ref = LUA_NOREF;
-	env->hooks_ref = env->limflag_ref = env->jitstatus_ref = env->package_ref = LUA_NOREF;
+	env->hooks_ref = env->limflag_ref = env->jitstatus_ref = env->package_ref = env->eq_ref = LUA_NOREF;
 	env->L = zlua_newstate(env);
 	if (env->L == NULL || protected_boot(env->L, env) != LUA_OK) {
 		zlua_env_close(env);

@@ -332,6 +332,11 @@ func (s *State) PutGoFuncHints(fnid, hints uint32) {
 // PutRef appends a push of the registry value at ref.
 func (s *State) PutRef(ref int32) { s.u32(C.ZLUA_OP_REF, uint32(ref)) }
 
+// SetEqRef tells C the registry ref of the objects' shared __eq, which it
+// adds to the metatable of a userdata pushed without identity (Lua 5.4:
+// callbackgate's needsEq). [go-safe]
+func (s *State) SetEqRef(ref int32) { s.env.eq_ref = C.int(ref) }
+
 // Commit hands the program to C; it fails if the program could not grow.
 func (s *State) Commit() error {
 	if s.progErr {

@@ -202,6 +202,7 @@ typedef struct zlua_env {
 	int limit_jit;         /* LuaJIT: the outermost one switched the compiler off */
 	int limit_jit_on;      /* LuaJIT: and it was on before (jit.status) */
 	int jitstatus_ref;     /* LuaJIT: registry ref of the original jit.status, or LUA_NOREF */
+	int eq_ref;            /* the shared __eq of objects (callbackgate's InitObjects), or LUA_NOREF */
 	int package_ref;       /* LuaJIT: registry ref of the package table the libraries
 				* opened (its preload field is what require reads), or LUA_NOREF */
 	int interrupt;         /* contexts done among them; atomic (any goroutine) */
