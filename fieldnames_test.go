@@ -68,3 +68,55 @@ func TestFieldsSharingALuaName(t *testing.T) {
 		t.Errorf("decoded %+v", od)
 	}
 }
+
+// Names decided by Lua names, not first by Go names (probe L1 F2): a
+// deeper field renamed by its tag is seen when nothing else has its Lua
+// name, and a field hidden by lua:"-" does not hide the deeper one of
+// its Go name.
+type nmH struct {
+	X int `lua:"hx"`
+}
+type nmRenamed struct {
+	nmH
+	X int
+}
+type nmA struct {
+	K int `lua:"K"`
+}
+type nmB struct{ K int }
+type nmTaggedWins struct {
+	nmA
+	nmB
+}
+type nmI struct{ X int }
+type nmHidden struct {
+	nmI
+	X int `lua:"-"`
+}
+
+func TestFieldNamesDecidedByLuaNames(t *testing.T) {
+	e := newEnv(t)
+	r := &nmRenamed{nmH: nmH{X: 11}, X: 22}
+	w := &nmTaggedWins{nmA: nmA{K: 1}, nmB: nmB{K: 2}}
+	h := &nmHidden{nmI: nmI{X: 5}, X: 6}
+	must(t, e.SetGlobal("r", r))
+	must(t, e.SetGlobal("w", w))
+	must(t, e.SetGlobal("h", h))
+	run(t, e, `
+		assert(r.hx == 11 and r.X == 22); r.hx = 12
+		assert(w.K == 1); w.K = 3
+		assert(h.X == 5); h.X = 7
+		cr, cw, ch = {hx = 1, X = 2}, {K = 9}, {X = 8}`)
+	if r.nmH.X != 12 || r.X != 22 || w.nmA.K != 3 || w.nmB.K != 2 || h.nmI.X != 7 || h.X != 6 {
+		t.Errorf("writes: %+v %+v %+v", *r, *w, *h)
+	}
+	var dr nmRenamed
+	var dw nmTaggedWins
+	var dh nmHidden
+	must(t, e.Global("cr", &dr))
+	must(t, e.Global("cw", &dw))
+	must(t, e.Global("ch", &dh))
+	if dr != (nmRenamed{nmH: nmH{X: 1}, X: 2}) || dw != (nmTaggedWins{nmA: nmA{K: 9}}) || dh != (nmHidden{nmI: nmI{X: 8}}) {
+		t.Errorf("decoded %+v %+v %+v", dr, dw, dh)
+	}
+}

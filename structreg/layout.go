@@ -76,28 +76,45 @@ type NamedField struct {
 }
 
 // NamedFields lists the exported fields of struct t that Lua sees, promoted
-// ones included, in reflect.VisibleFields' order, under their Lua names;
-// lua:"-" hides a field. A tag can give a field another one's name: of the
-// fields sharing a Lua name, as encoding/json decides for its names, the
-// shallowest wins, then at one depth the one whose tag names it; fields
-// still tied hide each other (none is visible under that name), as Go
-// hides ambiguous promoted fields.
+// ones included (an embedded struct's fields after it), under their Lua
+// names; lua:"-" hides a field. Go's selector rule decides which of the
+// fields sharing a name is seen, applied to Lua names as encoding/json
+// applies it to its names: the shallowest wins, then at one depth the one
+// whose tag names it; fields still tied hide each other. Without tags
+// this is the set reflect.VisibleFields gives; with them a tag can give a
+// deeper field a name nothing else has (it is seen), or take a name
+// another field has.
 func NamedFields(t reflect.Type) []NamedField {
 	var all []NamedField
 	var tagged []bool
+	var walk func(t reflect.Type, index []int, path map[reflect.Type]bool)
+	walk = func(t reflect.Type, index []int, path map[reflect.Type]bool) {
+		for i := 0; i < t.NumField(); i++ {
+			f := t.Field(i)
+			f.Index = append(index[:len(index):len(index)], i)
+			if name, opts, ok := FieldName(f); ok && f.IsExported() {
+				tag, _, _ := strings.Cut(f.Tag.Get("lua"), ",")
+				all = append(all, NamedField{StructField: f, Name: name, Opts: opts})
+				tagged = append(tagged, tag != "")
+			}
+			if !f.Anonymous {
+				continue
+			}
+			et := f.Type
+			if et.Kind() == reflect.Pointer {
+				et = et.Elem()
+			}
+			if et.Kind() == reflect.Struct && !path[et] { // a type embedding itself stops
+				path[et] = true
+				walk(et, f.Index, path)
+				delete(path, et)
+			}
+		}
+	}
+	walk(t, nil, map[reflect.Type]bool{t: true})
 	seen := map[string]int{} // Lua name → fields bearing it
-	for _, f := range reflect.VisibleFields(t) {
-		if !f.IsExported() {
-			continue
-		}
-		name, opts, ok := FieldName(f)
-		if !ok {
-			continue
-		}
-		tag, _, _ := strings.Cut(f.Tag.Get("lua"), ",")
-		all = append(all, NamedField{StructField: f, Name: name, Opts: opts})
-		tagged = append(tagged, tag != "")
-		seen[name]++
+	for _, f := range all {
+		seen[f.Name]++
 	}
 	out := all[:0:0]
 	for i, f := range all {
