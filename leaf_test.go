@@ -557,3 +557,24 @@ func TestLeafMethodPanicCarriesItsStack(t *testing.T) {
 		t.Errorf("the stack does not start at the method's panic:\n%s", pe.Stack())
 	}
 }
+
+// A leaf method called without any argument says "got no value", as the
+// undeclared method does: LuaJIT's leaf closure passes the arguments on
+// as they came (probe L1 F1: it passed an explicit nil receiver).
+func TestLeafMethodWithoutReceiver(t *testing.T) {
+	e := newEnv(t)
+	must(t, e.SetGlobal("w", &Leafer{}))
+	must(t, e.SetGlobal("p", &Player{}))
+	for chunk, want := range map[string]string{
+		`local f = w.Position; f()`:    "calling 'Leafer:Position' on bad self (Leafer expected, got no value)",
+		`local f = w.Move; f()`:        "calling 'Leafer:Move' on bad self (Leafer expected, got no value)",
+		`local f = w.Position; f(nil)`: "calling 'Leafer:Position' on bad self (Leafer expected, got nil)",
+		`local f = w.Move; f(w)`:       "bad argument #1 to 'Leafer:Move' (number expected, got no value)",
+		`local f = p.Hurt; f()`:        "calling 'Player:Hurt' on bad self (Player expected, got no value)",
+	} {
+		err := e.DoString(chunk)
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v, want %q", chunk, err, want)
+		}
+	}
+}

@@ -103,7 +103,7 @@ static const char leaf_body[] =
 	"      end\n"
 	"      if s == 2 then return finish() end\n"
 	"    end\n"
-	"    return cfn(o, ...)\n"
+	"    return cfn(...)\n"
 	"  end end\n";
 
 /* Writes leaf_src into buf (of size cap); returns its length. */
@@ -123,9 +123,11 @@ static size_t leaf_chunk(char *buf, size_t cap)
 				l += (size_t)snprintf(locals + l, sizeof locals - l, "%sa%d", i > 1 ? ", " : "", i);
 			}
 		}
-		len += (size_t)snprintf(buf + len, cap - len, "  if n == %d then return function(o, ...)\n", n);
-		if (n > 0)
-			len += (size_t)snprintf(buf + len, cap - len, "    local %s = ...\n", locals);
+		/* the receiver too from the varargs: the C closure's call passes
+		 * them on as they came, so a call without a receiver says "no
+		 * value" as the undeclared method does (probe L1 F1) */
+		len += (size_t)snprintf(buf + len, cap - len, "  if n == %d then return function(...)\n", n);
+		len += (size_t)snprintf(buf + len, cap - len, "    local o%s%s = ...\n", n > 0 ? ", " : "", locals);
 		len += (size_t)snprintf(buf + len, cap - len, leaf_body, checks, n, args);
 	}
 	len += (size_t)snprintf(buf + len, cap - len, "end\n");
