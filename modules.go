@@ -7,7 +7,6 @@ import (
 	"io/fs"
 	"strings"
 
-	"github.com/zlua-go/zlua/callbackgate"
 	"github.com/zlua-go/zlua/cgo"
 )
 
@@ -159,19 +158,7 @@ var errNoPreload = errors.New("package.preload is not a table")
 // (probe K1 F2). Nothing is read through metamethods, which would run
 // with no deadline in this host call (probe A3-F4).
 func (e *Env) preload(name string, v any) error {
-	var tb *callbackgate.Table
-	var terr error
-	err := e.protect(func(t cgo.Thread) int {
-		if !e.g.S.Reserve(t, 3) {
-			terr = ErrMemory
-			return cgo.OK
-		}
-		tb, terr = e.g.PreloadTable(t)
-		return cgo.OK
-	})
-	if err == nil {
-		err = terr
-	}
+	tb, err := e.tableHandle(e.g.PreloadTable)
 	if err != nil {
 		return err
 	}

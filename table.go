@@ -53,24 +53,33 @@ func (e *Env) Globals() (*Table, error) {
 	if e.g == nil {
 		return nil, errUnmade
 	}
+	tb, err := e.tableHandle(func(t cgo.Thread) (*callbackgate.Table, error) {
+		t.PushGlobals()
+		return e.g.NewTableRef(t, t.Top())
+	})
+	if err != nil {
+		return nil, opErrorf(err, "globals")
+	}
+	return pubTable(tb), nil
+}
+
+// tableHandle runs get, which makes a handle on a table it pushes (or
+// returns nil), as one Env operation with three stack slots reserved.
+func (e *Env) tableHandle(get func(t cgo.Thread) (*callbackgate.Table, error)) (*callbackgate.Table, error) {
 	var tb *callbackgate.Table
 	var terr error
 	err := e.protect(func(t cgo.Thread) int {
-		if !e.g.S.Reserve(t, 2) {
+		if !e.g.S.Reserve(t, 3) {
 			terr = ErrMemory
 			return cgo.OK
 		}
-		t.PushGlobals()
-		tb, terr = e.g.NewTableRef(t, t.Top())
+		tb, terr = get(t)
 		return cgo.OK
 	})
 	if err == nil {
 		err = terr
 	}
-	if err != nil {
-		return nil, opErrorf(err, "globals")
-	}
-	return pubTable(tb), nil
+	return tb, err
 }
 
 // Get reads t[key] into *out, converting it as Env.Global does; __index
