@@ -1,6 +1,10 @@
 package zlua_test
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/zlua-go/zlua"
+)
 
 // On Lua 5.4 a plain binding's metatable has no __eq: two of its userdata
 // are one object only when they are one userdata, which == sees without a
@@ -29,10 +33,21 @@ func TestObjectEqualityWithoutEqOnPlainBindings(t *testing.T) {
 func TestUnkeyedPushAddsEq(t *testing.T) {
 	e := newEnv(t)
 	p := &Player{Name: "p"}
-	must(t, e.SetGlobal("held", p))
-	must(t, e.SetGlobal("get", func() *Player { return p }))
-	must(t, e.SetGlobal("other", func() *Player { return &Player{Name: "o"} }))
-	run(t, e, `
+	bind := func(e *zlua.Env) error {
+		must(t, e.SetGlobal("held", p))
+		must(t, e.SetGlobal("get", func() *Player { return p }))
+		must(t, e.SetGlobal("other", func() *Player { return &Player{Name: "o"} }))
+		return nil
+	}
+	must(t, bind(e))
+	run(t, e, unkeyedEqScript)
+	// a Reset builds a new state: its shared __eq is the one C adds
+	e.Reset(bind)
+	must(t, e.Pump())
+	run(t, e, unkeyedEqScript)
+}
+
+const unkeyedEqScript = `
 		local reg = debug.getregistry()
 		for k, v in pairs(reg) do
 			if type(v) == "table" then
@@ -44,5 +59,4 @@ func TestUnkeyedPushAddsEq(t *testing.T) {
 		local x, y = get(), get()
 		assert(not rawequal(x, y), "the cache still answers")
 		assert(x == y and y == x and x == held and held == x, "one object")
-		assert(x ~= other() and debug.getmetatable(x).__eq ~= nil)`)
-}
+		assert(x ~= other() and debug.getmetatable(x).__eq ~= nil)`
