@@ -192,13 +192,13 @@ func leafSigFor(t reflect.Type, name string) *leafSig {
 }
 
 // leafMethod is a declared leaf method of one binding: its funcEntry's fn
-// and, through call, the guard around the method's own plan.
+// (the entry's call is the method's own plan, which dispatch runs under
+// the leaf guard).
 type leafMethod struct {
 	m      *method
 	sig    *leafSig
-	tid    uint32 // its binding's id: the receiver's type id
-	nargs  int    // the frame's arguments: the receiver and the parameters
-	inner  callFunc
+	tid    uint32     // its binding's id: the receiver's type id
+	nargs  int        // the frame's arguments: the receiver and the parameters
 	direct leafDirect // the method called through its function type (leafcall.go)
 	name   string     // its funcEntry's name, for panics
 	err    *leafError // what its Env calls return while it runs
@@ -232,7 +232,7 @@ func (g *Gate) methodEntry(b *binding, m *method) (e funcEntry, lm *leafMethod) 
 		return e, nil
 	}
 	full := objName(b.typ) + "." + m.name
-	lm = &leafMethod{m: m, sig: sig, inner: m.call, name: e.name, tid: b.id, nargs: len(sig.params) + 1,
+	lm = &leafMethod{m: m, sig: sig, name: e.name, tid: b.id, nargs: len(sig.params) + 1,
 		direct: directLeaf(b.typ, m.fn.Type(), funcCode(m.fn.Interface())),
 		err:    &leafError{"zlua: " + full + " is declared leaf and cannot call into its Env"},
 		yield:  "zlua: " + full + " is declared leaf and cannot yield"}
