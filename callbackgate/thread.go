@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"strconv"
 	"sync/atomic"
+	"time"
 
 	"github.com/zlua-go/zlua/cgo"
 )
@@ -88,7 +89,9 @@ func (th *Thread) Release() { th.release() }
 // With no call running, Done is exact on every goroutine: a status read
 // since the last call ended is answered again without the gate, and a
 // read another goroutine is making meanwhile is waited for (outside
-// probe G1-F6), not answered from what an earlier read saw.
+// probe G1-F6), then made again, not answered from what an earlier read
+// saw: the wait has no bound, since that read may be of another thread
+// and its goroutine may be descheduled in the middle of it.
 func (th *Thread) Done() bool {
 	if th.g == nil || th.usable() != nil {
 		return true
@@ -119,23 +122,30 @@ func (th *Thread) Done() bool {
 		if err == ErrClosed {
 			return true
 		}
-		if g.busy.Load() != gatePeeking || g.claimWait.Load() != 0 {
+		if b := g.busy.Load(); (b != gatePeeking && b != gateIdle) || g.claimWait.Load() != 0 {
 			return th.dead.Load() // a call runs, or waits to: what the last read saw
 		}
-		// another goroutine's read, one cgo call long: wait for it
-		if spins == peekSpin {
-			if yields++; yields > doneYields {
-				return th.dead.Load()
-			}
+		// Another goroutine's read runs (one cgo call long) or has just
+		// ended; it may have read another thread, so read again once it
+		// ends. Its goroutine can lose its OS thread in the middle, so the
+		// wait has no bound: spin, then yield, then nap.
+		if spins >= peekSpin {
 			spins = 0
-			runtime.Gosched()
+			if yields++; yields > doneYields {
+				time.Sleep(doneNap)
+			} else {
+				runtime.Gosched()
+			}
 		}
 	}
 }
 
-// doneYields bounds the turns Done waits for other goroutines' reads
-// before it answers what the last read saw.
-const doneYields = 100
+// doneYields is how many times Done yields the processor waiting for
+// other goroutines' reads before it naps between tries (doneNap).
+const (
+	doneYields = 100
+	doneNap    = 20 * time.Microsecond
+)
 
 // Resume resumes the thread with args (converted like SetGlobal values)
 // and returns the values it yielded, or its results once it returned, in
