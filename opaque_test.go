@@ -238,3 +238,44 @@ func TestOpaqueHandlesOfMixedTypes(t *testing.T) {
 		t.Fatalf("Opaque(*Table) after Opaque(*Vec3): %v", err)
 	}
 }
+
+// TestOpaqueCallResultsLeaveTheStackAsFound: a typed call f(Opaque(p))
+// whose result is not a scalar (a table, a string the float64 result
+// refuses, a numeric string it converts, several values) leaves it on
+// the stack for the conversion; the call's end (endScalar's opaque case)
+// must restore the stack top, on success and on a conversion error, and
+// close the handle.
+func TestOpaqueCallResultsLeaveTheStackAsFound(t *testing.T) {
+	e := newEnv(t)
+	run(t, e, `function f(h, ...)
+		last = h
+		local k = zlua.get_opaquevalue(h).X
+		if k == 1 then return {} end
+		if k == 2 then return "abc" end
+		if k == 3 then return "2.5" end
+		return k, {}, "more"
+	end`)
+	var f func(any) (float64, error)
+	must(t, e.GetFunction("f", &f))
+	if _, err := f(zlua.Opaque(&Vec3{X: 9})); err != nil { // the first handle: the slow path
+		t.Fatal(err)
+	}
+	top := zlua.StackTop(e)
+	for round := 0; round < 3; round++ {
+		for k, want := range map[float64]string{1: "number expected, got table", 2: "number expected, got string", 3: "", 4: ""} {
+			x, err := f(zlua.Opaque(&Vec3{X: k}))
+			switch {
+			case want != "":
+				wantErr(t, err, want)
+			case err != nil:
+				t.Fatalf("k=%v: %v", k, err)
+			case k == 3 && x != 2.5, k == 4 && x != 4:
+				t.Fatalf("k=%v: got %v", k, x)
+			}
+			if got := zlua.StackTop(e); got != top {
+				t.Fatalf("k=%v: stack top %d after the call, %d before", k, got, top)
+			}
+			wantErr(t, e.DoString(`zlua.get_opaquevalue(last)`), invalidHandle)
+		}
+	}
+}

@@ -159,6 +159,19 @@ func (g *Gate) endScalar(r *cgo.CallResult, top int, err error) {
 		g.busy.Release(gateIdle)
 		return
 	}
+	if g.deep == 1 && len(g.sv.opq) == 1 && !g.dead() {
+		// An outermost call that passed one opaque handle (callAny's
+		// common case): endCall and Exit written out, which saves their
+		// frames. The handle's entry is the only one and of this depth.
+		if r.Popped == 0 {
+			g.setTop(top)
+		}
+		g.sv.opq[0] = opaqueEntry{}
+		g.sv.opq = g.sv.opq[:0]
+		g.deep = 0
+		g.exitOutermost()
+		return
+	}
 	g.endCall(r, top)
 }
 
