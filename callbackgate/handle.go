@@ -163,6 +163,8 @@ func (g *Gate) endScalar(r *cgo.CallResult, top int, err error) {
 		// An outermost call that passed one opaque handle (callAny's
 		// common case): endCall and Exit written out, which saves their
 		// frames. The handle's entry is the only one and of this depth.
+		// Exit's steps for deep 1 (not unwinding, closeOpaque, then
+		// exitOutermost): a change there is a change here.
 		if r.Popped == 0 {
 			g.setTop(top)
 		}
